@@ -1,0 +1,53 @@
+# Test registration helpers, used by every tests/*/CMakeLists.txt.
+#
+#   slidedp_add_gtest(NAME SOURCES s.cpp... [LIBS l...] [LABELS x...] [TIMEOUT s])
+#       a GoogleTest binary run once by CTest (gtest_main).
+#   slidedp_add_mpi_gtest(NAME SOURCES ... [LIBS ...] NP 2 3 5 [ARGS ...] [TIMEOUT s])
+#       a GoogleTest binary with tests/common/mpi_gtest_main.cpp, registered once per rank
+#       count as NAME_npN and run under mpirun (--oversubscribe: CI has 2 cores).
+#
+# GPU tests: register them only inside if(SLIDEDP_HAVE_GPU) with LABELS gpu, so a machine
+# without a GPU neither runs nor counts them (they are never reported as passed there).
+
+include(GoogleTest)
+
+execute_process(COMMAND nvidia-smi -L RESULT_VARIABLE _smi_rc OUTPUT_VARIABLE _smi_out ERROR_QUIET)
+if(_smi_rc EQUAL 0 AND _smi_out MATCHES "GPU 0" AND SLIDEDP_CUDA_ENABLED)
+  set(SLIDEDP_HAVE_GPU ON)
+else()
+  set(SLIDEDP_HAVE_GPU OFF)
+endif()
+message(STATUS "slidedp: GPU tests ${SLIDEDP_HAVE_GPU} (registered only where nvidia-smi sees a GPU and CUDA is built)")
+
+# mpirun as root needs these (CI and the GPU machine run as root).
+set(SLIDEDP_MPIRUN ${MPIEXEC_EXECUTABLE_FOUND} --oversubscribe --bind-to none
+    --mca btl self,vader --mca btl_vader_single_copy_mechanism none)
+set(SLIDEDP_TEST_ENV "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1;NCCL_NVLS_ENABLE=0")
+
+function(slidedp_add_gtest name)
+  cmake_parse_arguments(A "" "TIMEOUT" "SOURCES;LIBS;LABELS" ${ARGN})
+  if(NOT A_TIMEOUT)
+    set(A_TIMEOUT 300)
+  endif()
+  add_executable(${name} ${A_SOURCES})
+  target_link_libraries(${name} PRIVATE ${A_LIBS} GTest::gtest GTest::gtest_main)
+  add_test(NAME ${name} COMMAND ${name})
+  set_tests_properties(${name} PROPERTIES TIMEOUT ${A_TIMEOUT} LABELS "${A_LABELS}"
+                       ENVIRONMENT "${SLIDEDP_TEST_ENV};SLIDEDP_BUILD_DIR=${CMAKE_BINARY_DIR};SLIDEDP_SOURCE_DIR=${CMAKE_SOURCE_DIR}")
+endfunction()
+
+function(slidedp_add_mpi_gtest name)
+  cmake_parse_arguments(A "" "TIMEOUT" "SOURCES;LIBS;LABELS;NP;ARGS" ${ARGN})
+  if(NOT A_TIMEOUT)
+    set(A_TIMEOUT 300)
+  endif()
+  add_executable(${name} ${A_SOURCES} ${CMAKE_SOURCE_DIR}/tests/common/mpi_gtest_main.cpp)
+  target_link_libraries(${name} PRIVATE ${A_LIBS} GTest::gtest MPI::MPI_C)
+  foreach(np ${A_NP})
+    add_test(NAME ${name}_np${np}
+             COMMAND ${SLIDEDP_MPIRUN} -np ${np} $<TARGET_FILE:${name}> ${A_ARGS})
+    set_tests_properties(${name}_np${np} PROPERTIES TIMEOUT ${A_TIMEOUT} LABELS "mpi;${A_LABELS}"
+                         PROCESSORS 1
+                         ENVIRONMENT "${SLIDEDP_TEST_ENV};SLIDEDP_BUILD_DIR=${CMAKE_BINARY_DIR};SLIDEDP_SOURCE_DIR=${CMAKE_SOURCE_DIR}")
+  endforeach()
+endfunction()

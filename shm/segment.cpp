@@ -1,0 +1,272 @@
+#include "shm/segment.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include <boost/interprocess/exceptions.hpp>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "common/errors.h"
+#include "common/log.h"
+
+namespace bip = boost::interprocess;
+
+namespace slidedp::shm {
+
+static constexpr const char* kHeaderRegion = "segment.header";
+static constexpr const char* kControlRegion = "segment.control";
+
+uint64_t processStartTime(int64_t pid) {
+  std::ifstream f("/proc/" + std::to_string(pid) + "/stat");
+  std::string s;
+  if (!f || !std::getline(f, s)) return 0;
+  const size_t close = s.rfind(')');  // the command name may contain spaces and ')'
+  if (close == std::string::npos) return 0;
+  std::istringstream rest(s.substr(close + 2));
+  std::string field;
+  // Fields after the name start at 3 (state); the start time is field 22.
+  for (int i = 3; i <= 22; ++i)
+    if (!(rest >> field)) return 0;
+  return std::stoull(field);
+}
+
+bool processAlive(int64_t pid, uint64_t start_time) {
+  if (pid <= 0) return false;
+  std::ifstream f("/proc/" + std::to_string(pid) + "/stat");
+  std::string s;
+  if (!f || !std::getline(f, s)) return false;
+  const size_t close = s.rfind(')');
+  if (close == std::string::npos || close + 2 >= s.size()) return false;
+  if (s[close + 2] == 'Z' || s[close + 2] == 'X') return false;  // zombie or dead
+  return start_time == 0 || processStartTime(pid) == start_time;
+}
+
+uint64_t Segment::shmFreeBytes() {
+  struct statvfs st {};
+  if (statvfs(kShmDir, &st) != 0) return 0;
+  return static_cast<uint64_t>(st.f_bavail) * st.f_frsize;
+}
+
+bool Segment::exists(const std::string& name) {
+  struct stat st {};
+  return ::stat((std::string(kShmDir) + "/" + name).c_str(), &st) == 0;
+}
+
+bool Segment::removeByName(const std::string& name) {
+  return bip::shared_memory_object::remove(name.c_str());
+}
+
+std::vector<StaleSegment> Segment::removeStaleSegments() {
+  std::vector<StaleSegment> removed;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(kShmDir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind(kSegmentPrefix, 0) != 0) continue;
+    struct stat st {};
+    if (::stat(entry.path().c_str(), &st) != 0 || st.st_uid != getuid()) continue;
+    int fd = ::open(entry.path().c_str(), O_RDONLY);
+    if (fd < 0) continue;
+    SegmentHeader h{};
+    const ssize_t got = ::pread(fd, &h, offsetof(SegmentHeader, owner_host), 0);
+    ::close(fd);
+    const bool valid = got == static_cast<ssize_t>(offsetof(SegmentHeader, owner_host)) &&
+                       h.magic == kSegmentMagic;
+    if (valid) {
+      if (processAlive(h.owner_pid, h.owner_start_time)) continue;  // in use
+    } else {
+      // Not (yet) a valid header: a leader may be creating it right now. Only a file
+      // untouched for a minute is taken as the remains of a crash during creation.
+      const auto age = std::chrono::system_clock::now().time_since_epoch() -
+                       std::chrono::seconds(st.st_mtim.tv_sec);
+      if (std::chrono::duration_cast<std::chrono::seconds>(age).count() < 60) continue;
+    }
+    if (bip::shared_memory_object::remove(name.c_str()))
+      removed.push_back({name, valid ? h.owner_pid : 0, static_cast<uint64_t>(st.st_size)});
+  }
+  return removed;
+}
+
+Segment::Segment(Segment&& o) noexcept { *this = std::move(o); }
+
+Segment& Segment::operator=(Segment&& o) noexcept {
+  if (this != &o) {
+    release();
+    name_ = std::move(o.name_);
+    owner_ = o.owner_;
+    removed_ = o.removed_;
+    shm_ = std::move(o.shm_);
+    region_ = std::move(o.region_);
+    base_ = o.base_;
+    header_ = o.header_;
+    layout_ = std::move(o.layout_);
+    control_ = o.control_;
+    o.owner_ = false;
+    o.base_ = nullptr;
+    o.header_ = nullptr;
+  }
+  return *this;
+}
+
+Segment::~Segment() { release(); }
+
+void Segment::release() {
+  region_.reset();
+  shm_.reset();
+  if (owner_ && !removed_ && !name_.empty()) removeByName(name_);
+  owner_ = false;
+  removed_ = false;
+  base_ = nullptr;
+  header_ = nullptr;
+  name_.clear();
+  layout_ = Layout();
+  control_ = ControlBlock();
+}
+
+void Segment::remove() {
+  if (!name_.empty() && !removed_) {
+    removeByName(name_);
+    removed_ = true;
+  }
+}
+
+void* Segment::region(const std::string& name) const {
+  return static_cast<char*>(base_) + layout_.at(name).offset;
+}
+
+Segment Segment::create(const std::string& name, uint64_t job_id, const Layout& regions,
+                        const ControlDims& dims) {
+  for (const auto& s : removeStaleSegments())
+    SLIDEDP_LOG_WARN("removed stale shared segment /dev/shm/{} of a crashed job (owner pid {} "
+                     "gone, {})", s.name, s.owner_pid, formatBytes(s.bytes));
+
+  Layout full;
+  full.add(kHeaderRegion, DType::kU8, sizeof(SegmentHeader));
+  full.add(kControlRegion, DType::kU8,
+           ControlBlock::bytesFor(dims.num_ranks, dims.num_layers, dims.num_slots));
+  for (const auto& r : regions.regions()) full.add(r.name, r.dtype, r.numel);
+  if (full.regions().size() > kMaxRegions)
+    throwUserError("the segment layout has {} regions; at most {} fit the header",
+                   full.regions().size(), kMaxRegions);
+  const uint64_t total = full.totalBytes();
+  const uint64_t free_bytes = shmFreeBytes();
+  if (total > free_bytes)
+    throwUserError(
+        "cannot create the shared segment /dev/shm/{}: it needs {} ({} bytes) but /dev/shm has "
+        "only {} ({} bytes) free.\nHINT: enlarge /dev/shm (mount -o remount,size=... /dev/shm; "
+        "docker run --shm-size=...), remove other users of it, or shrink the host state "
+        "(fewer staging slots, a smaller chunk_numel, a smaller model)",
+        name, formatBytes(total), total, formatBytes(free_bytes), free_bytes);
+
+  Segment seg;
+  seg.name_ = name;
+  try {
+    seg.shm_ = std::make_unique<bip::shared_memory_object>(bip::create_only, name.c_str(),
+                                                           bip::read_write);
+  } catch (const bip::interprocess_exception& e) {
+    if (e.get_error_code() == bip::already_exists_error)
+      throwUserError("the shared segment /dev/shm/{} already exists and its owner is alive: "
+                     "another job is using this name.\nHINT: pass another --shm-name, or stop "
+                     "that job", name);
+    throwUserError("cannot create the shared segment /dev/shm/{}: {}", name, e.what());
+  }
+  seg.owner_ = true;  // from here on the destructor removes the name
+  try {
+    seg.shm_->truncate(static_cast<bip::offset_t>(total));
+  } catch (const bip::interprocess_exception& e) {
+    throwUserError("cannot size the shared segment /dev/shm/{} to {}: {}", name,
+                   formatBytes(total), e.what());
+  }
+  seg.mapWhole();
+  auto* h = new (seg.base_) SegmentHeader();
+  h->magic = 0;  // published last
+  h->format_version = kSegmentFormatVersion;
+  h->num_regions = static_cast<uint32_t>(full.regions().size());
+  h->job_id = job_id;
+  h->owner_pid = getpid();
+  h->owner_start_time = processStartTime(getpid());
+  h->total_bytes = total;
+  gethostname(h->owner_host, sizeof(h->owner_host) - 1);
+  for (size_t i = 0; i < full.regions().size(); ++i) {
+    const Region& r = full.regions()[i];
+    RegionEntry& e = h->regions[i];
+    std::strncpy(e.name, r.name.c_str(), kMaxRegionName);
+    e.offset = r.offset;
+    e.numel = r.numel;
+    e.dtype = static_cast<uint32_t>(r.dtype);
+  }
+  seg.header_ = h;
+  seg.layout_ = full;
+  const Region& c = full.at(kControlRegion);
+  seg.control_ = ControlBlock::initialize(seg.region(kControlRegion), c.bytes(), dims.num_ranks,
+                                          dims.num_layers, dims.num_slots);
+  h->magic = kSegmentMagic;
+  h->ready.store(1, std::memory_order_release);
+  return seg;
+}
+
+void Segment::mapWhole() {
+  region_ = std::make_unique<bip::mapped_region>(*shm_, bip::read_write);
+  base_ = region_->get_address();
+}
+
+Segment Segment::open(const std::string& name, uint64_t job_id, double timeout_s) {
+  Segment seg;
+  seg.name_ = name;
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::milliseconds(static_cast<int64_t>(timeout_s * 1000));
+  for (;;) {
+    try {
+      seg.shm_ = std::make_unique<bip::shared_memory_object>(bip::open_only, name.c_str(),
+                                                             bip::read_write);
+      bip::offset_t size = 0;
+      if (seg.shm_->get_size(size) && size >= static_cast<bip::offset_t>(sizeof(SegmentHeader))) {
+        seg.mapWhole();
+        auto* h = static_cast<SegmentHeader*>(seg.base_);
+        if (h->ready.load(std::memory_order_acquire) == 1) break;
+      }
+    } catch (const bip::interprocess_exception&) {
+      // Not there yet.
+    }
+    seg.region_.reset();
+    seg.shm_.reset();
+    if (std::chrono::steady_clock::now() > deadline)
+      throwUserError("the shared segment /dev/shm/{} did not appear within {:.0f} s.\nHINT: the "
+                     "leader (node-local rank 0) failed to create it; see its error above",
+                     name, timeout_s);
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  auto* h = static_cast<SegmentHeader*>(seg.base_);
+  if (h->magic != kSegmentMagic)
+    throwUserError("/dev/shm/{} is not a slidedp segment (magic {:#x})", name, h->magic);
+  if (h->format_version != kSegmentFormatVersion)
+    throwUserError("/dev/shm/{} has segment format {} but this build reads format {}.\nHINT: "
+                   "run the same slidedp build on every rank", name, h->format_version,
+                   kSegmentFormatVersion);
+  if (h->job_id != job_id)
+    throwUserError("/dev/shm/{} belongs to job {:#x}, not to this job {:#x}.\nHINT: another job "
+                   "uses the same --shm-name", name, h->job_id, job_id);
+  if (h->total_bytes != seg.region_->get_size())
+    throwUserError("/dev/shm/{} maps {} bytes but its header says {}", name,
+                   seg.region_->get_size(), h->total_bytes);
+  seg.header_ = h;
+  for (uint32_t i = 0; i < h->num_regions; ++i) {
+    const RegionEntry& e = h->regions[i];
+    seg.layout_.add(std::string(e.name, strnlen(e.name, sizeof(e.name))),
+                    static_cast<DType>(e.dtype), e.numel);
+    SLIDEDP_ASSERT(seg.layout_.regions().back().offset == e.offset,
+                   "region '{}' offset differs between leader and worker", e.name);
+  }
+  const Region& c = seg.layout_.at(kControlRegion);
+  seg.control_ = ControlBlock::attach(seg.region(kControlRegion), c.bytes());
+  return seg;
+}
+
+}  // namespace slidedp::shm

@@ -1,0 +1,307 @@
+// slidedp_worker: the one program of a slidedp job, started as `mpirun -np 1+G slidedp_worker`
+// (usually through launcher/slidedp-run). Node-local rank 0 becomes the host leader, ranks
+// 1..G the workers. At this stage of the project it brings the job up end to end: roles and
+// communicators, the node's shared segment (host state + control block), DMA registration
+// and NCCL on GPU workers, a verified staging-ring hand-off between leader and workers, and
+// the job-wide failure handling; then it tears everything down and exits 0.
+//
+// defines: main()
+#include <mpi.h>                      // defines: MPI_Init_thread, MPI_Finalize
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>                // defines: the command line
+#include <chrono>
+#include <cstdlib>
+#include <optional>
+#include <random>
+#include <thread>
+
+#include "common/errors.h"            // defines: UserError, MPI_CHECK
+#include "common/log.h"               // defines: setLogIdentity, SLIDEDP_LOG_*
+#include "runtime/host_state_layout.h"  // defines: ModelShape, HostStateLayout (regions)
+#include "runtime/job_guard.h"        // defines: JobGuard (watchdog, signals, failJob)
+#include "runtime/rank_context.h"     // defines: RankContext, makeRankContext, topologyTable,
+                                      //   noteLaunchEnvironment
+#include "runtime/staging_handoff.h"  // defines: runStagingHandoff (hot-path self-check)
+#include "shm/segment.h"              // defines: Segment (create / open / remove)
+#ifdef SLIDEDP_WITH_CUDA
+#include <cuda_runtime_api.h>
+#include "cuda/checks.h"              // defines: CUDA_CHECK
+#include "cuda/device.h"              // defines: visibleDeviceCount, HostRegistration, NcclCommunicator
+#endif
+
+using namespace slidedp;
+
+namespace {
+
+struct Options {
+  std::string device = "auto";
+  int virtual_node_size = 0;
+  std::string shm_name;
+  ModelShape shape;  // embedded default: the stories260K shape
+  int ring_slots = 4;
+  uint64_t chunk_numel = 1 << 16;
+  std::string grad_dtype = "f32";
+  int handoff_rounds = 64;
+  double wait_timeout_s = 60;
+  double heartbeat_timeout_s = 30;
+  bool log_all_ranks = false;
+  // Testing hooks.
+  double hold_s = 0;
+  int fail_rank = -1;
+  std::string fail_message = "injected failure (--fail-rank)";
+  uint64_t extra_state_bytes = 0;
+  std::string pid_file;
+};
+
+int worldRankFromEnv() {
+  for (const char* v : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"})
+    if (const char* s = std::getenv(v)) return std::atoi(s);
+  return 0;
+}
+
+uint64_t makeJobId(MPI_Comm world) {
+  uint64_t id = 0;
+  int rank = 0;
+  MPI_Comm_rank(world, &rank);
+  if (rank == 0) {
+    std::random_device rd;
+    id = (static_cast<uint64_t>(rd()) << 32) ^ rd() ^ static_cast<uint64_t>(getpid());
+  }
+  MPI_CHECK(MPI_Bcast(&id, 1, MPI_UINT64_T, 0, world));
+  return id;
+}
+
+DeviceKind resolveDevice(const std::string& want, int* visible_gpus) {
+  *visible_gpus = 0;
+#ifdef SLIDEDP_WITH_CUDA
+  std::string why;
+  *visible_gpus = cuda::visibleDeviceCount(&why);
+  if (want == "cuda" && *visible_gpus == 0)
+    throwUserError("--device cuda, but no GPU is visible ({}).\nHINT: check nvidia-smi and "
+                   "CUDA_VISIBLE_DEVICES, or run CPU workers with --device cpu", why);
+  if (want == "cuda" || (want == "auto" && *visible_gpus > 0)) return DeviceKind::kCuda;
+#else
+  if (want == "cuda")
+    throwUserError("--device cuda, but this slidedp_worker was built without CUDA.\nHINT: "
+                   "install the CUDA toolkit and rebuild (tools/setup.sh), or use --device cpu");
+#endif
+  return DeviceKind::kCpu;
+}
+
+void holdFor(double seconds) {
+  const auto end = std::chrono::steady_clock::now() +
+                   std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000));
+  while (std::chrono::steady_clock::now() < end)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+}
+
+void addOptions(CLI::App& app, Options& o) {
+  app.add_option("--device", o.device, "Worker device: auto (cuda when a GPU is visible), cuda, cpu")
+      ->check(CLI::IsMember({"auto", "cuda", "cpu"}))->capture_default_str();
+  app.add_option("--virtual-node-size", o.virtual_node_size,
+                 "Ranks per virtual node (0: real shared-memory nodes). Lets one machine act as "
+                 "several nodes, each with its own leader and segment")->capture_default_str();
+  app.add_option("--shm-name", o.shm_name,
+                 "Name of the node's segment in /dev/shm (default: slidedp-u<uid>-<job id>-n<node>)");
+  auto* m = app.add_option_group("Model shape", "Dimensions used to size the host state "
+                                 "(default: the stories260K shape)");
+  m->add_option("--layers", o.shape.num_layers, "Decoder layers L")->capture_default_str();
+  m->add_option("--hidden", o.shape.hidden_size, "Hidden size C")->capture_default_str();
+  m->add_option("--intermediate", o.shape.intermediate_size, "MLP intermediate size")->capture_default_str();
+  m->add_option("--heads", o.shape.num_heads, "Attention heads H")->capture_default_str();
+  m->add_option("--kv-heads", o.shape.num_kv_heads, "Key/value heads (GQA)")->capture_default_str();
+  m->add_option("--head-dim", o.shape.head_dim, "Head dimension")->capture_default_str();
+  m->add_option("--vocab", o.shape.vocab_size, "Vocabulary size V")->capture_default_str();
+  app.add_option("--ring-slots", o.ring_slots, "Gradient staging ring depth (chunks in flight per worker)")
+      ->check(CLI::Range(1, 1024))->capture_default_str();
+  app.add_option("--chunk-numel", o.chunk_numel, "Elements per gradient chunk")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 34))->capture_default_str();
+  app.add_option("--grad-dtype", o.grad_dtype, "Dtype of gradient staging: f32 or bf16")
+      ->check(CLI::IsMember({"f32", "bf16"}))->capture_default_str();
+  app.add_option("--handoff-rounds", o.handoff_rounds,
+                 "Chunks pushed through the staging ring in the start-up self-check")
+      ->check(CLI::Range(0, 1 << 24))->capture_default_str();
+  app.add_option("--wait-timeout", o.wait_timeout_s, "Seconds a rank waits for a counter before failing the job")
+      ->check(CLI::PositiveNumber)->capture_default_str();
+  app.add_option("--heartbeat-timeout", o.heartbeat_timeout_s,
+                 "Seconds without a heartbeat after which a node peer is declared hung")
+      ->check(CLI::PositiveNumber)->capture_default_str();
+  app.add_flag("--log-all-ranks", o.log_all_ranks, "Log info lines from every rank, not only rank 0");
+  auto* t = app.add_option_group("Testing", "Fault injection and hooks for the test suite");
+  t->add_option("--hold", o.hold_s, "Seconds to stay up after set-up (to kill ranks in tests)");
+  t->add_option("--fail-rank", o.fail_rank, "World rank that throws after set-up");
+  t->add_option("--fail-message", o.fail_message, "Message of the injected failure");
+  t->add_option("--extra-state-bytes", o.extra_state_bytes, "Bytes added to the segment (oversize tests)");
+  t->add_option("--pid-file", o.pid_file, "Append '<world rank> <pid>' to this file at start-up");
+}
+
+int runJob(const Options& o, RankContext& ctx, shm::Segment& seg, JobGuard& guard) {
+  int visible_gpus = 0;
+  DeviceKind device = DeviceKind::kCpu;
+  std::string device_error;
+  try {
+    device = resolveDevice(o.device, &visible_gpus);
+  } catch (const UserError& e) {
+    device_error = e.what();
+  }
+  agreeOrThrow(MPI_COMM_WORLD, device_error.empty(), device_error);
+  RankOptions ropts;
+  ropts.virtual_node_size = o.virtual_node_size;
+  ropts.device = device;
+  ropts.visible_gpus = visible_gpus;
+  ctx = makeRankContext(ropts);
+  setLogIdentity(fmt::format("{} {}/{}", roleName(ctx.role), ctx.world_rank, ctx.world_size),
+                 ctx.world_rank == 0 || o.log_all_ranks ? spdlog::level::info : spdlog::level::warn);
+  if (!o.pid_file.empty()) {
+    if (FILE* f = std::fopen(o.pid_file.c_str(), "a")) {
+      std::fprintf(f, "%d %d\n", ctx.world_rank, getpid());
+      std::fclose(f);
+    }
+  }
+  const std::string topo = topologyTable(ctx);
+  SLIDEDP_LOG_INFO("{} node(s), {} worker(s) on {} device(s)\n{}", ctx.num_nodes,
+                   ctx.num_workers, deviceName(device), topo);
+
+  // ---- the node's segment --------------------------------------------------------------
+  const uint64_t job_id = makeJobId(ctx.world);
+  HostStateSpec spec;
+  spec.model = o.shape;
+  spec.num_workers = ctx.local_size - 1;
+  spec.num_slots = o.ring_slots;
+  spec.chunk_numel = o.chunk_numel;
+  spec.grad_dtype = o.grad_dtype == "bf16" ? shm::DType::kBF16 : shm::DType::kF32;
+  spec.extra_bytes = o.extra_state_bytes;
+  const HostStateLayout state = HostStateLayout::build(spec);
+  std::string name = o.shm_name.empty()
+                         ? fmt::format("slidedp-u{}-{:012x}-n{}", getuid(),
+                                       job_id & 0xffffffffffffull, ctx.node_id)
+                         : (ctx.num_nodes > 1 ? fmt::format("{}-n{}", o.shm_name, ctx.node_id)
+                                              : o.shm_name);
+  const shm::ControlDims dims{static_cast<uint32_t>(ctx.local_size),
+                              static_cast<uint32_t>(state.units.size()),
+                              static_cast<uint32_t>(spec.num_slots)};
+  std::string create_error;
+  if (ctx.isLeader()) {
+    try {
+      seg = shm::Segment::create(name, job_id, state.layout, dims);
+      JobGuard::setSegmentName(name);
+    } catch (const UserError& e) {
+      create_error = fmt::format("leader of node {} ({}): {}", ctx.node_id, ctx.hostname, e.what());
+    }
+  }
+  agreeOrThrow(ctx.world, create_error.empty(), create_error);
+  if (!ctx.isLeader()) {
+    seg = shm::Segment::open(name, job_id, o.wait_timeout_s);
+    JobGuard::setSegmentName(name);
+  }
+  guard.start(ctx, seg.control(), WatchdogOptions{0.05, o.heartbeat_timeout_s});
+  if (ctx.isLeader())
+    SLIDEDP_LOG_WARN("node {}: segment /dev/shm/{} ({}, {} params, {} workers, /dev/shm free {})\n{}"
+                     "units:\n{}", ctx.node_id, name, shm::formatBytes(seg.bytes()),
+                     spec.model.numParams(), spec.num_workers,
+                     shm::formatBytes(shm::Segment::shmFreeBytes()), seg.layout().toString(),
+                     state.unitsToString());
+  MPI_CHECK(MPI_Barrier(ctx.world));
+
+  // ---- worker devices and the worker-to-worker route -------------------------------------
+  if (!ctx.isLeader()) {
+#ifdef SLIDEDP_WITH_CUDA
+    if (device == DeviceKind::kCuda) {
+      CUDA_CHECK(cudaSetDevice(ctx.gpu));
+      cuda::HostRegistration reg(seg.base(), seg.bytes());
+      SLIDEDP_LOG_INFO("gpu {}: {}; segment registered for DMA ({})", ctx.gpu,
+                       cuda::describeDevice(ctx.gpu), shm::formatBytes(seg.bytes()));
+      cuda::NcclCommunicator nccl(ctx.workers);
+      const double err = cuda::ncclAllReduceCheck(nccl, ctx.worker_rank, ctx.num_workers, 1 << 20);
+      if (err != 0) throw std::runtime_error(fmt::format("NCCL all-reduce check off by {}", err));
+      SLIDEDP_LOG_INFO("NCCL all-reduce over {} GPU worker(s): ok", ctx.num_workers);
+    }
+#endif
+    if (device == DeviceKind::kCpu) {
+      std::vector<float> v(1024, static_cast<float>(ctx.worker_rank + 1));
+      MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, v.data(), 1024, MPI_FLOAT, MPI_SUM, ctx.workers));
+      const float want = ctx.num_workers * (ctx.num_workers + 1) / 2.0f;
+      for (float x : v)
+        if (x != want) throw std::runtime_error("MPI all-reduce check between CPU workers failed");
+      SLIDEDP_LOG_INFO("MPI all-reduce over {} CPU worker(s): ok", ctx.num_workers);
+    }
+  }
+
+  // ---- hot-path self-check ---------------------------------------------------------------
+  const HandoffStats hs =
+      runStagingHandoff(ctx, seg, spec, state, o.handoff_rounds, o.wait_timeout_s);
+  SLIDEDP_LOG_INFO("staging hand-off: {} chunks x {} elements x {} worker(s) verified in {:.3f} s",
+                   hs.rounds, hs.elements_per_chunk, spec.num_workers, hs.seconds);
+
+  if (o.fail_rank == ctx.world_rank) throw std::runtime_error(o.fail_message);
+  if (o.hold_s > 0) {
+    SLIDEDP_LOG_INFO("holding for {:.1f} s (--hold)", o.hold_s);
+    holdFor(o.hold_s);
+  }
+
+  // ---- teardown: workers unmap first, then the leader removes the segment ---------------
+  MPI_CHECK(MPI_Barrier(ctx.world));
+  guard.stop();
+  if (!ctx.isLeader()) seg = shm::Segment();
+  MPI_CHECK(MPI_Barrier(ctx.node));
+  if (ctx.isLeader()) {
+    seg = shm::Segment();  // owner: unmaps and removes the name
+    JobGuard::setSegmentName("");
+  }
+  MPI_CHECK(MPI_Barrier(ctx.world));
+  SLIDEDP_LOG_INFO("done: all ranks detached, segments removed");
+  freeRankContext(ctx);
+  return 0;
+}
+
+/// Runs the job; any error of this rank other than an agreed configuration error fails the
+/// whole job from here, while the segment is still mapped (so node peers see the message).
+int run(const Options& o) {
+  RankContext ctx;
+  shm::Segment seg;
+  JobGuard guard;
+  try {
+    return runJob(o, ctx, seg, guard);
+  } catch (const AgreedError&) {
+    throw;
+  } catch (const std::exception& e) {
+    JobGuard::failJob(ctx.world_size > 0 ? &ctx : nullptr,
+                      seg.base() != nullptr ? &seg.control() : nullptr, e.what(), 1);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"slidedp_worker: one rank of a slidedp job (node-local rank 0 = host leader, "
+               "1..G = workers). Start it with mpirun -np 1+G, or launcher/slidedp-run."};
+  Options opts;
+  addOptions(app, opts);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (worldRankFromEnv() == 0) return app.exit(e);
+    return e.get_exit_code();
+  }
+  JobGuard::installSignalHandlers();
+  noteLaunchEnvironment();  // before MPI_Init, which sets launcher variables in a singleton
+  int provided = 0;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  int rc = 0;
+  try {
+    rc = run(opts);
+  } catch (const AgreedError& e) {
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank == 0) std::fprintf(stderr, "slidedp: error: %s\n", e.what());
+    MPI_Finalize();
+    return 2;
+  } catch (const std::exception& e) {
+    // Any other error of one rank fails the whole job (first error wins).
+    JobGuard::failJob(nullptr, nullptr, e.what(), 1);
+  }
+  MPI_Finalize();
+  return rc;
+}

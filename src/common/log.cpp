@@ -1,0 +1,14 @@
+#include "common/log.h"
+
+#include <spdlog/sinks/stdout_color_sinks.h>
+
+namespace slidedp {
+
+void setLogIdentity(const std::string& who, spdlog::level::level_enum level) {
+  auto logger = spdlog::stderr_color_mt("slidedp:" + who);
+  logger->set_pattern("[%H:%M:%S.%e] [" + who + "] [%^%l%$] %v");
+  logger->set_level(level);
+  spdlog::set_default_logger(logger);
+}
+
+}  // namespace slidedp

@@ -1,0 +1,61 @@
+#include "runtime/host_state_layout.h"
+
+#include <fmt/format.h>
+
+#include "common/errors.h"
+
+namespace slidedp {
+
+std::vector<int64_t> ModelShape::unitNumels() const {
+  const int64_t C = hidden_size, hd = head_dim, q = num_heads * hd, kv = num_kv_heads * hd;
+  int64_t layer = 2 * C                               // input + post-attention RMSNorm
+                  + C * q + 2 * C * kv + q * C        // q, k, v, o projections
+                  + 3 * C * intermediate_size;        // gate, up, down
+  if (qkv_bias) layer += q + 2 * kv;
+  if (qk_norm) layer += 2 * hd;
+  std::vector<int64_t> n;
+  n.push_back(vocab_size * C);
+  for (int64_t l = 0; l < num_layers; ++l) n.push_back(layer);
+  n.push_back(C + (tie_word_embeddings ? 0 : vocab_size * C));
+  return n;
+}
+
+int64_t ModelShape::numParams() const {
+  int64_t s = 0;
+  for (int64_t v : unitNumels()) s += v;
+  return s;
+}
+
+HostStateLayout HostStateLayout::build(const HostStateSpec& spec) {
+  if (spec.num_workers < 1) throwUserError("host state needs >= 1 worker, got {}", spec.num_workers);
+  if (spec.num_slots < 1) throwUserError("--ring-slots must be >= 1, got {}", spec.num_slots);
+  if (spec.chunk_numel < 1) throwUserError("--chunk-numel must be >= 1");
+  HostStateLayout h;
+  uint64_t off = 0;
+  for (int64_t n : spec.model.unitNumels()) {
+    if (n <= 0) throwUserError("model shape gives a unit with {} parameters", n);
+    h.units.push_back({off, static_cast<uint64_t>(n)});
+    off = (off + n + kUnitAlignElems - 1) / kUnitAlignElems * kUnitAlignElems;
+  }
+  h.param_region_numel = off;
+  h.layout.add(kMasterRegion, shm::DType::kF32, off);
+  h.layout.add(kExpAvgRegion, shm::DType::kF32, off);
+  h.layout.add(kExpAvgSqRegion, shm::DType::kF32, off);
+  h.layout.add(kComputeCopyRegion, shm::DType::kBF16, off);
+  h.layout.add(kStagingRegion, spec.grad_dtype,
+               static_cast<uint64_t>(spec.num_slots) * spec.num_workers * spec.chunk_numel);
+  if (spec.extra_bytes > 0) h.layout.add(kExtraRegion, shm::DType::kU8, spec.extra_bytes);
+  return h;
+}
+
+std::string HostStateLayout::unitsToString() const {
+  std::string s = fmt::format("{:<10} {:>14} {:>14}\n", "unit", "params", "offset(elems)");
+  for (size_t u = 0; u < units.size(); ++u) {
+    const std::string name = u == 0 ? "embed" : u + 1 == units.size() ? "head"
+                                                                       : fmt::format("layer.{}", u - 1);
+    s += fmt::format("{:<10} {:>14} {:>14}\n", name, units[u].numel, units[u].offset);
+  }
+  return s;
+}
+
+}  // namespace slidedp

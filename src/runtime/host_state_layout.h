@@ -1,0 +1,73 @@
+// The regions of the host state in the node's segment (design.md, "The shared host state"):
+// FP32 master weights, Adam moments m and v, the bf16 copy for delivery (14 bytes/param),
+// plus a bounded gradient staging ring of num_slots x G x chunk_numel elements.
+// Parameters are stored per layer unit as one flat buffer (embedding, each decoder layer,
+// final norm + LM head); every unit starts on a 4 KiB boundary inside each region, so a
+// unit moves as one transfer and a chunk is a contiguous range of it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "shm/layout.h"
+
+namespace slidedp {
+
+/// Dimensions of a Llama-family decoder, enough to size its units (names as in HF configs).
+struct ModelShape {
+  int64_t vocab_size = 512;          // V
+  int64_t hidden_size = 64;          // C
+  int64_t intermediate_size = 172;
+  int64_t num_layers = 5;            // L
+  int64_t num_heads = 8;             // H
+  int64_t num_kv_heads = 4;
+  int64_t head_dim = 8;
+  bool tie_word_embeddings = true;
+  bool qkv_bias = false;             // Qwen2
+  bool qk_norm = false;              // Qwen3
+
+  /// Parameters of unit u: 0 = embedding, 1..L = decoder layers, L+1 = final norm (+ head).
+  std::vector<int64_t> unitNumels() const;
+  int64_t numParams() const;
+};
+
+/// Where each unit lives inside the per-parameter regions (offsets in elements).
+struct UnitSpan {
+  uint64_t offset = 0;  // elements from the region start; multiple of kUnitAlignElems
+  uint64_t numel = 0;
+};
+
+inline constexpr uint64_t kUnitAlignElems = 1024;  // 4 KiB of fp32
+
+struct HostStateSpec {
+  ModelShape model;
+  int num_workers = 1;          // G on this node
+  int num_slots = 4;            // staging ring depth
+  uint64_t chunk_numel = 1 << 20;
+  shm::DType grad_dtype = shm::DType::kF32;
+  uint64_t extra_bytes = 0;     // an extra u8 region (tests: oversized segments)
+};
+
+struct HostStateLayout {
+  shm::Layout layout;            // regions, without the segment's own header/control
+  std::vector<UnitSpan> units;   // same spans in master / m / v / bf16
+  uint64_t param_region_numel = 0;
+
+  static HostStateLayout build(const HostStateSpec& spec);
+  /// Element offset of (slot, worker) in the staging region.
+  static uint64_t stagingOffset(const HostStateSpec& spec, int slot, int worker) {
+    return (static_cast<uint64_t>(slot) * spec.num_workers + worker) * spec.chunk_numel;
+  }
+  std::string unitsToString() const;
+};
+
+// Region names (shared by leader and workers).
+inline constexpr const char* kMasterRegion = "state.master.f32";
+inline constexpr const char* kExpAvgRegion = "state.exp_avg.f32";
+inline constexpr const char* kExpAvgSqRegion = "state.exp_avg_sq.f32";
+inline constexpr const char* kComputeCopyRegion = "state.params.bf16";
+inline constexpr const char* kStagingRegion = "grad.staging";
+inline constexpr const char* kExtraRegion = "extra";
+
+}  // namespace slidedp

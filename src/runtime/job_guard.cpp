@@ -1,0 +1,175 @@
+#include "runtime/job_guard.h"
+
+#include <signal.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+
+#include "common/log.h"
+#include "shm/segment.h"
+
+namespace slidedp {
+
+namespace {
+// Written before the handlers can need it, read inside them: plain storage, no allocation.
+char g_shm_path[256] = {0};  // "/name" as shm_unlink takes it
+volatile sig_atomic_t g_world_rank = -1;
+
+void unlinkSegmentNoThrow() {
+  if (g_shm_path[0] != '\0') shm_unlink(g_shm_path);
+}
+
+void writeStderr(const char* s) {
+  ssize_t rc = write(STDERR_FILENO, s, strlen(s));
+  (void)rc;
+}
+
+void onTerminate(int sig) {
+  unlinkSegmentNoThrow();
+  char msg[128];
+  // snprintf is not async-signal-safe in general; build the text by hand.
+  const char* name = sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "SIGHUP";
+  strcpy(msg, "slidedp: caught ");
+  strcat(msg, name);
+  strcat(msg, ", shared segment removed, exiting\n");
+  writeStderr(msg);
+  _exit(128 + sig);
+}
+
+void onCrash(int sig) {
+  unlinkSegmentNoThrow();
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+}  // namespace
+
+void JobGuard::installSignalHandlers() {
+  struct sigaction sa {};
+  sa.sa_handler = onTerminate;
+  sigemptyset(&sa.sa_mask);
+  for (int s : {SIGINT, SIGTERM, SIGHUP}) sigaction(s, &sa, nullptr);
+  struct sigaction crash {};
+  crash.sa_handler = onCrash;
+  sigemptyset(&crash.sa_mask);
+  crash.sa_flags = SA_RESETHAND;
+  for (int s : {SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL}) sigaction(s, &crash, nullptr);
+}
+
+void JobGuard::setSegmentName(const std::string& name) {
+  std::string path = name.empty() ? "" : "/" + name;
+  if (path.size() >= sizeof(g_shm_path)) path.resize(sizeof(g_shm_path) - 1);
+  std::memset(g_shm_path, 0, sizeof(g_shm_path));
+  std::memcpy(g_shm_path, path.data(), path.size());
+}
+
+void JobGuard::start(const RankContext& ctx, const shm::ControlBlock& control,
+                     const WatchdogOptions& opts) {
+  ctx_ = &ctx;
+  control_ = control;
+  opts_ = opts;
+  g_world_rank = ctx.world_rank;
+  shm::RankSlot& me = control_.rank(static_cast<uint32_t>(ctx.local_rank));
+  me.world_rank.store(ctx.world_rank, std::memory_order_relaxed);
+  me.pid.store(getpid(), std::memory_order_relaxed);
+  me.start_time.store(shm::processStartTime(getpid()), std::memory_order_relaxed);
+  me.heartbeat_ns.store(shm::monotonicNs(), std::memory_order_relaxed);
+  me.state.store(static_cast<uint32_t>(shm::RankState::kAttached), std::memory_order_release);
+  running_ = true;
+  thread_ = std::thread([this] { loop(); });
+}
+
+void JobGuard::stop() {
+  if (!running_.exchange(false)) return;
+  if (thread_.joinable()) thread_.join();
+  control_.rank(static_cast<uint32_t>(ctx_->local_rank))
+      .state.store(static_cast<uint32_t>(shm::RankState::kDetached), std::memory_order_release);
+}
+
+void JobGuard::loop() {
+  const uint32_t mine = static_cast<uint32_t>(ctx_->local_rank);
+  const auto period = std::chrono::microseconds(static_cast<int64_t>(opts_.interval_s * 1e6));
+  while (running_.load()) {
+    const uint64_t now = shm::monotonicNs();
+    control_.rank(mine).heartbeat_ns.store(now, std::memory_order_release);
+    if (control_.aborted() && control_.abortRank() != ctx_->world_rank) {
+      control_.rank(mine).abort_seen.store(1, std::memory_order_release);
+      const std::string msg = fmt::format(
+          "slidedp: {} exits: the job was aborted because rank {} failed: {}\n", ctx_->describe(),
+          control_.abortRank(), control_.abortMessage());
+      writeStderr(msg.c_str());
+      unlinkSegmentNoThrow();
+      _exit(1);
+    }
+    // Once this rank has failed the job itself, peers going down is expected.
+    const bool failed_by_me = control_.aborted() && control_.abortRank() == ctx_->world_rank;
+    for (uint32_t r = 0; r < control_.numRanks() && !failed_by_me; ++r) {
+      if (r == mine) continue;
+      const shm::RankSlot& peer = control_.rank(r);
+      if (peer.state.load(std::memory_order_acquire) !=
+          static_cast<uint32_t>(shm::RankState::kAttached))
+        continue;
+      const int64_t pid = peer.pid.load(std::memory_order_relaxed);
+      std::string problem;
+      if (!shm::processAlive(pid, peer.start_time.load(std::memory_order_relaxed))) {
+        if (peer.state.load(std::memory_order_acquire) !=
+            static_cast<uint32_t>(shm::RankState::kAttached))
+          continue;  // detached normally in the meantime
+        problem = fmt::format("rank {} (node {}, local rank {}, pid {}) died without detaching "
+                              "(killed, crashed or out of memory)",
+                              peer.world_rank.load(), ctx_->node_id, r, pid);
+      } else {
+        const uint64_t hb = peer.heartbeat_ns.load(std::memory_order_acquire);
+        const double silent_s = now > hb ? (now - hb) * 1e-9 : 0.0;
+        if (silent_s > opts_.heartbeat_timeout_s)
+          problem = fmt::format("rank {} (node {}, local rank {}, pid {}) sent no heartbeat for "
+                                "{:.1f} s (stopped or hung)",
+                                peer.world_rank.load(), ctx_->node_id, r, pid, silent_s);
+      }
+      if (!problem.empty()) {
+        // The watchdog cannot unwind the main thread; report and leave. Open MPI ends the
+        // remaining ranks when this one exits non-zero, and node peers see the flag.
+        control_.setAbort(ctx_->world_rank, problem);
+        const std::string msg =
+            fmt::format("slidedp: {} detected a failure: {}\n", ctx_->describe(), problem);
+        writeStderr(msg.c_str());
+        unlinkSegmentNoThrow();
+        _exit(1);
+      }
+    }
+    std::this_thread::sleep_for(period);
+  }
+}
+
+void JobGuard::failJob(const RankContext* ctx, const shm::ControlBlock* control,
+                       const std::string& message, int exit_code) {
+  const std::string who = ctx ? ctx->describe() : std::string("rank ?");
+  const std::string line = fmt::format("slidedp: {} failed: {}\n", who, message);
+  writeStderr(line.c_str());
+  if (control != nullptr && ctx != nullptr) {
+    control->setAbort(ctx->world_rank, message);
+    // Let node peers print the first error before MPI_Abort's SIGTERM reaches them.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+    while (std::chrono::steady_clock::now() < deadline) {
+      bool all = true;
+      for (uint32_t r = 0; r < control->numRanks(); ++r) {
+        if (static_cast<int>(r) == ctx->local_rank) continue;
+        const shm::RankSlot& p = control->rank(r);
+        if (p.state.load() == static_cast<uint32_t>(shm::RankState::kAttached) &&
+            p.abort_seen.load() == 0 && shm::processAlive(p.pid.load(), p.start_time.load()))
+          all = false;
+      }
+      if (all) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  }
+  unlinkSegmentNoThrow();
+  std::fflush(stdout);
+  std::fflush(stderr);
+  MPI_Abort(MPI_COMM_WORLD, exit_code);
+  _exit(exit_code);
+}
+
+}  // namespace slidedp

@@ -1,0 +1,61 @@
+// Job-wide failure handling: a failing rank brings every rank down promptly, with the first
+// error's message, and the shared segment is never left behind (design.md, "Processes").
+//
+// Three mechanisms, each covering what the others cannot:
+//  1. failJob(): the failing rank publishes its error in the control block's abort flag,
+//     waits (bounded) until its node peers have seen it, removes the segment and calls
+//     MPI_Abort (which takes down ranks on other nodes too).
+//  2. The watchdog thread of every rank: heartbeats; exits the rank (status 1, after printing
+//     the first error) when the abort flag is set; on the leader and workers alike, notices a
+//     node peer whose process is gone (kill -9, OOM killer) or whose heartbeat stopped, and
+//     fails the job. Open MPI also tears the job down when a rank exits abnormally.
+//  3. Signal handlers: SIGINT/SIGTERM/SIGHUP (mpirun forwards these; MPI_Abort sends SIGTERM)
+//     and crash signals unlink the segment (shm_unlink is async-signal-safe) before exiting.
+#pragma once
+
+#include <atomic>
+#include <string>
+#include <thread>
+
+#include "runtime/rank_context.h"
+#include "shm/control_block.h"
+
+namespace slidedp {
+
+struct WatchdogOptions {
+  double interval_s = 0.05;           // heartbeat and check period
+  double heartbeat_timeout_s = 30.0;  // a peer silent this long is declared hung
+};
+
+class JobGuard {
+ public:
+  /// Installs the signal handlers (once per process, before the segment exists).
+  static void installSignalHandlers();
+  /// Remembers the segment name so signal handlers and failJob can unlink it.
+  /// Call on every rank right after the segment is created or mapped; "" forgets it.
+  static void setSegmentName(const std::string& name);
+
+  /// Attaches this rank to the control block (pid, start time, heartbeat) and starts the
+  /// watchdog thread. `ctx` and `control` must outlive stop().
+  void start(const RankContext& ctx, const shm::ControlBlock& control,
+             const WatchdogOptions& opts);
+  /// Marks this rank detached (a normal exit) and joins the watchdog. Idempotent.
+  void stop();
+  ~JobGuard() { stop(); }
+
+  /// Fails the whole job with `message`: publishes it (first error wins), waits up to
+  /// 2 s for node peers to see it, removes the segment, then MPI_Abort(world, exit_code).
+  /// Never returns. Callable from any thread after MPI_Init.
+  [[noreturn]] static void failJob(const RankContext* ctx, const shm::ControlBlock* control,
+                                   const std::string& message, int exit_code = 1);
+
+ private:
+  void loop();
+  const RankContext* ctx_ = nullptr;
+  shm::ControlBlock control_;
+  WatchdogOptions opts_;
+  std::atomic<bool> running_{false};
+  std::thread thread_;
+};
+
+}  // namespace slidedp

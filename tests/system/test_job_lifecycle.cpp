@@ -1,0 +1,283 @@
+// The job's lifecycle seen from outside, as a user or a batch system sees it: mpirun
+// starts slidedp_worker; we read its output, its exit status, the processes left and
+// /dev/shm. Every failure must end every rank promptly, say why, and leave no segment.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "shm/segment.h"
+
+extern char** environ;
+using namespace std::chrono;
+using slidedp::shm::processAlive;
+using slidedp::shm::Segment;
+
+namespace {
+
+struct Proc {
+  pid_t pid = -1;
+  std::string log;
+  steady_clock::time_point started;
+};
+
+struct Result {
+  int exit_code = -1;  // exit status, or 128+signal
+  std::string output;
+  double seconds = 0;
+};
+
+std::string readFile(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+/// Starts `args` in its own process group, stdout+stderr to a log file.
+Proc start(const std::vector<std::string>& args) {
+  static int counter = 0;
+  Proc p;
+  p.log = fmt::format("/tmp/slidedp-systest-{}-{}.log", getpid(), counter++);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 1, p.log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_adddup2(&fa, 1, 2);
+  posix_spawnattr_t at;
+  posix_spawnattr_init(&at);
+  posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&at, 0);
+  std::vector<char*> argv;
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  p.started = steady_clock::now();
+  EXPECT_EQ(posix_spawnp(&p.pid, argv[0], &fa, &at, argv.data(), environ), 0);
+  posix_spawn_file_actions_destroy(&fa);
+  posix_spawnattr_destroy(&at);
+  return p;
+}
+
+/// Waits for `p` up to `timeout_s`; on timeout kills its process group and fails the test.
+Result wait(const Proc& p, double timeout_s = 120) {
+  Result r;
+  int status = 0;
+  for (;;) {
+    const pid_t w = waitpid(p.pid, &status, WNOHANG);
+    if (w == p.pid) break;
+    if (duration<double>(steady_clock::now() - p.started).count() > timeout_s) {
+      kill(-p.pid, SIGKILL);
+      waitpid(p.pid, &status, 0);
+      ADD_FAILURE() << "timed out after " << timeout_s << " s:\n" << readFile(p.log);
+      break;
+    }
+    std::this_thread::sleep_for(milliseconds(10));
+  }
+  r.seconds = duration<double>(steady_clock::now() - p.started).count();
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.output = readFile(p.log);
+  std::remove(p.log.c_str());
+  return r;
+}
+
+std::vector<std::string> mpirun(int np, std::vector<std::string> extra) {
+  std::vector<std::string> a = {SLIDEDP_MPIRUN_BIN, "--oversubscribe", "--bind-to", "none",
+                                "-np", std::to_string(np), SLIDEDP_WORKER_BIN};
+  a.insert(a.end(), extra.begin(), extra.end());
+  return a;
+}
+
+/// Rows of the topology table with the given role (5th column).
+int countRole(const std::string& out, const std::string& role) {
+  std::istringstream in(out);
+  std::string line;
+  int n = 0;
+  while (std::getline(in, line)) {
+    std::istringstream cols(line);
+    std::string c[5];
+    if (cols >> c[0] >> c[1] >> c[2] >> c[3] >> c[4] && c[4] == role &&
+        c[0].find_first_not_of("0123456789") == std::string::npos)
+      ++n;
+  }
+  return n;
+}
+
+std::string uniqueName(const char* tag) { return fmt::format("slidedp-sys-{}-{}", tag, getpid()); }
+
+int countOccurrences(const std::string& s, const std::string& what) {
+  int n = 0;
+  for (size_t at = s.find(what); at != std::string::npos; at = s.find(what, at + 1)) ++n;
+  return n;
+}
+
+/// World rank -> pid from a --pid-file, once all `np` ranks have written.
+std::vector<pid_t> waitForPids(const std::string& file, int np, double timeout_s = 60) {
+  const auto until = steady_clock::now() + milliseconds(static_cast<int>(timeout_s * 1000));
+  while (steady_clock::now() < until) {
+    std::ifstream f(file);
+    std::vector<pid_t> pids(np, 0);
+    int rank, pid, seen = 0;
+    while (f >> rank >> pid)
+      if (rank >= 0 && rank < np && !pids[rank]) pids[rank] = pid, ++seen;
+    if (seen == np) return pids;
+    std::this_thread::sleep_for(milliseconds(20));
+  }
+  ADD_FAILURE() << "ranks did not all start";
+  return {};
+}
+
+void waitUntilExists(const std::string& name, double timeout_s = 60) {
+  const auto until = steady_clock::now() + milliseconds(static_cast<int>(timeout_s * 1000));
+  while (!Segment::exists(name) && steady_clock::now() < until)
+    std::this_thread::sleep_for(milliseconds(10));
+  ASSERT_TRUE(Segment::exists(name));
+}
+
+}  // namespace
+
+TEST(MainJob, ThreeRanksPrintRolesAndLayoutAndExitZero) {
+  const std::string name = uniqueName("main3");
+  Result r = wait(start(mpirun(3, {"--shm-name", name})));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(countRole(r.output, "leader"), 1) << r.output;
+  EXPECT_EQ(countRole(r.output, "worker"), 2) << r.output;
+  EXPECT_NE(r.output.find("state.master.f32"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("grad.staging"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("staging hand-off: 64 chunks"), std::string::npos) << r.output;
+  EXPECT_FALSE(Segment::exists(name));
+}
+
+TEST(MainJob, FiveRanksOnOneNodeAndOnVirtualNodes) {
+  const std::string name = uniqueName("main5");
+  Result one = wait(start(mpirun(5, {"--shm-name", name})));
+  EXPECT_EQ(one.exit_code, 0) << one.output;
+  EXPECT_EQ(countRole(one.output, "worker"), 4) << one.output;
+  EXPECT_EQ(countRole(one.output, "leader"), 1) << one.output;
+  Result two = wait(start(mpirun(5, {"--shm-name", name, "--virtual-node-size", "3"})));
+  EXPECT_EQ(two.exit_code, 0) << two.output;
+  EXPECT_NE(two.output.find("2 node(s), 3 worker(s)"), std::string::npos) << two.output;
+  EXPECT_EQ(countRole(two.output, "leader"), 2) << two.output;
+  EXPECT_NE(two.output.find("/dev/shm/" + name + "-n0"), std::string::npos) << two.output;
+  EXPECT_NE(two.output.find("/dev/shm/" + name + "-n1"), std::string::npos) << two.output;
+  EXPECT_FALSE(Segment::exists(name + "-n0"));
+  EXPECT_FALSE(Segment::exists(name + "-n1"));
+}
+
+TEST(Failures, OneRankThrowsEveryRankExitsWithItsMessage) {
+  for (int np : {2, 3, 5}) {
+    const std::string name = uniqueName("abort");
+    const std::string pids_file = fmt::format("/tmp/{}-{}.pids", name, np);
+    std::remove(pids_file.c_str());
+    const int bad = np - 1;
+    Result r = wait(start(mpirun(np, {"--shm-name", name, "--pid-file", pids_file, "--fail-rank",
+                                      std::to_string(bad), "--fail-message", "disk on fire"})));
+    EXPECT_NE(r.exit_code, 0) << r.output;
+    EXPECT_LT(r.seconds, 30) << r.output;
+    EXPECT_EQ(countOccurrences(r.output, ") failed: disk on fire"), 1) << r.output;
+    // Every other rank says why it exits, with the first error's text.
+    EXPECT_EQ(countOccurrences(r.output, fmt::format("because rank {} failed: disk on fire", bad)),
+              np - 1)
+        << r.output;
+    for (pid_t pid : waitForPids(pids_file, np, 1)) EXPECT_FALSE(processAlive(pid, 0)) << pid;
+    EXPECT_FALSE(Segment::exists(name)) << "segment left behind (np " << np << ")";
+    std::remove(pids_file.c_str());
+  }
+}
+
+TEST(Failures, KillNineOfAWorkerOrTheLeaderEndsAllRanksWithinTenSeconds) {
+  for (int victim : {1, 0}) {
+    const std::string name = uniqueName("kill9");
+    const std::string pids_file = fmt::format("/tmp/{}-{}.pids", name, victim);
+    std::remove(pids_file.c_str());
+    Proc p = start(mpirun(3, {"--shm-name", name, "--pid-file", pids_file, "--hold", "120"}));
+    const std::vector<pid_t> pids = waitForPids(pids_file, 3);
+    ASSERT_EQ(pids.size(), 3u);
+    waitUntilExists(name);
+    std::this_thread::sleep_for(milliseconds(300));  // mid-run: set-up done, holding
+    const auto killed_at = steady_clock::now();
+    ASSERT_EQ(kill(pids[victim], SIGKILL), 0);
+    Result r = wait(p, 60);
+    const double after_kill = duration<double>(steady_clock::now() - killed_at).count();
+    EXPECT_LT(after_kill, 10.0) << r.output;
+    EXPECT_NE(r.exit_code, 0) << r.output;
+    for (pid_t pid : pids) EXPECT_FALSE(processAlive(pid, 0)) << "rank pid " << pid << " survived";
+    EXPECT_FALSE(Segment::exists(name)) << "segment left after kill -9 of rank " << victim;
+    std::remove(pids_file.c_str());
+    RecordProperty(fmt::format("seconds_to_teardown_after_kill_rank{}", victim),
+                   fmt::format("{:.2f}", after_kill));
+    std::printf("kill -9 of rank %d: all ranks gone %.2f s later\n", victim, after_kill);
+  }
+}
+
+TEST(Failures, SigintToMpirunRemovesTheSegment) {
+  const std::string name = uniqueName("sigint");
+  const std::string pids_file = fmt::format("/tmp/{}.pids", name);
+  std::remove(pids_file.c_str());
+  Proc p = start(mpirun(3, {"--shm-name", name, "--pid-file", pids_file, "--hold", "120"}));
+  const std::vector<pid_t> pids = waitForPids(pids_file, 3);
+  waitUntilExists(name);
+  std::this_thread::sleep_for(milliseconds(300));
+  kill(p.pid, SIGINT);  // what Ctrl-C sends
+  Result r = wait(p, 60);
+  EXPECT_NE(r.exit_code, 0) << r.output;
+  for (pid_t pid : pids) EXPECT_FALSE(processAlive(pid, 0));
+  EXPECT_FALSE(Segment::exists(name)) << r.output;
+  std::remove(pids_file.c_str());
+}
+
+TEST(Failures, StaleSegmentOfACrashedJobIsRemovedAtTheNextStart) {
+  const std::string name = uniqueName("stale");
+  const std::string pids_file = fmt::format("/tmp/{}.pids", name);
+  std::remove(pids_file.c_str());
+  Proc p = start(mpirun(3, {"--shm-name", name, "--pid-file", pids_file, "--hold", "120"}));
+  const std::vector<pid_t> pids = waitForPids(pids_file, 3);
+  waitUntilExists(name);
+  // A crash no handler sees: every rank SIGKILLed at once (as the OOM killer or a node
+  // reset would), so nobody removes the segment.
+  for (pid_t pid : pids) kill(pid, SIGKILL);
+  wait(p, 60);
+  ASSERT_TRUE(Segment::exists(name)) << "the crash should leave the segment behind";
+  Result next = wait(start(mpirun(3, {"--shm-name", uniqueName("next")})));
+  EXPECT_EQ(next.exit_code, 0) << next.output;
+  EXPECT_NE(next.output.find("removed stale shared segment /dev/shm/" + name), std::string::npos)
+      << next.output;
+  EXPECT_FALSE(Segment::exists(name));
+  std::remove(pids_file.c_str());
+}
+
+TEST(Failures, SegmentLargerThanDevShmFailsUpFront) {
+  const std::string name = uniqueName("huge");
+  const uint64_t too_much = Segment::shmFreeBytes() + (4ull << 30);
+  Result r = wait(start(mpirun(3, {"--shm-name", name, "--extra-state-bytes",
+                                   std::to_string(too_much)})));
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("it needs"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("free"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("HINT"), std::string::npos) << r.output;
+  EXPECT_FALSE(Segment::exists(name));
+}
+
+TEST(BadLaunch, FewerThanTwoRanksOrNoMpirunIsAClearError) {
+  Result one = wait(start(mpirun(1, {})));
+  EXPECT_EQ(one.exit_code, 2) << one.output;
+  EXPECT_NE(one.output.find("needs at least 2 ranks"), std::string::npos) << one.output;
+  Result bare = wait(start({SLIDEDP_WORKER_BIN}));
+  EXPECT_EQ(bare.exit_code, 2) << bare.output;
+  EXPECT_NE(bare.output.find("without mpirun"), std::string::npos) << bare.output;
+  Result vnode = wait(start(mpirun(3, {"--virtual-node-size", "2"})));  // nodes of 2 + 1
+  EXPECT_EQ(vnode.exit_code, 2) << vnode.output;
+  EXPECT_NE(vnode.output.find("has only its leader"), std::string::npos) << vnode.output;
+  Result flag = wait(start(mpirun(2, {"--ring-slots", "0"})));
+  EXPECT_NE(flag.exit_code, 0) << flag.output;
+  EXPECT_NE(flag.output.find("--ring-slots"), std::string::npos) << flag.output;
+}

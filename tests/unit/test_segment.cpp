@@ -1,0 +1,134 @@
+// Segment: create / open / validation / lifetime in one process (two mappings) and with a
+// forked, killed owner for stale-segment clean-up.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include "common/errors.h"
+#include "shm/segment.h"
+
+using namespace slidedp;
+using namespace slidedp::shm;
+
+namespace {
+std::string uniqueName(const char* tag) {
+  return fmt::format("slidedp-test-{}-{}", tag, getpid());
+}
+Layout smallLayout() {
+  Layout l;
+  l.add("params", DType::kF32, 1000);
+  l.add("grads", DType::kBF16, 333);
+  return l;
+}
+}  // namespace
+
+TEST(Segment, CreateOpenShareAndRemove) {
+  const std::string name = uniqueName("basic");
+  {
+    Segment leader = Segment::create(name, 42, smallLayout(), ControlDims{3, 5, 2});
+    EXPECT_TRUE(Segment::exists(name));
+    EXPECT_TRUE(leader.isOwner());
+    EXPECT_EQ(leader.bytes() % kRegionAlignment, 0u);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(leader.region("params")) % kRegionAlignment, 0u);
+    Segment worker = Segment::open(name, 42, 1.0);
+    EXPECT_FALSE(worker.isOwner());
+    EXPECT_EQ(worker.layout().regions().size(), leader.layout().regions().size());
+    EXPECT_EQ(worker.layout().at("grads").offset, leader.layout().at("grads").offset);
+    EXPECT_EQ(worker.control().numRanks(), 3u);
+    EXPECT_EQ(worker.control().numLayers(), 5u);
+    // Two mappings of one segment: writes through one are seen through the other.
+    leader.regionAs<float>("params")[999] = 3.5f;
+    EXPECT_EQ(worker.regionAs<float>("params")[999], 3.5f);
+    worker.control().layerVersion(4).store(7);
+    EXPECT_EQ(leader.control().layerVersion(4).load(), 7u);
+    // Regions start zeroed.
+    EXPECT_EQ(worker.regionAs<float>("params")[0], 0.0f);
+  }
+  EXPECT_FALSE(Segment::exists(name)) << "owner's destructor must remove the segment";
+}
+
+TEST(Segment, OpenValidates) {
+  const std::string name = uniqueName("validate");
+  Segment leader = Segment::create(name, 7, smallLayout(), ControlDims{2, 1, 1});
+  try {
+    Segment::open(name, 8, 0.1);
+    FAIL() << "wrong job id accepted";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("belongs to job"), std::string::npos) << e.what();
+  }
+  try {
+    Segment::open(uniqueName("missing"), 7, 0.1);
+    FAIL() << "missing segment accepted";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("did not appear"), std::string::npos) << e.what();
+  }
+  // A name in use by a live owner is refused, not taken over.
+  try {
+    Segment::create(name, 9, smallLayout(), ControlDims{2, 1, 1});
+    FAIL() << "existing segment overwritten";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("already exists"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(Segment::exists(name));
+}
+
+TEST(Segment, TooLargeFailsUpFrontWithNeededAndAvailable) {
+  const std::string name = uniqueName("huge");
+  Layout l;
+  const uint64_t free_bytes = Segment::shmFreeBytes();
+  ASSERT_GT(free_bytes, 0u);
+  l.add("state", DType::kU8, free_bytes + (1ull << 30));
+  try {
+    Segment::create(name, 1, l, ControlDims{2, 1, 1});
+    FAIL() << "oversized segment created";
+  } catch (const UserError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("needs"), std::string::npos) << m;
+    EXPECT_NE(m.find("free"), std::string::npos) << m;
+    EXPECT_NE(m.find(std::to_string(free_bytes / 4096 * 4096).substr(0, 3)), std::string::npos) << m;
+    EXPECT_NE(m.find("HINT"), std::string::npos) << m;
+  }
+  EXPECT_FALSE(Segment::exists(name));
+}
+
+TEST(Segment, StaleSegmentOfDeadOwnerIsRemovedLiveOneKept) {
+  const std::string stale = uniqueName("stale");
+  const std::string live = uniqueName("live");
+  Segment mine = Segment::create(live, 6, smallLayout(), ControlDims{2, 1, 1});
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    // The "crashed job": creates its segment and dies by SIGKILL (no destructor runs).
+    Segment s = Segment::create(stale, 5, smallLayout(), ControlDims{2, 1, 1});
+    raise(SIGKILL);
+    _exit(0);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFSIGNALED(status));
+  ASSERT_TRUE(Segment::exists(stale)) << "the killed owner should have left its segment";
+
+  const auto removed = Segment::removeStaleSegments();
+  bool saw = false;
+  for (const auto& s : removed) {
+    EXPECT_NE(s.name, live) << "a live owner's segment was removed";
+    if (s.name == stale) {
+      saw = true;
+      EXPECT_EQ(s.owner_pid, child);
+      EXPECT_GT(s.bytes, 0u);
+    }
+  }
+  EXPECT_TRUE(saw);
+  EXPECT_FALSE(Segment::exists(stale));
+  EXPECT_TRUE(Segment::exists(live));
+}
+
+TEST(Segment, ProcessIdentity) {
+  EXPECT_TRUE(processAlive(getpid(), processStartTime(getpid())));
+  EXPECT_FALSE(processAlive(getpid(), processStartTime(getpid()) + 1)) << "pid reuse not detected";
+  EXPECT_FALSE(processAlive(0, 0));
+  EXPECT_GT(processStartTime(getpid()), 0u);
+}
