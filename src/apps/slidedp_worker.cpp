@@ -205,28 +205,31 @@ int runJob(const Options& o, RankContext& ctx, shm::Segment& seg, JobGuard& guar
   MPI_CHECK(MPI_Barrier(ctx.world));
 
   // ---- worker devices and the worker-to-worker route -------------------------------------
-  if (!ctx.isLeader()) {
+  std::string status;
 #ifdef SLIDEDP_WITH_CUDA
-    if (device == DeviceKind::kCuda) {
-      CUDA_CHECK(cudaSetDevice(ctx.gpu));
-      cuda::HostRegistration reg(seg.base(), seg.bytes());
-      SLIDEDP_LOG_INFO("gpu {}: {}; segment registered for DMA ({})", ctx.gpu,
-                       cuda::describeDevice(ctx.gpu), shm::formatBytes(seg.bytes()));
-      cuda::NcclCommunicator nccl(ctx.workers);
-      const double err = cuda::ncclAllReduceCheck(nccl, ctx.worker_rank, ctx.num_workers, 1 << 20);
-      if (err != 0) throw std::runtime_error(fmt::format("NCCL all-reduce check off by {}", err));
-      SLIDEDP_LOG_INFO("NCCL all-reduce over {} GPU worker(s): ok", ctx.num_workers);
-    }
-#endif
-    if (device == DeviceKind::kCpu) {
-      std::vector<float> v(1024, static_cast<float>(ctx.worker_rank + 1));
-      MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, v.data(), 1024, MPI_FLOAT, MPI_SUM, ctx.workers));
-      const float want = ctx.num_workers * (ctx.num_workers + 1) / 2.0f;
-      for (float x : v)
-        if (x != want) throw std::runtime_error("MPI all-reduce check between CPU workers failed");
-      SLIDEDP_LOG_INFO("MPI all-reduce over {} CPU worker(s): ok", ctx.num_workers);
-    }
+  std::optional<cuda::HostRegistration> registration;
+  if (!ctx.isLeader() && device == DeviceKind::kCuda) {
+    CUDA_CHECK(cudaSetDevice(ctx.gpu));
+    registration.emplace(seg.base(), seg.bytes());
+    cuda::NcclCommunicator nccl(ctx.workers);
+    const double err = cuda::ncclAllReduceCheck(nccl, ctx.worker_rank, ctx.num_workers, 1 << 20);
+    if (err != 0) throw std::runtime_error(fmt::format("NCCL all-reduce check off by {}", err));
+    status = fmt::format("{}: {}; segment registered for DMA ({}); NCCL all-reduce over {} GPU "
+                         "worker(s): ok", ctx.describe(), cuda::describeDevice(ctx.gpu),
+                         shm::formatBytes(seg.bytes()), ctx.num_workers);
   }
+#endif
+  if (!ctx.isLeader() && device == DeviceKind::kCpu) {
+    std::vector<float> v(1024, static_cast<float>(ctx.worker_rank + 1));
+    MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, v.data(), 1024, MPI_FLOAT, MPI_SUM, ctx.workers));
+    const float want = ctx.num_workers * (ctx.num_workers + 1) / 2.0f;
+    for (float x : v)
+      if (x != want) throw std::runtime_error("MPI all-reduce check between CPU workers failed");
+    status = fmt::format("{}: segment mapped ({}); MPI all-reduce over {} CPU worker(s): ok",
+                         ctx.describe(), shm::formatBytes(seg.bytes()), ctx.num_workers);
+  }
+  const std::string statuses = gatherLines(ctx, status);
+  SLIDEDP_LOG_INFO("workers:\n{}", statuses);
 
   // ---- hot-path self-check ---------------------------------------------------------------
   const HandoffStats hs =

@@ -116,7 +116,9 @@ RankContext makeRankContext(const RankOptions& opts) {
   int nw = ctx.num_workers;
   MPI_CHECK(MPI_Allreduce(&nw, &ctx.num_workers, 1, MPI_INT, MPI_MAX, ctx.world));
 
-  // Every node needs a worker; CUDA workers need a GPU each.
+  // Every node needs a worker; CUDA workers need a GPU each. GPUs belong to the physical
+  // node: virtual nodes on one machine share its GPUs, so a worker's GPU is its index among
+  // the workers of the physical node.
   std::string problem;
   if (ctx.local_size < 2)
     problem = fmt::format(
@@ -124,19 +126,27 @@ RankContext makeRankContext(const RankOptions& opts) {
         "1 leader + at least 1 worker.\nHINT: start 1+G ranks per node (mpirun -np 1+G, or "
         "--map-by ppr:1+G:node), and a --virtual-node-size that leaves every virtual node >= 2 "
         "ranks", ctx.node_id, ctx.hostname, ctx.world_rank);
-  if (problem.empty() && !ctx.isLeader() && ctx.device == DeviceKind::kCuda) {
-    const int workers_here = ctx.local_size - 1;
-    if (workers_here > opts.visible_gpus)
+  MPI_Comm physical = MPI_COMM_NULL;
+  MPI_CHECK(MPI_Comm_split_type(ctx.world, MPI_COMM_TYPE_SHARED, ctx.world_rank, MPI_INFO_NULL,
+                                &physical));
+  int is_worker = ctx.isLeader() ? 0 : 1, workers_before = 0, workers_here = 0;
+  MPI_CHECK(MPI_Exscan(&is_worker, &workers_before, 1, MPI_INT, MPI_SUM, physical));
+  MPI_CHECK(MPI_Allreduce(&is_worker, &workers_here, 1, MPI_INT, MPI_SUM, physical));
+  int physical_rank = 0;
+  MPI_CHECK(MPI_Comm_rank(physical, &physical_rank));
+  if (physical_rank == 0) workers_before = 0;  // MPI_Exscan leaves rank 0's result undefined
+  MPI_CHECK(MPI_Comm_free(&physical));
+  if (!ctx.isLeader() && ctx.device == DeviceKind::kCuda) {
+    ctx.gpu = workers_before;
+    if (problem.empty() && workers_here > opts.visible_gpus) {
+      const char* cvd = std::getenv("CUDA_VISIBLE_DEVICES");
       problem = fmt::format(
-          "node {} ({}) has {} workers but {} GPU(s) are visible{}{}. Each worker drives one "
-          "GPU.\nHINT: start 1+{} ranks on this node, or make more GPUs visible",
-          ctx.node_id, ctx.hostname, workers_here, opts.visible_gpus,
-          std::getenv("CUDA_VISIBLE_DEVICES") ? " (CUDA_VISIBLE_DEVICES=" : "",
-          std::getenv("CUDA_VISIBLE_DEVICES")
-              ? std::string(std::getenv("CUDA_VISIBLE_DEVICES")) + ")"
-              : std::string(),
-          opts.visible_gpus);
-    ctx.gpu = ctx.local_rank - 1;
+          "host {} has {} workers but {} GPU(s) are visible{}. Each worker drives one GPU.\n"
+          "HINT: start 1+{} ranks per node (or fewer virtual nodes), make more GPUs visible, "
+          "or run CPU workers with --device cpu",
+          ctx.hostname, workers_here, opts.visible_gpus,
+          cvd ? fmt::format(" (CUDA_VISIBLE_DEVICES={})", cvd) : std::string(), opts.visible_gpus);
+    }
   }
   agreeOrThrow(ctx.world, problem.empty(), problem);
   return ctx;
@@ -147,6 +157,25 @@ void freeRankContext(RankContext& ctx) {
     if (*c != MPI_COMM_NULL) MPI_Comm_free(c);
 }
 
+std::string gatherLines(const RankContext& ctx, const std::string& line) {
+  int len = static_cast<int>(line.size());
+  std::vector<int> lens(ctx.world_rank == 0 ? ctx.world_size : 1), displs;
+  MPI_CHECK(MPI_Gather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, 0, ctx.world));
+  std::string all;
+  if (ctx.world_rank == 0) {
+    int total = 0;
+    for (int l : lens) displs.push_back(total), total += l;
+    all.resize(static_cast<size_t>(total));
+  }
+  MPI_CHECK(MPI_Gatherv(line.data(), len, MPI_CHAR, all.data(), lens.data(), displs.data(),
+                        MPI_CHAR, 0, ctx.world));
+  if (ctx.world_rank != 0) return "";
+  std::string out;
+  for (int r = 0; r < ctx.world_size; ++r)
+    if (lens[r] > 0) out += all.substr(displs[r], lens[r]) + "\n";
+  return out;
+}
+
 std::string topologyTable(const RankContext& ctx) {
   const std::string mine = fmt::format(
       "{:>5} {:>5} {:>6} {:>6} {:<7} {:>7} {:>6} {:<4} {:>8} {}", ctx.world_rank, ctx.node_id,
@@ -154,17 +183,11 @@ std::string topologyTable(const RankContext& ctx) {
       ctx.worker_rank >= 0 ? std::to_string(ctx.worker_rank) : "-",
       ctx.gpu >= 0 ? std::to_string(ctx.gpu) : "-",
       ctx.isLeader() ? "host" : deviceName(ctx.device), getpid(), ctx.hostname);
-  constexpr int kLine = 160;
-  char line[kLine] = {0};
-  std::strncpy(line, mine.c_str(), kLine - 1);
-  std::vector<char> all(ctx.world_rank == 0 ? static_cast<size_t>(kLine) * ctx.world_size : 1);
-  MPI_CHECK(MPI_Gather(line, kLine, MPI_CHAR, all.data(), kLine, MPI_CHAR, 0, ctx.world));
-  if (ctx.world_rank != 0) return "";
-  std::string out = fmt::format("{:>5} {:>5} {:>6} {:>6} {:<7} {:>7} {:>6} {:<4} {:>8} {}\n",
-                                "rank", "node", "local", "nlocal", "role", "worker", "gpu",
-                                "dev", "pid", "host");
-  for (int r = 0; r < ctx.world_size; ++r) out += std::string(&all[r * kLine]) + "\n";
-  return out;
+  const std::string header = fmt::format(
+      "{:>5} {:>5} {:>6} {:>6} {:<7} {:>7} {:>6} {:<4} {:>8} {}\n", "rank", "node", "local",
+      "nlocal", "role", "worker", "gpu", "dev", "pid", "host");
+  const std::string rows = gatherLines(ctx, mine);
+  return ctx.world_rank == 0 ? header + rows : std::string();
 }
 
 }  // namespace slidedp

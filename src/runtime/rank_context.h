@@ -53,7 +53,8 @@ struct RankContext {
   int worker_rank = -1, num_workers = 0;  // among all workers (-1 on leaders)
   Role role = Role::kLeader;
   DeviceKind device = DeviceKind::kCpu;
-  int gpu = -1;  // CUDA device index of a CUDA worker (local_rank - 1), else -1
+  int gpu = -1;  // CUDA device of a CUDA worker: its index among the workers of its
+                 // physical node (= local_rank - 1 without virtual nodes), else -1
   std::string hostname;
 
   bool isLeader() const { return role == Role::kLeader; }
@@ -79,6 +80,10 @@ void freeRankContext(RankContext& ctx);
 /// message of the lowest failing rank (as AgreedError) (so configuration errors end every rank cleanly, with
 /// one message, instead of hanging the ones that passed).
 void agreeOrThrow(MPI_Comm comm, bool ok, const std::string& message);
+
+/// Gathers one line of text per rank to world rank 0, in rank order (returned there, one
+/// per line, empty lines skipped; "" elsewhere). Collective over ctx.world.
+std::string gatherLines(const RankContext& ctx, const std::string& line);
 
 /// One line per rank, gathered to world rank 0 (returned there; "" elsewhere). Collective.
 std::string topologyTable(const RankContext& ctx);

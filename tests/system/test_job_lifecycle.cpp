@@ -18,81 +18,18 @@
 #include <fmt/format.h>
 
 #include "shm/segment.h"
+#include "common/subprocess.h"  // tests/common
 
-extern char** environ;
 using namespace std::chrono;
+using namespace slidedp::test;
 using slidedp::shm::processAlive;
 using slidedp::shm::Segment;
 
 namespace {
 
-struct Proc {
-  pid_t pid = -1;
-  std::string log;
-  steady_clock::time_point started;
-};
-
-struct Result {
-  int exit_code = -1;  // exit status, or 128+signal
-  std::string output;
-  double seconds = 0;
-};
-
-std::string readFile(const std::string& path) {
-  std::ifstream f(path);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
-/// Starts `args` in its own process group, stdout+stderr to a log file.
-Proc start(const std::vector<std::string>& args) {
-  static int counter = 0;
-  Proc p;
-  p.log = fmt::format("/tmp/slidedp-systest-{}-{}.log", getpid(), counter++);
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 1, p.log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_adddup2(&fa, 1, 2);
-  posix_spawnattr_t at;
-  posix_spawnattr_init(&at);
-  posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP);
-  posix_spawnattr_setpgroup(&at, 0);
-  std::vector<char*> argv;
-  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  p.started = steady_clock::now();
-  EXPECT_EQ(posix_spawnp(&p.pid, argv[0], &fa, &at, argv.data(), environ), 0);
-  posix_spawn_file_actions_destroy(&fa);
-  posix_spawnattr_destroy(&at);
-  return p;
-}
-
-/// Waits for `p` up to `timeout_s`; on timeout kills its process group and fails the test.
-Result wait(const Proc& p, double timeout_s = 120) {
-  Result r;
-  int status = 0;
-  for (;;) {
-    const pid_t w = waitpid(p.pid, &status, WNOHANG);
-    if (w == p.pid) break;
-    if (duration<double>(steady_clock::now() - p.started).count() > timeout_s) {
-      kill(-p.pid, SIGKILL);
-      waitpid(p.pid, &status, 0);
-      ADD_FAILURE() << "timed out after " << timeout_s << " s:\n" << readFile(p.log);
-      break;
-    }
-    std::this_thread::sleep_for(milliseconds(10));
-  }
-  r.seconds = duration<double>(steady_clock::now() - p.started).count();
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  r.output = readFile(p.log);
-  std::remove(p.log.c_str());
-  return r;
-}
-
 std::vector<std::string> mpirun(int np, std::vector<std::string> extra) {
   std::vector<std::string> a = {SLIDEDP_MPIRUN_BIN, "--oversubscribe", "--bind-to", "none",
-                                "-np", std::to_string(np), SLIDEDP_WORKER_BIN};
+                                "-np", std::to_string(np), SLIDEDP_WORKER_BIN, "--device", "cpu"};
   a.insert(a.end(), extra.begin(), extra.end());
   return a;
 }
@@ -118,29 +55,6 @@ int countOccurrences(const std::string& s, const std::string& what) {
   int n = 0;
   for (size_t at = s.find(what); at != std::string::npos; at = s.find(what, at + 1)) ++n;
   return n;
-}
-
-/// World rank -> pid from a --pid-file, once all `np` ranks have written.
-std::vector<pid_t> waitForPids(const std::string& file, int np, double timeout_s = 60) {
-  const auto until = steady_clock::now() + milliseconds(static_cast<int>(timeout_s * 1000));
-  while (steady_clock::now() < until) {
-    std::ifstream f(file);
-    std::vector<pid_t> pids(np, 0);
-    int rank, pid, seen = 0;
-    while (f >> rank >> pid)
-      if (rank >= 0 && rank < np && !pids[rank]) pids[rank] = pid, ++seen;
-    if (seen == np) return pids;
-    std::this_thread::sleep_for(milliseconds(20));
-  }
-  ADD_FAILURE() << "ranks did not all start";
-  return {};
-}
-
-void waitUntilExists(const std::string& name, double timeout_s = 60) {
-  const auto until = steady_clock::now() + milliseconds(static_cast<int>(timeout_s * 1000));
-  while (!Segment::exists(name) && steady_clock::now() < until)
-    std::this_thread::sleep_for(milliseconds(10));
-  ASSERT_TRUE(Segment::exists(name));
 }
 
 }  // namespace

@@ -39,7 +39,9 @@ TEST(ControlBlock, SizesAndPadding) {
   std::sort(addrs.begin(), addrs.end());
   for (size_t i = 0; i < addrs.size(); ++i) {
     EXPECT_EQ(addrs[i] % 64, 0u);
-    if (i) EXPECT_GE(addrs[i] - addrs[i - 1], 64u);
+    if (i) {
+      EXPECT_GE(addrs[i] - addrs[i - 1], 64u);
+    }
     EXPECT_LT(addrs[i] + 64, reinterpret_cast<uintptr_t>(r.p) + r.n + 1);
   }
   ControlBlock again = ControlBlock::attach(r.p, r.n);

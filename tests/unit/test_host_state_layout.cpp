@@ -29,7 +29,9 @@ TEST(HostStateLayout, UnitsAlignedAndRegionsSized) {
   const HostStateLayout h = HostStateLayout::build(spec);
   for (size_t u = 0; u < h.units.size(); ++u) {
     EXPECT_EQ(h.units[u].offset % kUnitAlignElems, 0u);
-    if (u) EXPECT_GE(h.units[u].offset, h.units[u - 1].offset + h.units[u - 1].numel);
+    if (u) {
+      EXPECT_GE(h.units[u].offset, h.units[u - 1].offset + h.units[u - 1].numel);
+    }
   }
   EXPECT_EQ(h.units.back().numel, 64u + 512u * 64u);
   EXPECT_EQ(h.layout.at(kMasterRegion).numel, h.param_region_numel);

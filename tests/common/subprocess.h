@@ -1,0 +1,118 @@
+// Subprocess helpers of the system tests: start a command in its own process group with
+// its output in a log file, wait for it with a deadline (killing the group on timeout), and
+// read the rank pids a slidedp_worker --pid-file wrote.
+#pragma once
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "shm/segment.h"
+
+extern char** environ;
+
+namespace slidedp::test {
+using namespace std::chrono;
+
+
+struct Proc {
+  pid_t pid = -1;
+  std::string log;
+  steady_clock::time_point started;
+};
+
+struct Result {
+  int exit_code = -1;  // exit status, or 128+signal
+  std::string output;
+  double seconds = 0;
+};
+
+inline std::string readFile(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+/// Starts `args` in its own process group, stdout+stderr to a log file.
+inline Proc start(const std::vector<std::string>& args) {
+  static int counter = 0;
+  Proc p;
+  p.log = fmt::format("/tmp/slidedp-systest-{}-{}.log", getpid(), counter++);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 1, p.log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_adddup2(&fa, 1, 2);
+  posix_spawnattr_t at;
+  posix_spawnattr_init(&at);
+  posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&at, 0);
+  std::vector<char*> argv;
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  p.started = steady_clock::now();
+  EXPECT_EQ(posix_spawnp(&p.pid, argv[0], &fa, &at, argv.data(), environ), 0);
+  posix_spawn_file_actions_destroy(&fa);
+  posix_spawnattr_destroy(&at);
+  return p;
+}
+
+/// Waits for `p` up to `timeout_s`; on timeout kills its process group and fails the test.
+inline Result wait(const Proc& p, double timeout_s = 120) {
+  Result r;
+  int status = 0;
+  for (;;) {
+    const pid_t w = waitpid(p.pid, &status, WNOHANG);
+    if (w == p.pid) break;
+    if (duration<double>(steady_clock::now() - p.started).count() > timeout_s) {
+      kill(-p.pid, SIGKILL);
+      waitpid(p.pid, &status, 0);
+      ADD_FAILURE() << "timed out after " << timeout_s << " s:\n" << readFile(p.log);
+      break;
+    }
+    std::this_thread::sleep_for(milliseconds(10));
+  }
+  r.seconds = duration<double>(steady_clock::now() - p.started).count();
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.output = readFile(p.log);
+  std::remove(p.log.c_str());
+  return r;
+}
+
+/// World rank -> pid from a --pid-file, once all `np` ranks have written.
+inline std::vector<pid_t> waitForPids(const std::string& file, int np, double timeout_s = 60) {
+  const auto until = steady_clock::now() + milliseconds(static_cast<int>(timeout_s * 1000));
+  while (steady_clock::now() < until) {
+    std::ifstream f(file);
+    std::vector<pid_t> pids(np, 0);
+    int rank, pid, seen = 0;
+    while (f >> rank >> pid)
+      if (rank >= 0 && rank < np && !pids[rank]) pids[rank] = pid, ++seen;
+    if (seen == np) return pids;
+    std::this_thread::sleep_for(milliseconds(20));
+  }
+  ADD_FAILURE() << "ranks did not all start";
+  return {};
+}
+
+inline void waitUntilExists(const std::string& name, double timeout_s = 60) {
+  const auto until = steady_clock::now() + milliseconds(static_cast<int>(timeout_s * 1000));
+  while (!slidedp::shm::Segment::exists(name) && steady_clock::now() < until)
+    std::this_thread::sleep_for(milliseconds(10));
+  ASSERT_TRUE(slidedp::shm::Segment::exists(name));
+}
+
+}  // namespace slidedp::test

@@ -1,0 +1,73 @@
+// GPU machine only (registered where nvidia-smi sees a GPU): the main job with one CUDA
+// worker per GPU — device selection, cudaHostRegister of the segment, NCCL from an
+// MPI-broadcast id — and kill -9 of a GPU worker mid-run.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+
+#include "common/subprocess.h"
+#include "shm/segment.h"
+
+using namespace std::chrono;
+using namespace slidedp::test;
+using slidedp::shm::processAlive;
+using slidedp::shm::Segment;
+
+namespace {
+int visibleGpus() {
+  FILE* p = popen("nvidia-smi -L 2>/dev/null | grep -c '^GPU'", "r");
+  int n = 0;
+  if (p && std::fscanf(p, "%d", &n) != 1) n = 0;
+  if (p) pclose(p);
+  return n;
+}
+std::vector<std::string> mpirunCuda(int np, std::vector<std::string> extra) {
+  std::vector<std::string> a = {SLIDEDP_MPIRUN_BIN, "--bind-to", "none", "-x", "NCCL_NVLS_ENABLE=0",
+                                "-np", std::to_string(np), SLIDEDP_WORKER_BIN, "--device", "cuda"};
+  a.insert(a.end(), extra.begin(), extra.end());
+  return a;
+}
+}  // namespace
+
+TEST(GpuJob, OneWorkerPerGpuRegistersTheSegmentAndRunsNccl) {
+  const int g = std::min(visibleGpus(), 2);
+  ASSERT_GE(g, 1) << "registered as a GPU test but nvidia-smi sees no GPU";
+  const std::string name = fmt::format("slidedp-gpu-main-{}", getpid());
+  Result r = wait(start(mpirunCuda(1 + g, {"--shm-name", name})));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  int ok_lines = 0;
+  for (size_t at = r.output.find("segment registered for DMA"); at != std::string::npos;
+       at = r.output.find("segment registered for DMA", at + 1))
+    ++ok_lines;
+  EXPECT_EQ(ok_lines, g) << r.output;
+  EXPECT_NE(r.output.find(fmt::format("NCCL all-reduce over {} GPU worker(s): ok", g)),
+            std::string::npos) << r.output;
+  EXPECT_FALSE(Segment::exists(name));
+  // More workers than GPUs is refused with a clear message on every launch.
+  Result too_many = wait(start(mpirunCuda(2 + visibleGpus(), {"--shm-name", name})));
+  EXPECT_EQ(too_many.exit_code, 2) << too_many.output;
+  EXPECT_NE(too_many.output.find("GPU(s) are visible"), std::string::npos) << too_many.output;
+}
+
+TEST(GpuJob, KillNineOfAGpuWorkerEndsAllRanks) {
+  const int g = std::min(visibleGpus(), 2);
+  ASSERT_GE(g, 1);
+  const std::string name = fmt::format("slidedp-gpu-kill-{}", getpid());
+  const std::string pids_file = "/tmp/" + name + ".pids";
+  std::remove(pids_file.c_str());
+  Proc p = start(mpirunCuda(1 + g, {"--shm-name", name, "--pid-file", pids_file, "--hold", "120"}));
+  const auto pids = waitForPids(pids_file, 1 + g);
+  ASSERT_EQ(static_cast<int>(pids.size()), 1 + g);
+  waitUntilExists(name);
+  std::this_thread::sleep_for(seconds(3));  // past CUDA/NCCL set-up, holding
+  const auto t0 = steady_clock::now();
+  kill(pids[1], SIGKILL);
+  Result r = wait(p, 60);
+  const double s = duration<double>(steady_clock::now() - t0).count();
+  std::printf("kill -9 of a GPU worker: all ranks gone %.2f s later\n", s);
+  EXPECT_LT(s, 10.0) << r.output;
+  EXPECT_NE(r.exit_code, 0);
+  for (pid_t pid : pids) EXPECT_FALSE(processAlive(pid, 0)) << pid;
+  EXPECT_FALSE(Segment::exists(name));
+  std::remove(pids_file.c_str());
+}
