@@ -32,7 +32,7 @@ HostStateLayout HostStateLayout::build(const HostStateSpec& spec) {
   if (spec.chunk_numel < 1) throwUserError("--chunk-numel must be >= 1");
   HostStateLayout h;
   uint64_t off = 0;
-  for (int64_t n : spec.model.unitNumels()) {
+  for (int64_t n : spec.unitNumels()) {
     if (n <= 0) throwUserError("model shape gives a unit with {} parameters", n);
     h.units.push_back({off, static_cast<uint64_t>(n)});
     off = (off + n + kUnitAlignElems - 1) / kUnitAlignElems * kUnitAlignElems;
@@ -44,6 +44,7 @@ HostStateLayout HostStateLayout::build(const HostStateSpec& spec) {
   h.layout.add(kComputeCopyRegion, shm::DType::kBF16, off);
   h.layout.add(kStagingRegion, spec.grad_dtype,
                static_cast<uint64_t>(spec.num_slots) * spec.num_workers * spec.chunk_numel);
+  if (spec.grad_accumulation) h.layout.add(kGradAccumRegion, shm::DType::kF32, off);
   if (spec.extra_bytes > 0) h.layout.add(kExtraRegion, shm::DType::kU8, spec.extra_bytes);
   return h;
 }

@@ -41,12 +41,18 @@ struct UnitSpan {
 inline constexpr uint64_t kUnitAlignElems = 1024;  // 4 KiB of fp32
 
 struct HostStateSpec {
-  ModelShape model;
+  ModelShape model;             // sizes the units unless unit_numels is given
+  std::vector<int64_t> unit_numels;  // the model's real unit sizes (model::ParamLayout)
   int num_workers = 1;          // G on this node
   int num_slots = 4;            // staging ring depth
   uint64_t chunk_numel = 1 << 20;
   shm::DType grad_dtype = shm::DType::kF32;
   uint64_t extra_bytes = 0;     // an extra u8 region (tests: oversized segments)
+  bool grad_accumulation = false;  // a full fp32 gradient region (exact global-norm clipping)
+
+  std::vector<int64_t> unitNumels() const {
+    return unit_numels.empty() ? model.unitNumels() : unit_numels;
+  }
 };
 
 struct HostStateLayout {
@@ -69,5 +75,6 @@ inline constexpr const char* kExpAvgSqRegion = "state.exp_avg_sq.f32";
 inline constexpr const char* kComputeCopyRegion = "state.params.bf16";
 inline constexpr const char* kStagingRegion = "grad.staging";
 inline constexpr const char* kExtraRegion = "extra";
+inline constexpr const char* kGradAccumRegion = "grad.accum.f32";
 
 }  // namespace slidedp

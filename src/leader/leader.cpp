@@ -1,0 +1,191 @@
+#include "leader/leader.h"
+
+#include <omp.h>
+
+#include <cmath>
+#include <cstring>
+
+#include "common/errors.h"
+#include "model/hf_checkpoint.h"
+#include "optim/bf16.h"
+#include "shm/control_block.h"
+
+namespace slidedp {
+
+namespace {
+double seconds(uint64_t a, uint64_t b) { return (b - a) * 1e-9; }
+}  // namespace
+
+Leader::Leader(const RankContext& ctx, const shm::Segment& seg, const HostStateSpec& spec,
+               const HostStateLayout& state, const model::ParamLayout& layout,
+               const ChunkPlan& plan, const TrainOptions& opts)
+    : ctx_(ctx), seg_(seg), spec_(spec), state_(state), layout_(layout), plan_(plan), opts_(opts),
+      engine_(optim::EngineOptions{opts.leader_threads, optim::Isa::kAuto, false}),
+      num_workers_(spec.num_workers) {
+  SLIDEDP_ASSERT(ctx.isLeader(), "Leader constructed on a worker");
+  if (opts.max_grad_norm > 0 && !spec.grad_accumulation)
+    throwUserError("clipping needs the gradient accumulation region (HostStateSpec.grad_accumulation)");
+  // Weight-decay spans per unit: ndim >= 2 decays, ndim < 2 does not (shared/README.md recipe);
+  // alignment padding joins the preceding parameter's span (its values stay 0 either way).
+  for (const auto& unit : layout.units) {
+    std::vector<DecaySpan> spans;
+    for (size_t i = 0; i < unit.params.size(); ++i) {
+      const auto& p = unit.params[i];
+      const int64_t end = i + 1 < unit.params.size() ? unit.params[i + 1].offset : unit.numel;
+      const double wd = optim::decayFor(p.shape, opts.weight_decay);
+      if (!spans.empty() && spans.back().weight_decay == wd)
+        spans.back().end = end;
+      else
+        spans.push_back({i == 0 ? 0 : p.offset, end, wd});
+    }
+    decay_.push_back(std::move(spans));
+  }
+}
+
+float* Leader::master(int u) const {
+  return seg_.regionAs<float>(kMasterRegion) + state_.units[u].offset;
+}
+float* Leader::expAvg(int u) const {
+  return seg_.regionAs<float>(kExpAvgRegion) + state_.units[u].offset;
+}
+float* Leader::expAvgSq(int u) const {
+  return seg_.regionAs<float>(kExpAvgSqRegion) + state_.units[u].offset;
+}
+uint16_t* Leader::bf16Copy(int u) const {
+  return seg_.regionAs<uint16_t>(kComputeCopyRegion) + state_.units[u].offset;
+}
+
+void Leader::loadCheckpoint(const std::string& dir, const model::ModelConfig& config) {
+  std::vector<float*> buffers;
+  for (int u = 0; u < layout_.numUnits(); ++u) {
+    optim::ChunkState st{master(u), expAvg(u), expAvgSq(u), bf16Copy(u),
+                         layout_.units[u].numel};
+    engine_.firstTouch(st);  // zeroes m and v too
+    buffers.push_back(master(u));
+  }
+  const auto ckpt = formats::CheckpointReader::open(dir);
+  model::loadUnits(ckpt, config, layout_, buffers, /*checkDType=*/false);
+  for (int u = 0; u < layout_.numUnits(); ++u) {
+    const float* m = master(u);
+    uint16_t* b = bf16Copy(u);
+    const int64_t n = layout_.units[u].numel;
+#pragma omp parallel for schedule(static) num_threads(engine_.teamFor(n))
+    for (int64_t i = 0; i < n; ++i) b[i] = optim::floatToBf16(m[i]);
+  }
+}
+
+optim::GradView Leader::gradView(int slot, const void** ptrs) const {
+  const size_t esize = opts_.bf16_staging ? 2 : 4;
+  auto* base = static_cast<const char*>(seg_.region(kStagingRegion));
+  const int slots = opts_.reduction == ReductionRoute::kCpu ? num_workers_ : 1;
+  for (int w = 0; w < slots; ++w)
+    ptrs[w] = base + HostStateLayout::stagingOffset(spec_, slot, w) * esize;
+  optim::GradView g;
+  g.slots = ptrs;
+  g.numSlots = slots;
+  g.dtype = opts_.bf16_staging ? optim::DType::kBF16 : optim::DType::kF32;
+  return g;
+}
+
+void Leader::updateRange(int unit, int64_t begin, int64_t end, const optim::GradView& grad,
+                         float grad_scale, int64_t step, double lr, double* norm_sq) {
+  const size_t esize = grad.dtype == optim::DType::kBF16 ? 2 : 4;
+  for (const DecaySpan& d : decay_[unit]) {
+    const int64_t b = std::max(begin, d.begin), e = std::min(end, d.end);
+    if (b >= e) continue;
+    optim::AdamWHyper h;
+    h.lr = lr;
+    h.beta1 = opts_.beta1;
+    h.beta2 = opts_.beta2;
+    h.eps = opts_.eps;
+    h.weightDecay = d.weight_decay;
+    h.step = step;
+    const optim::StepConstants c = optim::makeStepConstants(h, grad_scale);
+    const void* shifted[optim::kMaxSlots];
+    for (int w = 0; w < grad.numSlots; ++w)
+      shifted[w] = static_cast<const char*>(grad.slots[w]) + (b - begin) * esize;
+    optim::GradView g = grad;
+    g.slots = shifted;
+    optim::ChunkState st{master(unit) + b, expAvg(unit) + b, expAvgSq(unit) + b,
+                         bf16Copy(unit) + b, e - b};
+    const double nsq = engine_.updateWithNorm(st, g, c);
+    if (norm_sq) *norm_sq += nsq;
+  }
+}
+
+LeaderStepStats Leader::step(int64_t step) {
+  const shm::ControlBlock& cb = seg_.control();
+  const std::string me = ctx_.describe();
+  const int S = spec_.num_slots;
+  const bool clip = opts_.max_grad_norm > 0;
+  LeaderStepStats stats;
+  stats.step = step;
+  stats.lr = optim::scheduledLr(opts_.lrSchedule(), step - 1);
+  std::vector<UnitUpdateSpan> spans(layout_.numUnits());
+  double norm_sq = 0;
+  float* accum = clip ? seg_.regionAs<float>(kGradAccumRegion) : nullptr;
+  const void* ptrs[optim::kMaxSlots];
+
+  for (int64_t i = 0; i < plan_.chunksPerStep(); ++i) {
+    const Chunk& c = plan_.chunks[i];
+    const int64_t k = plan_.sequence(step, i);
+    const int slot = static_cast<int>(k % S);
+    const uint64_t use = static_cast<uint64_t>(k / S);
+    const uint64_t t0 = shm::monotonicNs();
+    for (int w = 1; w <= num_workers_; ++w)
+      cb.waitAtLeast(cb.chunkReady(slot, w), use + 1, opts_.wait_timeout_s, me, [&] {
+        return fmt::format("chunk_ready[slot {}][local rank {}] (step {}, unit {}, elements "
+                           "[{}, {}))", slot, w, step, c.unit, c.begin, c.end);
+      });
+    const uint64_t t1 = shm::monotonicNs();
+    if (spans[c.unit].begin_ns == 0) spans[c.unit] = {c.unit, t1, 0};
+    const optim::GradView grad = gradView(slot, ptrs);
+    if (!clip) {
+      updateRange(c.unit, c.begin, c.end, grad, 1.0f, step, stats.lr, &norm_sq);
+    } else {
+      // Reduce into the full-gradient region (slot order, fp32: the same sum the fused pass
+      // computes), its squared norm from the same data.
+      float* dst = accum + state_.units[c.unit].offset + c.begin;
+      const int64_t n = c.numel();
+      const int slots = grad.numSlots;
+      const bool bf16 = grad.dtype == optim::DType::kBF16;
+#pragma omp parallel for schedule(static) num_threads(engine_.teamFor(n))
+      for (int64_t e = 0; e < n; ++e) {
+        float s = 0;
+        for (int w = 0; w < slots; ++w)
+          s += bf16 ? optim::bf16ToFloat(static_cast<const uint16_t*>(grad.slots[w])[e])
+                    : static_cast<const float*>(grad.slots[w])[e];
+        dst[e] = s;
+      }
+      const void* one[1] = {dst};
+      norm_sq += engine_.gradSquaredNorm(optim::GradView{one, 1, optim::DType::kF32}, n, 1.0f);
+    }
+    for (int w = 1; w <= num_workers_; ++w) cb.chunkConsumed(slot, w).store(use + 1);
+    const uint64_t t2 = shm::monotonicNs();
+    stats.wait_s += seconds(t0, t1);
+    stats.reduce_update_s += seconds(t1, t2);
+    if (c.last_of_unit && !clip) {
+      cb.layerVersion(c.unit).store(static_cast<uint64_t>(step));
+      spans[c.unit].end_ns = shm::monotonicNs();
+    }
+  }
+  stats.grad_norm = std::sqrt(norm_sq);
+  if (clip) {
+    // torch.nn.utils.clip_grad_norm_: coef = max_norm / (total_norm + 1e-6), clamped to 1.
+    stats.clip_coef = std::min(1.0, opts_.max_grad_norm / (stats.grad_norm + 1e-6));
+    const uint64_t t0 = shm::monotonicNs();
+    for (int u : plan_.unitOrder()) {
+      spans[u].begin_ns = shm::monotonicNs();
+      const void* one[1] = {accum + state_.units[u].offset};
+      updateRange(u, 0, layout_.units[u].numel, optim::GradView{one, 1, optim::DType::kF32},
+                  static_cast<float>(stats.clip_coef), step, stats.lr, nullptr);
+      cb.layerVersion(u).store(static_cast<uint64_t>(step));
+      spans[u].end_ns = shm::monotonicNs();
+    }
+    stats.reduce_update_s += seconds(t0, shm::monotonicNs());
+  }
+  stats.units = std::move(spans);
+  return stats;
+}
+
+}  // namespace slidedp

@@ -1,0 +1,95 @@
+// The host leader (node-local rank 0): owns the node's authoritative training state in the
+// shared segment and turns gradient chunks into AdamW updates as soon as they arrive
+// (design.md, "One training step", step 4).
+//
+// Per chunk of the ChunkPlan, in hand-off order: wait until every worker has published its
+// contribution (chunk_ready counters), run one fused pass over it (sum of G staging slots on
+// the CPU route, the single reduced copy on the GPU route; AdamW; FP32 master, m, v and the
+// bf16 delivery copy written once), release the staging slot (chunk_consumed counters), and
+// after a unit's last chunk publish the unit's new version, which is what the workers' next
+// forward waits for. Exact global-norm clipping needs every gradient before any update: the
+// leader then first reduces every chunk into a full fp32 gradient region (norm fused), agrees
+// the clip coefficient, and only then updates (the documented cost: no update overlaps the
+// backward, and one more pass over the gradient).
+//
+// Threading: one thread (the leader's main thread) calls step(); the optimizer engine runs its
+// OpenMP team inside each pass. No LibTorch here.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/config.h"
+#include "model/param_layout.h"
+#include "optim/adamw.h"
+#include "runtime/chunk_plan.h"
+#include "runtime/host_state_layout.h"
+#include "runtime/rank_context.h"
+#include "runtime/train_options.h"
+#include "shm/segment.h"
+
+namespace slidedp {
+
+/// One unit's update, for timelines and the overlap test (CLOCK_MONOTONIC ns).
+struct UnitUpdateSpan {
+  int unit = 0;
+  uint64_t begin_ns = 0;  // first chunk's pass started
+  uint64_t end_ns = 0;    // version published
+};
+
+struct LeaderStepStats {
+  int64_t step = 0;
+  double grad_norm = 0;      // global L2 norm of the (loss-normalised) gradient, before clipping
+  double clip_coef = 1;      // applied scale (1 when not clipped)
+  double lr = 0;
+  double wait_s = 0;         // waiting for chunks
+  double reduce_update_s = 0;  // fused passes
+  std::vector<UnitUpdateSpan> units;
+};
+
+class Leader {
+ public:
+  /// `seg` must have been created with HostStateLayout::build(spec); `layout` gives the units.
+  Leader(const RankContext& ctx, const shm::Segment& seg, const HostStateSpec& spec,
+         const HostStateLayout& state, const model::ParamLayout& layout, const ChunkPlan& plan,
+         const TrainOptions& opts);
+
+  /// Reads a Hugging Face checkpoint straight into the FP32 master regions (mmap, no second
+  /// copy), zeroes m and v, writes the bf16 copy, first-touching pages with the optimizer's
+  /// thread partition. Throws UserError on a bad checkpoint.
+  void loadCheckpoint(const std::string& dir, const model::ModelConfig& config);
+
+  /// Runs optimizer step `step` (1-based) as the workers' gradients arrive; returns when every
+  /// unit's new version is published. Throws TimeoutError / JobAbortedError from the waits.
+  LeaderStepStats step(int64_t step);
+
+  /// FP32 master weights of unit u ([layout.units[u].numel]).
+  float* master(int unit) const;
+  float* expAvg(int unit) const;
+  float* expAvgSq(int unit) const;
+  uint16_t* bf16Copy(int unit) const;
+  const optim::Engine& engine() const { return engine_; }
+
+ private:
+  struct DecaySpan {
+    int64_t begin, end;  // elements within the unit
+    double weight_decay;
+  };
+  optim::GradView gradView(int slot, const void** ptrs) const;
+  void updateRange(int unit, int64_t begin, int64_t end, const optim::GradView& grad,
+                   float grad_scale, int64_t step, double lr, double* norm_sq);
+
+  const RankContext& ctx_;
+  const shm::Segment& seg_;
+  HostStateSpec spec_;
+  const HostStateLayout& state_;
+  const model::ParamLayout& layout_;
+  const ChunkPlan& plan_;
+  TrainOptions opts_;
+  optim::Engine engine_;
+  std::vector<std::vector<DecaySpan>> decay_;  // per unit
+  int num_workers_ = 0;
+};
+
+}  // namespace slidedp

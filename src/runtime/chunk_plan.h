@@ -1,0 +1,51 @@
+// The order in which gradients cross from workers to the leader within one step, and how a
+// unit is sharded among G workers (design.md, "One training step").
+//
+// Hand-off order follows backward: the head unit (final norm, + LM head when untied), decoder
+// layers L..1, then the embedding (last, because with tied embeddings it also collects the
+// LM head's gradient). Each unit's gradient is cut into chunks of at most chunk_numel
+// elements; chunk i of step s (1-based) is the (s-1)*chunksPerStep()+i'th chunk of the run,
+// and that global sequence number k picks the staging-ring slot (k mod S) and its use count
+// (k div S). Leader and workers compute the same plan independently.
+#pragma once
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+namespace slidedp {
+
+struct Chunk {
+  int unit = 0;
+  int64_t begin = 0;  // elements within the unit
+  int64_t end = 0;
+  bool last_of_unit = false;
+  int64_t numel() const { return end - begin; }
+};
+
+/// Elements per shard are a multiple of this (256 B of fp32), so shard boundaries are
+/// vector- and cache-line-friendly.
+inline constexpr int64_t kShardAlignElems = 64;
+
+struct ChunkPlan {
+  std::vector<Chunk> chunks;  // hand-off order of one step
+  std::vector<int64_t> unit_numels;
+  int64_t chunk_numel = 0;
+
+  /// Throws UserError when chunk_numel < 1 or a unit is empty.
+  static ChunkPlan build(const std::vector<int64_t>& unit_numels, int64_t chunk_numel);
+
+  int64_t chunksPerStep() const { return static_cast<int64_t>(chunks.size()); }
+  /// The global sequence number of chunk `i` of step `step` (1-based).
+  int64_t sequence(int64_t step, int64_t i) const { return (step - 1) * chunksPerStep() + i; }
+  /// Hand-off order of units (head first, embedding last).
+  std::vector<int> unitOrder() const;
+
+  /// Equal shard size of a unit of n elements among G workers: ceil(n / G) rounded up to
+  /// kShardAlignElems; the last shards may extend past n (padding, never read from the host).
+  static int64_t shardNumel(int64_t n, int G);
+  /// [begin, end) of worker w's shard, clipped to n (may be empty).
+  static std::pair<int64_t, int64_t> shard(int64_t n, int G, int w);
+};
+
+}  // namespace slidedp

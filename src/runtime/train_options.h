@@ -1,0 +1,64 @@
+// The knobs of a training run that leader and workers must agree on: routes, chunking,
+// optimizer, precision. Every field has its default and unit here; the command line and the
+// config file (apps/) fill it, and it is broadcast from world rank 0 so all ranks hold the same.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "optim/lr_schedule.h"
+
+namespace slidedp {
+
+/// How parameters reach the workers (design.md, "Routes").
+enum class DeliveryRoute : uint8_t {
+  kReplicated = 0,  // every worker reads the whole unit from the host
+  kSharded = 1,     // every worker reads 1/G of the unit, then all-gather between workers
+};
+/// How gradients reach the leader.
+enum class ReductionRoute : uint8_t {
+  kCpu = 0,  // every worker writes its whole gradient to its staging slot; the leader sums G
+  kGpu = 1,  // reduce-scatter between workers; each writes its reduced shard; the leader reads 1
+};
+
+const char* routeName(DeliveryRoute r);
+const char* routeName(ReductionRoute r);
+/// "replicated" | "sharded"; "cpu" | "gpu". Throw UserError otherwise.
+DeliveryRoute parseDeliveryRoute(const std::string& s);
+ReductionRoute parseReductionRoute(const std::string& s);
+
+struct TrainOptions {
+  DeliveryRoute delivery = DeliveryRoute::kReplicated;
+  ReductionRoute reduction = ReductionRoute::kCpu;
+  int64_t chunk_numel = 1 << 22;  // elements per gradient chunk handed to the leader
+  int ring_slots = 4;             // staging ring depth (chunks in flight per worker)
+  bool bf16_staging = false;      // gradients cross in bf16 (else fp32)
+  bool bf16_compute = false;      // workers compute in bf16 from the bf16 copy (else fp32 master)
+  int window_slots = 2;           // K: GPU layer window depth (>= 2: next delivery overlaps)
+  int64_t micro_batch_rows = 0;   // rows per micro-batch (0: all of a worker's rows at once)
+  int64_t loss_chunk_tokens = 1024;  // tokens per LM-head/cross-entropy chunk
+  bool offload_activations = false;  // layer-boundary activations to pinned host memory
+  // AdamW (torch.optim.AdamW semantics; decay only on ndim >= 2, as HF Trainer)
+  double lr = 1e-3;
+  double beta1 = 0.9;
+  double beta2 = 0.95;
+  double eps = 1e-8;
+  double weight_decay = 0.1;
+  double max_grad_norm = 0;       // > 0: exact global-norm clipping (torch clip_grad_norm_)
+  optim::LrScheduleKind schedule = optim::LrScheduleKind::kConstant;
+  int64_t warmup_steps = 0;
+  int64_t total_steps = 0;        // for linear/cosine schedules
+  int leader_threads = 0;         // AdamW threads on the leader (0: all cores it may use)
+  double wait_timeout_s = 300;    // bounded waits on counters (seconds)
+
+  optim::LrSchedule lrSchedule() const {
+    optim::LrSchedule s;
+    s.kind = schedule;
+    s.baseLr = lr;
+    s.warmupSteps = warmup_steps;
+    s.trainingSteps = total_steps;
+    return s;
+  }
+};
+
+}  // namespace slidedp

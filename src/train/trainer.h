@@ -1,0 +1,94 @@
+// A training run on one node: the leader and the workers around one segment, step by step
+// (design.md, "One training step"). Every rank constructs a Trainer and calls step() with the
+// same arguments; the leader runs the optimizer (leader/), the workers stream the model
+// (worker/). Batches come from a BatchSource every rank can evaluate (each worker takes its
+// block of rows of the global batch).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "model/config.h"
+#include "model/param_layout.h"
+#include "runtime/chunk_plan.h"
+#include "runtime/host_state_layout.h"
+#include "runtime/rank_context.h"
+#include "runtime/train_options.h"
+#include "shm/segment.h"
+
+namespace slidedp {
+
+class Leader;
+class Worker;
+struct LeaderStepStats;
+struct WorkerStepStats;
+struct LocalBatch;
+
+/// A global batch: row-major [B, T] int64 token ids and labels (-100 = ignored), and
+/// optional position ids (resets = packed document boundaries).
+struct GlobalBatch {
+  int64_t B = 0, T = 0;
+  std::vector<int64_t> input_ids, labels, position_ids;
+};
+
+class BatchSource {
+ public:
+  virtual ~BatchSource() = default;
+  /// The global batch of step `step` (1-based); the same on every rank.
+  virtual GlobalBatch batch(int64_t step) = 0;
+};
+
+/// Worker w's rows of G: contiguous blocks, the first B mod G workers one row more.
+/// Throws UserError when B < G (a worker would have no row).
+LocalBatch rowsForWorker(const GlobalBatch& batch, int G, int w);
+
+/// What every rank knows after a step (agreed over MPI at the step's end).
+struct StepRecord {
+  int64_t step = 0;
+  double loss = 0;           // global mean token loss
+  double grad_norm = 0;      // before clipping
+  double lr = 0;
+  int64_t tokens = 0;        // global unmasked target tokens
+  double seconds = 0;        // wall time of the step on this rank
+  std::vector<double> leader_unit_update_ns;  // leader: [unit]*2 begin,end (monotonic ns)
+  std::vector<double> worker_backward_ns;     // workers: [unit, begin, end]*
+};
+
+class Trainer {
+ public:
+  /// Collective over ctx.world. Loads the model config on every rank; the leader creates the
+  /// node's segment (removing stale ones) and reads the checkpoint into it; workers map it.
+  /// `shm_name` "" picks a unique name. Throws AgreedError for configuration errors every rank
+  /// sees, UserError for others.
+  Trainer(const RankContext& ctx, const std::string& model_dir, const TrainOptions& opts,
+          const std::string& shm_name = "");
+  ~Trainer();
+
+  /// One step (1-based, consecutive). Collective.
+  StepRecord step(int64_t step, BatchSource& data);
+
+  const model::ModelConfig& config() const { return config_; }
+  const model::ParamLayout& layout() const { return layout_; }
+  const shm::Segment& segment() const { return seg_; }
+  /// Leader only: the FP32 master weights of unit u.
+  const float* master(int unit) const;
+  /// Leader only: writes a Hugging Face directory of the current weights.
+  void exportHf(const std::string& dir, bool bf16) const;
+
+ private:
+  const RankContext& ctx_;
+  TrainOptions opts_;
+  std::string model_dir_;
+  model::ModelConfig config_;
+  model::ParamLayout layout_;
+  ChunkPlan plan_;
+  HostStateSpec spec_;
+  HostStateLayout state_;
+  shm::Segment seg_;
+  std::unique_ptr<Leader> leader_;
+  std::unique_ptr<Worker> worker_;
+};
+
+}  // namespace slidedp

@@ -1,0 +1,467 @@
+// Worker implementation (see worker.h). The only TU of the runtime that includes LibTorch;
+// it compiles fmt header-only from LibTorch's bundled copy (src/model/CMakeLists.txt).
+#include "worker/worker.h"
+
+#include <mpi.h>
+
+#include <ATen/ATen.h>
+#include <c10/core/InferenceMode.h>
+#include <torch/types.h>
+#include <torch/utils.h>
+
+#include <condition_variable>
+#include <cstring>
+#include <deque>
+#include <exception>
+#include <mutex>
+#include <thread>
+
+#include "common/errors.h"
+#include "model/decoder.h"
+#include "optim/bf16.h"
+#include "shm/control_block.h"
+#ifdef SLIDEDP_WITH_CUDA
+#include <ATen/cuda/CUDAContext.h>
+#include <ATen/cuda/CUDAEvent.h>
+#include <c10/cuda/CUDAGuard.h>
+#include <c10/cuda/CUDAStream.h>
+#include <cuda_runtime_api.h>
+
+#include "cuda/checks.h"
+#include "cuda/device.h"
+#endif
+
+namespace slidedp {
+
+namespace {
+uint64_t nowNs() { return shm::monotonicNs(); }
+double sec(uint64_t a, uint64_t b) { return (b - a) * 1e-9; }
+}  // namespace
+
+/// A unit's gradient on its way to the leader.
+struct HandoffJob {
+  int64_t step = 0;
+  int unit = 0;
+  at::Tensor grad;     // contiguous, fp32 or bf16 (staging dtype); the whole unit (CPU route)
+                       // or this worker's reduced shard (GPU route), on the compute device
+  int64_t offset = 0;  // element of the unit where grad[0] belongs
+#ifdef SLIDEDP_WITH_CUDA
+  std::shared_ptr<at::cuda::CUDAEvent> ready;  // grad computed (recorded on its stream)
+#endif
+};
+
+struct Worker::Impl {
+  const RankContext& ctx;
+  const shm::Segment& seg;
+  HostStateSpec spec;
+  const HostStateLayout& state;
+  const model::ModelConfig& config;
+  const model::ParamLayout& layout;
+  const ChunkPlan& plan;
+  TrainOptions opts;
+  int G = 1, w = 0;
+  bool cuda = false;
+  at::Device device = at::kCPU;
+  at::ScalarType cdtype = at::kFloat;   // compute dtype
+  at::ScalarType sdtype = at::kFloat;   // staging dtype
+  std::vector<at::Tensor> window;       // K slots of max_window_numel elements (cdtype)
+  int64_t max_window_numel = 0;
+  std::vector<std::vector<int64_t>> unit_chunks;  // per unit: indices into plan.chunks
+
+  // hand-off thread
+  std::mutex mu;
+  std::condition_variable cv;
+  std::deque<HandoffJob> queue;
+  int in_flight = 0;
+  bool stopping = false;
+  std::exception_ptr handoff_error;
+  std::thread handoff_thread;
+
+#ifdef SLIDEDP_WITH_CUDA
+  std::optional<c10::cuda::CUDAStream> copy_stream, d2h_stream;
+  std::vector<std::shared_ptr<at::cuda::CUDAEvent>> slot_ready, slot_free;
+  std::unique_ptr<cuda::NcclCommunicator> nccl_delivery, nccl_reduction;
+#endif
+
+  Impl(const RankContext& c, const shm::Segment& s, const HostStateSpec& sp,
+       const HostStateLayout& st, const model::ModelConfig& cfg, const model::ParamLayout& l,
+       const ChunkPlan& p, const TrainOptions& o)
+      : ctx(c), seg(s), spec(sp), state(st), config(cfg), layout(l), plan(p), opts(o) {
+    G = spec.num_workers;
+    w = ctx.local_rank - 1;
+    cuda = ctx.device == DeviceKind::kCuda;
+    cdtype = opts.bf16_compute ? at::kBFloat16 : at::kFloat;
+    sdtype = opts.bf16_staging ? at::kBFloat16 : at::kFloat;
+    if (opts.window_slots < 2)
+      throwUserError("window_slots (K) must be >= 2 so the next delivery overlaps compute; got {}",
+                     opts.window_slots);
+    if (opts.offload_activations && !cuda)
+      throwUserError("offload_activations applies to GPU workers only (CPU workers keep "
+                     "activations in host memory already)");
+    unit_chunks.resize(layout.numUnits());
+    for (int64_t i = 0; i < plan.chunksPerStep(); ++i) unit_chunks[plan.chunks[i].unit].push_back(i);
+    for (const auto& u : layout.units)
+      max_window_numel = std::max(max_window_numel, std::max(u.numel, G * ChunkPlan::shardNumel(u.numel, G)));
+#ifdef SLIDEDP_WITH_CUDA
+    if (cuda) {
+      device = at::Device(at::kCUDA, static_cast<c10::DeviceIndex>(ctx.gpu));
+      c10::cuda::set_device(static_cast<c10::DeviceIndex>(ctx.gpu));
+      copy_stream = c10::cuda::getStreamFromPool(false, device.index());
+      d2h_stream = c10::cuda::getStreamFromPool(false, device.index());
+      nccl_delivery = std::make_unique<cuda::NcclCommunicator>(ctx.workers);
+      nccl_reduction = std::make_unique<cuda::NcclCommunicator>(ctx.workers);
+      for (int k = 0; k < opts.window_slots; ++k) {
+        slot_ready.push_back(std::make_shared<at::cuda::CUDAEvent>());
+        slot_free.push_back(std::make_shared<at::cuda::CUDAEvent>());
+      }
+    }
+#endif
+    if (!cuda) at::set_num_threads(1);  // CPU workers share the host with the leader
+    for (int k = 0; k < opts.window_slots; ++k)
+      window.push_back(at::empty({max_window_numel}, at::TensorOptions().dtype(cdtype).device(device)));
+    handoff_thread = std::thread([this] { handoffLoop(); });
+  }
+
+  ~Impl() {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      stopping = true;
+    }
+    cv.notify_all();
+    if (handoff_thread.joinable()) handoff_thread.join();
+  }
+
+  // ---- delivery --------------------------------------------------------------------------
+  const void* hostUnit(int u) const {
+    if (cdtype == at::kFloat) return seg.regionAs<float>(kMasterRegion) + state.units[u].offset;
+    return seg.regionAs<uint16_t>(kComputeCopyRegion) + state.units[u].offset;
+  }
+
+  /// Copies unit u (version already checked) into window slot `slot`; returns the [numel]
+  /// view. CUDA: asynchronous on the copy stream; the compute stream waits for it in use().
+  at::Tensor deliver(int u, int slot) {
+    const int64_t n = layout.units[u].numel;
+    const size_t es = at::elementSize(cdtype);
+    at::Tensor dst = window[slot];
+    auto* dbase = static_cast<char*>(dst.data_ptr());
+    auto* src = static_cast<const char*>(hostUnit(u));
+    const bool sharded = opts.delivery == DeliveryRoute::kSharded && G > 1;
+    const int64_t shard = ChunkPlan::shardNumel(n, G);
+    const auto [sb, se] = ChunkPlan::shard(n, G, w);
+    const int64_t off = sharded ? w * shard : 0, b = sharded ? sb : 0, len = sharded ? se - sb : n;
+    if (!cuda) {
+      std::memcpy(dbase + off * es, src + b * es, len * es);
+      if (sharded)
+        MPI_CHECK(MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, dbase, static_cast<int>(shard * es),
+                                MPI_BYTE, ctx.workers));
+    }
+#ifdef SLIDEDP_WITH_CUDA
+    if (cuda) {
+      c10::cuda::CUDAStreamGuard guard(*copy_stream);
+      slot_free[slot]->block(*copy_stream);  // the slot's previous compute is done
+      if (len > 0)
+        CUDA_CHECK(cudaMemcpyAsync(dbase + off * es, src + b * es, len * es,
+                                   cudaMemcpyHostToDevice, copy_stream->stream()));
+      if (sharded)
+        NCCL_CHECK(ncclAllGather(dbase + off * es, dbase, shard,
+                                 cdtype == at::kFloat ? ncclFloat : ncclBfloat16,
+                                 nccl_delivery->get(), copy_stream->stream()));
+      slot_ready[slot]->record(*copy_stream);
+    }
+#endif
+    return dst.narrow(0, 0, n);
+  }
+
+  /// Makes the compute stream wait for slot `slot`'s delivery (no-op on CPU).
+  void use(int slot) {
+#ifdef SLIDEDP_WITH_CUDA
+    if (cuda) slot_ready[slot]->block(c10::cuda::getCurrentCUDAStream(device.index()));
+#endif
+  }
+  /// Marks slot `slot` free once the compute queued so far is done (no-op on CPU).
+  void release(int slot) {
+#ifdef SLIDEDP_WITH_CUDA
+    if (cuda) slot_free[slot]->record(c10::cuda::getCurrentCUDAStream(device.index()));
+#endif
+  }
+
+  void waitVersion(int u, int64_t version, double* waited) {
+    const shm::ControlBlock& cb = seg.control();
+    const uint64_t t0 = nowNs();
+    cb.waitAtLeast(cb.layerVersion(u), static_cast<uint64_t>(version), opts.wait_timeout_s,
+                   ctx.describe(), [&] { return fmt::format("layer_version[unit {}]", u); });
+    *waited += sec(t0, nowNs());
+  }
+
+  // ---- hand-off --------------------------------------------------------------------------
+  void enqueue(HandoffJob job) {
+    {
+      std::unique_lock<std::mutex> lock(mu);
+      if (handoff_error) std::rethrow_exception(handoff_error);
+      queue.push_back(std::move(job));
+      ++in_flight;
+    }
+    cv.notify_all();
+  }
+
+  void waitIdle() {
+    std::unique_lock<std::mutex> lock(mu);
+    cv.wait(lock, [&] { return in_flight == 0 || handoff_error; });
+    if (handoff_error) std::rethrow_exception(handoff_error);
+  }
+
+  void handoffLoop() {
+#ifdef SLIDEDP_WITH_CUDA
+    if (cuda) c10::cuda::set_device(device.index());
+#endif
+    for (;;) {
+      HandoffJob job;
+      {
+        std::unique_lock<std::mutex> lock(mu);
+        cv.wait(lock, [&] { return stopping || !queue.empty(); });
+        if (queue.empty()) return;
+        job = std::move(queue.front());
+        queue.pop_front();
+      }
+      try {
+        runJob(job);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(mu);
+        handoff_error = std::current_exception();
+      }
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        --in_flight;
+        job = HandoffJob();  // drop the gradient before signalling
+      }
+      cv.notify_all();
+    }
+  }
+
+  /// Writes job's gradient into the staging ring, chunk by chunk in plan order, publishing
+  /// each chunk as soon as it is there.
+  void runJob(const HandoffJob& job) {
+    const shm::ControlBlock& cb = seg.control();
+    const int S = spec.num_slots;
+    const size_t es = at::elementSize(sdtype);
+    auto* staging = static_cast<char*>(seg.region(kStagingRegion));
+    const auto* g = static_cast<const char*>(job.grad.data_ptr());
+    const int64_t g0 = job.offset, g1 = job.offset + job.grad.numel();
+    const bool gpu_route = opts.reduction == ReductionRoute::kGpu;
+#ifdef SLIDEDP_WITH_CUDA
+    if (cuda) job.ready->block(*d2h_stream);
+#endif
+    for (int64_t i : unit_chunks[job.unit]) {
+      const Chunk& c = plan.chunks[i];
+      const int64_t k = plan.sequence(job.step, i);
+      const int slot = static_cast<int>(k % S);
+      const uint64_t use = static_cast<uint64_t>(k / S);
+      cb.waitAtLeast(cb.chunkConsumed(slot, ctx.local_rank), use, opts.wait_timeout_s,
+                     ctx.describe(), [&] {
+                       return fmt::format("chunk_consumed[slot {}][local rank {}] (step {}, unit {})",
+                                          slot, ctx.local_rank, job.step, c.unit);
+                     });
+      // CPU route: the whole chunk into this worker's sub-slot. GPU route: the part of the
+      // chunk inside this worker's reduced shard, into the slot's single reduced sub-slot.
+      const int64_t a = std::max(c.begin, g0), b = std::min(c.end, g1);
+      char* dst = staging + HostStateLayout::stagingOffset(spec, slot, gpu_route ? 0 : w) * es +
+                  (a - c.begin) * es;
+      if (b > a) {
+        const char* src = g + (a - g0) * es;
+        if (!cuda) std::memcpy(dst, src, (b - a) * es);
+#ifdef SLIDEDP_WITH_CUDA
+        if (cuda) {
+          CUDA_CHECK(cudaMemcpyAsync(dst, src, (b - a) * es, cudaMemcpyDeviceToHost,
+                                     d2h_stream->stream()));
+          CUDA_CHECK(cudaStreamSynchronize(d2h_stream->stream()));
+        }
+#endif
+      }
+      cb.chunkReady(slot, ctx.local_rank).store(use + 1);  // release: publishes dst
+    }
+  }
+
+  /// Sends unit u's gradient (fp32 [numel] on the device, summed over micro-batches) on its
+  /// reduction route.
+  void handOff(int64_t step, int u, at::Tensor grad_fp32) {
+    const int64_t n = layout.units[u].numel;
+    HandoffJob job;
+    job.step = step;
+    job.unit = u;
+    if (opts.reduction == ReductionRoute::kGpu && G > 1) {
+      const int64_t shard = ChunkPlan::shardNumel(n, G);
+      at::Tensor padded = at::zeros({G * shard}, grad_fp32.options());
+      padded.narrow(0, 0, n).copy_(grad_fp32);
+      at::Tensor mine = at::empty({shard}, grad_fp32.options());
+      if (!cuda)
+        MPI_CHECK(MPI_Reduce_scatter_block(padded.data_ptr(), mine.data_ptr(), static_cast<int>(shard),
+                                           MPI_FLOAT, MPI_SUM, ctx.workers));
+#ifdef SLIDEDP_WITH_CUDA
+      if (cuda) {
+        auto stream = c10::cuda::getCurrentCUDAStream(device.index());
+        NCCL_CHECK(ncclReduceScatter(padded.data_ptr(), mine.data_ptr(), shard, ncclFloat, ncclSum,
+                                     nccl_reduction->get(), stream.stream()));
+      }
+#endif
+      const auto [sb, se] = ChunkPlan::shard(n, G, w);
+      job.grad = mine.narrow(0, 0, se - sb).to(sdtype).contiguous();
+      job.offset = sb;
+    } else {
+      job.grad = grad_fp32.to(sdtype).contiguous();
+      job.offset = 0;
+    }
+#ifdef SLIDEDP_WITH_CUDA
+    if (cuda) {
+      job.ready = std::make_shared<at::cuda::CUDAEvent>();
+      job.ready->record(c10::cuda::getCurrentCUDAStream(device.index()));
+    }
+#endif
+    enqueue(std::move(job));
+  }
+
+  // ---- one step --------------------------------------------------------------------------
+  WorkerStepStats step(int64_t s, const LocalBatch& batch) {
+    WorkerStepStats st;
+    c10::InferenceMode no_inference(false);
+    at::NoGradGuard no_grad;
+    const int L = static_cast<int>(config.numLayers);
+    const int head = layout.headUnit();
+    const int K = opts.window_slots;
+    if (batch.rows < 1) throwUserError("worker {} has no rows in step {}", ctx.describe(), s);
+    config.checkSequenceLength(batch.T);
+    for (int64_t id : batch.input_ids)
+      if (id < 0 || id >= config.vocabSize)
+        throwUserError("token id {} is outside the vocabulary [0, {}) of the model.\nHINT: the "
+                       "data was tokenised with another tokenizer", id, config.vocabSize);
+
+    // Global token count, agreed before backward: the loss is sum / global count.
+    for (int64_t l : batch.labels) st.local_tokens += l != model::kIgnoreIndex;
+    MPI_CHECK(MPI_Allreduce(&st.local_tokens, &st.global_tokens, 1, MPI_INT64_T, MPI_SUM, ctx.workers));
+    if (st.global_tokens == 0)
+      throwUserError("step {}: the global batch has no unmasked target token (all labels are -100)", s);
+    const double grad_scale = 1.0 / static_cast<double>(st.global_tokens);
+
+    // Micro-batches on the device.
+    const int64_t mb_rows = opts.micro_batch_rows > 0 ? opts.micro_batch_rows : batch.rows;
+    struct Micro {
+      at::Tensor ids, labels, pos;
+      model::AttentionContext attn;
+      at::Tensor h;  // running hidden state / gradient
+    };
+    std::vector<Micro> mbs;
+    const auto i64 = at::TensorOptions().dtype(at::kLong);
+    for (int64_t r0 = 0; r0 < batch.rows; r0 += mb_rows) {
+      const int64_t r = std::min(mb_rows, batch.rows - r0);
+      Micro m;
+      m.ids = at::from_blob(const_cast<int64_t*>(batch.input_ids.data()) + r0 * batch.T, {r, batch.T}, i64).to(device);
+      m.labels = at::from_blob(const_cast<int64_t*>(batch.labels.data()) + r0 * batch.T, {r, batch.T}, i64).to(device);
+      if (!batch.position_ids.empty())
+        m.pos = at::from_blob(const_cast<int64_t*>(batch.position_ids.data()) + r0 * batch.T, {r, batch.T}, i64).to(device);
+      m.attn = model::makeAttentionContext(config, r, batch.T, m.pos, cdtype, device);
+      mbs.push_back(std::move(m));
+    }
+
+    // ---- forward: units 0..L, each through every micro-batch ------------------------------
+    uint64_t t0 = nowNs();
+    std::vector<std::vector<at::Tensor>> acts(L + 1);  // acts[u][mb]: input of decoder unit u
+    int slot = 0;
+    waitVersion(0, s - 1, &st.delivery_wait_s);
+    at::Tensor cur = deliver(0, slot);
+    for (int u = 0; u <= L; ++u) {
+      const int next_slot = (slot + 1) % K;
+      at::Tensor next;
+      const int next_unit = u < L ? u + 1 : head;
+      waitVersion(next_unit, s - 1, &st.delivery_wait_s);
+      next = deliver(next_unit, next_slot);  // prefetch overlaps this unit's compute
+      use(slot);
+      for (auto& m : mbs) {
+        if (u == 0) {
+          m.h = model::embeddingForward(config, cur, m.ids);
+        } else {
+          acts[u].push_back(m.h);
+          m.h = model::decoderLayerForward(config, layout.units[u], cur, m.h, m.attn);
+        }
+      }
+      release(slot);
+      slot = next_slot;
+      cur = next;
+    }
+    st.forward_s = sec(t0, nowNs());
+
+    // ---- head: forward + backward of final norm, LM head and chunked cross-entropy --------
+    t0 = nowNs();
+    at::Tensor head_flat = cur;
+    const int head_slot = slot;
+    at::Tensor embed_flat;
+    int embed_slot = -1;
+    if (config.tieWordEmbeddings) {
+      embed_slot = (slot + 1) % K;
+      embed_flat = deliver(0, embed_slot);  // version s-1: unit 0 is updated last
+      use(embed_slot);
+    }
+    use(head_slot);
+    const auto f32 = at::TensorOptions().dtype(at::kFloat).device(device);
+    at::Tensor g_head = at::zeros({layout.units[head].numel}, f32);
+    at::Tensor g_embed = at::zeros({layout.units[0].numel}, f32);
+    for (auto& m : mbs) {
+      model::HeadResult r = model::headForwardBackward(config, layout.units[head], head_flat, embed_flat,
+                                                       m.h, m.labels, opts.loss_chunk_tokens, grad_scale);
+      st.loss_sum += r.lossSum;
+      g_head.add_(r.gradHeadFlat.to(at::kFloat));
+      if (r.gradEmbedFlat.defined()) g_embed.add_(r.gradEmbedFlat.to(at::kFloat));
+      m.h = r.gradHidden;
+    }
+    release(head_slot);
+    if (embed_slot >= 0) release(embed_slot);
+    handOff(s, head, g_head);
+    st.head_s = sec(t0, nowNs());
+
+    // ---- backward: decoder units L..1, recomputed from their saved inputs -----------------
+    t0 = nowNs();
+    slot = (slot + 2) % K;
+    cur = deliver(L, slot);
+    for (int u = L; u >= 1; --u) {
+      const int next_slot = (slot + 1) % K;
+      at::Tensor next;
+      if (u > 1) next = deliver(u - 1, next_slot);
+      use(slot);
+      UnitBackwardSpan span{u, nowNs(), 0};
+      at::Tensor g = at::zeros({layout.units[u].numel}, f32);
+      for (size_t i = 0; i < mbs.size(); ++i) {
+        model::UnitGrads r = model::decoderLayerBackward(config, layout.units[u], cur, acts[u][i],
+                                                         mbs[i].h, mbs[i].attn);
+        mbs[i].h = r.gradInput;
+        g.add_(r.gradFlat.to(at::kFloat));
+      }
+      acts[u].clear();
+      release(slot);
+      handOff(s, u, g);
+      span.end_ns = nowNs();
+      st.backward.push_back(span);
+      slot = next_slot;
+      cur = next;
+    }
+    // ---- embedding: its gradient (plus the tied LM head's share) goes last ----------------
+    UnitBackwardSpan span{0, nowNs(), 0};
+    for (auto& m : mbs) model::embeddingBackward(config, m.ids, m.h, g_embed);
+    handOff(s, 0, g_embed);
+    span.end_ns = nowNs();
+    st.backward.push_back(span);
+    st.backward_s = sec(t0, nowNs());
+    const uint64_t t1 = nowNs();
+    waitIdle();
+    st.handoff_wait_s = sec(t1, nowNs());
+    return st;
+  }
+};
+
+Worker::Worker(const RankContext& ctx, const shm::Segment& seg, const HostStateSpec& spec,
+               const HostStateLayout& state, const model::ModelConfig& config,
+               const model::ParamLayout& layout, const ChunkPlan& plan, const TrainOptions& opts)
+    : impl_(std::make_unique<Impl>(ctx, seg, spec, state, config, layout, plan, opts)) {}
+
+Worker::~Worker() = default;
+
+WorkerStepStats Worker::step(int64_t step, const LocalBatch& batch) { return impl_->step(step, batch); }
+
+}  // namespace slidedp

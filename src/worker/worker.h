@@ -1,0 +1,80 @@
+// A worker (node-local rank 1..G): streams the model's units through a window of K slots,
+// runs forward/backward with LibTorch (CPU tensors in a CPU run, one GPU in a CUDA run) and
+// hands gradients to the leader chunk by chunk (design.md, "One training step", steps 1-3).
+//
+// Per step: the local rows' token count is summed over workers first (the loss is normalised
+// by the GLOBAL count, agreed before backward). Forward: for each unit, wait until its version
+// says the leader's previous update is visible, deliver it (replicated: the whole unit from the
+// segment; sharded: 1/G, then all-gather between workers), run every micro-batch through it
+// and keep the unit's input (layer-boundary activation). Head: final norm + LM head + chunked
+// cross-entropy, forward and backward at once. Backward: units in reverse, delivered again,
+// recomputed from the saved input, their gradient (summed over micro-batches) handed off: CPU
+// route = the whole gradient into this worker's staging slots; GPU route = reduce-scatter
+// between workers, then this worker's reduced shard. Hand-offs run on a separate thread (and
+// copy stream on CUDA) so the next unit's backward overlaps them.
+//
+// Threading / rank contract: every worker of a node calls step() with the same step number,
+// from one thread; collectives between workers (MPI or NCCL) are issued from that thread in
+// the same order on every worker.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "model/config.h"
+#include "model/param_layout.h"
+#include "runtime/chunk_plan.h"
+#include "runtime/host_state_layout.h"
+#include "runtime/rank_context.h"
+#include "runtime/train_options.h"
+#include "shm/segment.h"
+
+namespace slidedp {
+
+/// A worker's rows of one global batch: row-major [rows, T] token ids and next-token labels
+/// (-100 = ignored), int64.
+struct LocalBatch {
+  int64_t rows = 0;
+  int64_t T = 0;
+  std::vector<int64_t> input_ids;
+  std::vector<int64_t> labels;
+  std::vector<int64_t> position_ids;  // optional [rows, T]; resets mark packed documents
+};
+
+/// Wall-clock spans of one unit's backward on this worker (CLOCK_MONOTONIC ns).
+struct UnitBackwardSpan {
+  int unit = 0;
+  uint64_t begin_ns = 0;
+  uint64_t end_ns = 0;
+};
+
+struct WorkerStepStats {
+  double loss_sum = 0;        // this worker's sum of token losses
+  int64_t local_tokens = 0;   // this worker's unmasked targets
+  int64_t global_tokens = 0;  // all workers'
+  double forward_s = 0, head_s = 0, backward_s = 0, handoff_wait_s = 0, delivery_wait_s = 0;
+  std::vector<UnitBackwardSpan> backward;
+};
+
+class Worker {
+ public:
+  Worker(const RankContext& ctx, const shm::Segment& seg, const HostStateSpec& spec,
+         const HostStateLayout& state, const model::ModelConfig& config,
+         const model::ParamLayout& layout, const ChunkPlan& plan, const TrainOptions& opts);
+  ~Worker();
+  Worker(const Worker&) = delete;
+  Worker& operator=(const Worker&) = delete;
+
+  /// One training step (1-based) on this worker's rows. Throws UserError for a batch that
+  /// does not fit the model (token id >= V, T beyond the model), TimeoutError /
+  /// JobAbortedError from the waits.
+  WorkerStepStats step(int64_t step, const LocalBatch& batch);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace slidedp
