@@ -1,5 +1,6 @@
 #include "shm/segment.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -9,7 +10,6 @@
 #include <boost/interprocess/exceptions.hpp>
 #include <chrono>
 #include <cstring>
-#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -65,14 +65,21 @@ bool Segment::removeByName(const std::string& name) {
 }
 
 std::vector<StaleSegment> Segment::removeStaleSegments() {
+  // POSIX directory calls, not std::filesystem: LibTorch's libraries export their own
+  // std::filesystem symbols, which replace libstdc++'s in binaries that link both.
   std::vector<StaleSegment> removed;
-  std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(kShmDir, ec)) {
-    const std::string name = entry.path().filename().string();
-    if (name.rfind(kSegmentPrefix, 0) != 0) continue;
+  std::vector<std::string> names;
+  if (DIR* dir = opendir(kShmDir)) {
+    while (dirent* e = readdir(dir))
+      if (std::strncmp(e->d_name, kSegmentPrefix, std::strlen(kSegmentPrefix)) == 0)
+        names.emplace_back(e->d_name);
+    closedir(dir);
+  }
+  for (const std::string& name : names) {
+    const std::string path = std::string(kShmDir) + "/" + name;
     struct stat st {};
-    if (::stat(entry.path().c_str(), &st) != 0 || st.st_uid != getuid()) continue;
-    int fd = ::open(entry.path().c_str(), O_RDONLY);
+    if (::stat(path.c_str(), &st) != 0 || st.st_uid != getuid()) continue;
+    int fd = ::open(path.c_str(), O_RDONLY);
     if (fd < 0) continue;
     SegmentHeader h{};
     const ssize_t got = ::pread(fd, &h, offsetof(SegmentHeader, owner_host), 0);

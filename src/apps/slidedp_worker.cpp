@@ -19,6 +19,9 @@
 #include "common/errors.h"            // defines: UserError, MPI_CHECK
 #include "common/log.h"               // defines: setLogIdentity, SLIDEDP_LOG_*
 #include "runtime/host_state_layout.h"  // defines: ModelShape, HostStateLayout (regions)
+#ifdef SLIDEDP_WITH_TRAINING
+#include "apps/train_job.h"           // defines: TrainJobOptions, runTrainJob (the training job)
+#endif
 #include "runtime/job_guard.h"        // defines: JobGuard (watchdog, signals, failJob)
 #include "runtime/rank_context.h"     // defines: RankContext, makeRankContext, topologyTable,
                                       //   noteLaunchEnvironment
@@ -40,7 +43,7 @@ struct Options {
   std::string shm_name;
   ModelShape shape;  // embedded default: the stories260K shape
   int ring_slots = 4;
-  uint64_t chunk_numel = 1 << 16;
+  uint64_t chunk_numel = 1 << 22;
   std::string grad_dtype = "f32";
   int handoff_rounds = 64;
   double wait_timeout_s = 60;
@@ -52,6 +55,16 @@ struct Options {
   std::string fail_message = "injected failure (--fail-rank)";
   uint64_t extra_state_bytes = 0;
   std::string pid_file;
+#ifdef SLIDEDP_WITH_TRAINING
+  TrainJobOptions train;
+#endif
+  bool training() const {
+#ifdef SLIDEDP_WITH_TRAINING
+    return !train.model.empty() || !train.model_config.empty();
+#else
+    return false;
+#endif
+  }
 };
 
 int worldRankFromEnv() {
@@ -134,6 +147,9 @@ void addOptions(CLI::App& app, Options& o) {
   t->add_option("--fail-message", o.fail_message, "Message of the injected failure");
   t->add_option("--extra-state-bytes", o.extra_state_bytes, "Bytes added to the segment (oversize tests)");
   t->add_option("--pid-file", o.pid_file, "Append '<world rank> <pid>' to this file at start-up");
+#ifdef SLIDEDP_WITH_TRAINING
+  addTrainOptions(app, o.train);
+#endif
 }
 
 int runJob(const Options& o, RankContext& ctx, shm::Segment& seg, JobGuard& guard) {
@@ -163,6 +179,18 @@ int runJob(const Options& o, RankContext& ctx, shm::Segment& seg, JobGuard& guar
   SLIDEDP_LOG_INFO("{} node(s), {} worker(s) on {} device(s)\n{}", ctx.num_nodes,
                    ctx.num_workers, deviceName(device), topo);
 
+#ifdef SLIDEDP_WITH_TRAINING
+  if (o.training()) {
+    TrainJobOptions t = o.train;
+    if (t.shm_name.empty()) t.shm_name = o.shm_name;
+    t.train.wait_timeout_s = o.wait_timeout_s;
+    t.heartbeat_timeout_s = o.heartbeat_timeout_s;
+    t.train.chunk_numel = static_cast<int64_t>(o.chunk_numel);
+    t.train.ring_slots = o.ring_slots;
+    t.train.bf16_staging = o.grad_dtype == "bf16";
+    return runTrainJob(ctx, t);
+  }
+#endif
   // ---- the node's segment --------------------------------------------------------------
   const uint64_t job_id = makeJobId(ctx.world);
   HostStateSpec spec;

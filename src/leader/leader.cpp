@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <functional>
 
 #include "common/errors.h"
 #include "model/hf_checkpoint.h"
@@ -71,6 +72,46 @@ void Leader::loadCheckpoint(const std::string& dir, const model::ModelConfig& co
     const int64_t n = layout_.units[u].numel;
 #pragma omp parallel for schedule(static) num_threads(engine_.teamFor(n))
     for (int64_t i = 0; i < n; ++i) b[i] = optim::floatToBf16(m[i]);
+  }
+}
+
+namespace {
+// splitmix64 (Steele, Lea, Flood 2014): a counter-based stream, one value per element.
+inline uint64_t splitmix64(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+// Standard normal from two 53-bit uniforms (Box-Muller).
+inline float normalAt(uint64_t seed, uint64_t i) {
+  const uint64_t a = splitmix64(seed ^ (2 * i)), b = splitmix64(seed ^ (2 * i + 1));
+  const double u1 = ((a >> 11) + 1.0) * (1.0 / 9007199254740993.0);  // (0, 1]
+  const double u2 = (b >> 11) * (1.0 / 9007199254740992.0);
+  return static_cast<float>(std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2));
+}
+}  // namespace
+
+void Leader::initRandom(const model::ModelConfig& config, uint64_t seed) {
+  const double std_dev = config.raw.value("initializer_range", 0.02);
+  for (int u = 0; u < layout_.numUnits(); ++u) {
+    const auto& unit = layout_.units[u];
+    optim::ChunkState st{master(u), expAvg(u), expAvgSq(u), bf16Copy(u), unit.numel};
+    engine_.firstTouch(st);
+    float* m = master(u);
+    uint16_t* b = bf16Copy(u);
+    for (const auto& p : unit.params) {
+      const bool is_norm = p.name.find("norm.weight") != std::string::npos;
+      const bool is_bias = p.name.size() >= 5 && p.name.compare(p.name.size() - 5, 5, ".bias") == 0;
+      const uint64_t pseed = splitmix64(seed ^ std::hash<std::string>{}(p.name));
+      float* dst = m + p.offset;
+#pragma omp parallel for schedule(static) num_threads(engine_.teamFor(p.numel))
+      for (int64_t i = 0; i < p.numel; ++i)
+        dst[i] = is_norm ? 1.0f : is_bias ? 0.0f
+                                          : static_cast<float>(std_dev) * normalAt(pseed, i);
+    }
+#pragma omp parallel for schedule(static) num_threads(engine_.teamFor(unit.numel))
+    for (int64_t i = 0; i < unit.numel; ++i) b[i] = optim::floatToBf16(m[i]);
   }
 }
 

@@ -60,6 +60,18 @@ class Leader {
   /// thread partition. Throws UserError on a bad checkpoint.
   void loadCheckpoint(const std::string& dir, const model::ModelConfig& config);
 
+  /// Random initialisation as transformers' _init_weights does for Llama-family models:
+  /// linear and embedding weights ~ Normal(0, initializer_range from the config, default
+  /// 0.02), RMSNorm weights 1, biases 0; m = v = 0; the bf16 copy written. Deterministic in
+  /// `seed` and independent of the thread count (a counter-based generator per element).
+  void initRandom(const model::ModelConfig& config, uint64_t seed);
+
+  /// Switches routes between steps (all ranks switch together, see Trainer::setRoutes).
+  void setRoutes(DeliveryRoute d, ReductionRoute r) {
+    opts_.delivery = d;
+    opts_.reduction = r;
+  }
+
   /// Runs optimizer step `step` (1-based) as the workers' gradients arrive; returns when every
   /// unit's new version is published. Throws TimeoutError / JobAbortedError from the waits.
   LeaderStepStats step(int64_t step);

@@ -33,7 +33,7 @@ LocalBatch rowsForWorker(const GlobalBatch& batch, int G, int w) {
 }
 
 Trainer::Trainer(const RankContext& ctx, const std::string& model_dir, const TrainOptions& opts,
-                 const std::string& shm_name)
+                 const std::string& shm_name, bool random_init, uint64_t seed)
     : ctx_(ctx), opts_(opts), model_dir_(model_dir) {
   std::string problem;
   try {
@@ -75,7 +75,10 @@ Trainer::Trainer(const RankContext& ctx, const std::string& model_dir, const Tra
     try {
       seg_ = shm::Segment::create(name, job, state_.layout, dims);
       leader_ = std::make_unique<Leader>(ctx, seg_, spec_, state_, layout_, plan_, opts_);
-      leader_->loadCheckpoint(model_dir, config_);
+      if (random_init)
+        leader_->initRandom(config_, seed);
+      else
+        leader_->loadCheckpoint(model_dir, config_);
     } catch (const UserError& e) {
       problem = fmt::format("leader of node {}: {}", ctx.node_id, e.what());
     }
@@ -110,15 +113,26 @@ void Trainer::exportHf(const std::string& dir, bool bf16) const {
                        bf16 ? formats::DType::BF16 : formats::DType::F32, 5ull << 30, model_dir_);
 }
 
+void Trainer::setRoutes(DeliveryRoute d, ReductionRoute r) {
+  opts_.delivery = d;
+  opts_.reduction = r;
+  if (leader_) leader_->setRoutes(d, r);
+  if (worker_) worker_->setRoutes(d, r);
+  MPI_CHECK(MPI_Barrier(ctx_.world));
+}
+
 StepRecord Trainer::step(int64_t step, BatchSource& data) {
   const auto t0 = std::chrono::steady_clock::now();
   StepRecord rec;
   rec.step = step;
   double mine[3] = {0, 0, 0};  // loss sum (workers), grad norm (leader), tokens (worker 0)
+  double times[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};  // maxima over ranks
   if (leader_) {
     const LeaderStepStats ls = leader_->step(step);
     mine[1] = ls.grad_norm;
     rec.lr = ls.lr;
+    times[7] = ls.wait_s;
+    times[8] = ls.reduce_update_s;
     for (const auto& u : ls.units) {
       rec.leader_unit_update_ns.push_back(static_cast<double>(u.begin_ns));
       rec.leader_unit_update_ns.push_back(static_cast<double>(u.end_ns));
@@ -129,14 +143,27 @@ StepRecord Trainer::step(int64_t step, BatchSource& data) {
     const WorkerStepStats ws = worker_->step(step, lb);
     mine[0] = ws.loss_sum;
     if (ctx_.worker_rank == 0) mine[2] = static_cast<double>(ws.global_tokens);
+    const double w[7] = {ws.compute_forward_s, ws.compute_head_s, ws.compute_backward_s, ws.h2d_s,
+                         ws.d2h_s, ws.delivery_wait_s, ws.handoff_wait_s};
+    std::copy(w, w + 7, times);
     for (const auto& b : ws.backward) {
       rec.worker_backward_ns.push_back(b.unit);
       rec.worker_backward_ns.push_back(static_cast<double>(b.begin_ns));
       rec.worker_backward_ns.push_back(static_cast<double>(b.end_ns));
     }
   }
-  double all[3];
+  double all[3], tmax[9];
   MPI_CHECK(MPI_Allreduce(mine, all, 3, MPI_DOUBLE, MPI_SUM, ctx_.world));
+  MPI_CHECK(MPI_Allreduce(times, tmax, 9, MPI_DOUBLE, MPI_MAX, ctx_.world));
+  rec.fwd_s = tmax[0];
+  rec.head_s = tmax[1];
+  rec.bwd_s = tmax[2];
+  rec.h2d_s = tmax[3];
+  rec.d2h_s = tmax[4];
+  rec.version_wait_s = tmax[5];
+  rec.handoff_wait_s = tmax[6];
+  rec.leader_wait_s = tmax[7];
+  rec.leader_update_s = tmax[8];
   rec.tokens = static_cast<int64_t>(all[2]);
   rec.loss = all[0] / all[2];
   rec.grad_norm = all[1];

@@ -52,6 +52,14 @@ struct StepRecord {
   double lr = 0;
   int64_t tokens = 0;        // global unmasked target tokens
   double seconds = 0;        // wall time of the step on this rank
+  // Per-resource busy and wait times of the step, seconds (max over the workers):
+  double fwd_s = 0, head_s = 0, bwd_s = 0;  // compute
+  double h2d_s = 0;             // deliveries (H2D + all-gather)
+  double d2h_s = 0;             // gradient hand-offs (D2H into staging)
+  double version_wait_s = 0;    // workers waiting for the leader's updates
+  double handoff_wait_s = 0;    // workers waiting for their last hand-offs at the step's end
+  double leader_wait_s = 0;     // leader waiting for gradient chunks
+  double leader_update_s = 0;   // leader's fused reduce + AdamW passes
   std::vector<double> leader_unit_update_ns;  // leader: [unit]*2 begin,end (monotonic ns)
   std::vector<double> worker_backward_ns;     // workers: [unit, begin, end]*
 };
@@ -62,9 +70,17 @@ class Trainer {
   /// node's segment (removing stale ones) and reads the checkpoint into it; workers map it.
   /// `shm_name` "" picks a unique name. Throws AgreedError for configuration errors every rank
   /// sees, UserError for others.
+  /// `model_dir`: a Hugging Face directory (config.json + weights), or with `random_init` a
+  /// config.json (or a directory holding one) whose weights are initialised from `seed`.
   Trainer(const RankContext& ctx, const std::string& model_dir, const TrainOptions& opts,
-          const std::string& shm_name = "");
+          const std::string& shm_name = "", bool random_init = false, uint64_t seed = 0);
   ~Trainer();
+
+  /// Switches the delivery and reduction routes for the following steps (the state layout
+  /// does not change). Collective: every rank calls it between the same two steps.
+  void setRoutes(DeliveryRoute d, ReductionRoute r);
+  const TrainOptions& options() const { return opts_; }
+  int numWorkers() const { return spec_.num_workers; }
 
   /// One step (1-based, consecutive). Collective.
   StepRecord step(int64_t step, BatchSource& data);

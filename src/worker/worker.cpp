@@ -12,6 +12,7 @@
 #include <condition_variable>
 #include <cstring>
 #include <deque>
+#include <functional>
 #include <exception>
 #include <mutex>
 #include <thread>
@@ -76,11 +77,23 @@ struct Worker::Impl {
   bool stopping = false;
   std::exception_ptr handoff_error;
   std::thread handoff_thread;
+  double d2h_busy_s = 0;     // summed by the hand-off thread (guarded by mu)
+  double cpu_delivery_s = 0; // CPU workers: delivery wall time
 
 #ifdef SLIDEDP_WITH_CUDA
   std::optional<c10::cuda::CUDAStream> copy_stream, d2h_stream;
   std::vector<std::shared_ptr<at::cuda::CUDAEvent>> slot_ready, slot_free;
+  // Timing events of the current step: (begin, end) pairs on the copy stream, and the
+  // phase boundaries on the compute stream.
+  std::vector<std::pair<std::shared_ptr<at::cuda::CUDAEvent>, std::shared_ptr<at::cuda::CUDAEvent>>>
+      delivery_events;
+  std::shared_ptr<at::cuda::CUDAEvent> timedEvent() {
+    return std::make_shared<at::cuda::CUDAEvent>(cudaEventDefault);
+  }
   std::unique_ptr<cuda::NcclCommunicator> nccl_delivery, nccl_reduction;
+  // The host regions this worker DMAs from/to, page-locked for the GPU (cudaHostRegister):
+  // the delivery source (bf16 copy or FP32 master) and the gradient staging ring.
+  std::vector<cuda::HostRegistration> registrations;
 #endif
 
   Impl(const RankContext& c, const shm::Segment& s, const HostStateSpec& sp,
@@ -108,6 +121,10 @@ struct Worker::Impl {
       c10::cuda::set_device(static_cast<c10::DeviceIndex>(ctx.gpu));
       copy_stream = c10::cuda::getStreamFromPool(false, device.index());
       d2h_stream = c10::cuda::getStreamFromPool(false, device.index());
+      for (const char* name : {cdtype == at::kFloat ? kMasterRegion : kComputeCopyRegion, kStagingRegion}) {
+        const shm::Region& r = seg.layout().at(name);
+        registrations.emplace_back(seg.region(name), (r.bytes() + 4095) / 4096 * 4096);
+      }
       nccl_delivery = std::make_unique<cuda::NcclCommunicator>(ctx.workers);
       nccl_reduction = std::make_unique<cuda::NcclCommunicator>(ctx.workers);
       for (int k = 0; k < opts.window_slots; ++k) {
@@ -150,15 +167,19 @@ struct Worker::Impl {
     const auto [sb, se] = ChunkPlan::shard(n, G, w);
     const int64_t off = sharded ? w * shard : 0, b = sharded ? sb : 0, len = sharded ? se - sb : n;
     if (!cuda) {
+      const uint64_t t0 = nowNs();
       std::memcpy(dbase + off * es, src + b * es, len * es);
       if (sharded)
         MPI_CHECK(MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, dbase, static_cast<int>(shard * es),
                                 MPI_BYTE, ctx.workers));
+      cpu_delivery_s += sec(t0, nowNs());
     }
 #ifdef SLIDEDP_WITH_CUDA
     if (cuda) {
       c10::cuda::CUDAStreamGuard guard(*copy_stream);
       slot_free[slot]->block(*copy_stream);  // the slot's previous compute is done
+      delivery_events.emplace_back(timedEvent(), timedEvent());
+      delivery_events.back().first->record(*copy_stream);
       if (len > 0)
         CUDA_CHECK(cudaMemcpyAsync(dbase + off * es, src + b * es, len * es,
                                    cudaMemcpyHostToDevice, copy_stream->stream()));
@@ -167,6 +188,7 @@ struct Worker::Impl {
                                  cdtype == at::kFloat ? ncclFloat : ncclBfloat16,
                                  nccl_delivery->get(), copy_stream->stream()));
       slot_ready[slot]->record(*copy_stream);
+      delivery_events.back().second->record(*copy_stream);
     }
 #endif
     return dst.narrow(0, 0, n);
@@ -268,6 +290,7 @@ struct Worker::Impl {
                   (a - c.begin) * es;
       if (b > a) {
         const char* src = g + (a - g0) * es;
+        const uint64_t t0 = nowNs();
         if (!cuda) std::memcpy(dst, src, (b - a) * es);
 #ifdef SLIDEDP_WITH_CUDA
         if (cuda) {
@@ -276,6 +299,8 @@ struct Worker::Impl {
           CUDA_CHECK(cudaStreamSynchronize(d2h_stream->stream()));
         }
 #endif
+        std::lock_guard<std::mutex> lock(mu);
+        d2h_busy_s += sec(t0, nowNs());
       }
       cb.chunkReady(slot, ctx.local_rank).store(use + 1);  // release: publishes dst
     }
@@ -361,8 +386,26 @@ struct Worker::Impl {
       mbs.push_back(std::move(m));
     }
 
+    // Phase boundaries on the compute stream (CUDA) for busy times.
+    cpu_delivery_s = 0;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      d2h_busy_s = 0;
+    }
+#ifdef SLIDEDP_WITH_CUDA
+    delivery_events.clear();
+    std::shared_ptr<at::cuda::CUDAEvent> ev[4];
+    auto mark = [&](int i) {
+      if (!cuda) return;
+      ev[i] = timedEvent();
+      ev[i]->record(c10::cuda::getCurrentCUDAStream(device.index()));
+    };
+#else
+    auto mark = [&](int) {};
+#endif
     // ---- forward: units 0..L, each through every micro-batch ------------------------------
     uint64_t t0 = nowNs();
+    mark(0);
     std::vector<std::vector<at::Tensor>> acts(L + 1);  // acts[u][mb]: input of decoder unit u
     int slot = 0;
     waitVersion(0, s - 1, &st.delivery_wait_s);
@@ -387,6 +430,7 @@ struct Worker::Impl {
       cur = next;
     }
     st.forward_s = sec(t0, nowNs());
+    mark(1);
 
     // ---- head: forward + backward of final norm, LM head and chunked cross-entropy --------
     t0 = nowNs();
@@ -415,6 +459,7 @@ struct Worker::Impl {
     if (embed_slot >= 0) release(embed_slot);
     handOff(s, head, g_head);
     st.head_s = sec(t0, nowNs());
+    mark(2);
 
     // ---- backward: decoder units L..1, recomputed from their saved inputs -----------------
     t0 = nowNs();
@@ -448,9 +493,31 @@ struct Worker::Impl {
     span.end_ns = nowNs();
     st.backward.push_back(span);
     st.backward_s = sec(t0, nowNs());
+    mark(3);
     const uint64_t t1 = nowNs();
     waitIdle();
     st.handoff_wait_s = sec(t1, nowNs());
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      st.d2h_s = d2h_busy_s;
+    }
+    st.compute_forward_s = st.forward_s;
+    st.compute_head_s = st.head_s;
+    st.compute_backward_s = st.backward_s;
+    st.h2d_s = cpu_delivery_s;
+#ifdef SLIDEDP_WITH_CUDA
+    if (cuda) {
+      ev[3]->synchronize();
+      st.compute_forward_s = ev[0]->elapsed_time(*ev[1]) * 1e-3;
+      st.compute_head_s = ev[1]->elapsed_time(*ev[2]) * 1e-3;
+      st.compute_backward_s = ev[2]->elapsed_time(*ev[3]) * 1e-3;
+      st.h2d_s = 0;
+      for (auto& [b, e] : delivery_events) {
+        e->synchronize();
+        st.h2d_s += b->elapsed_time(*e) * 1e-3;
+      }
+    }
+#endif
     return st;
   }
 };
@@ -463,5 +530,11 @@ Worker::Worker(const RankContext& ctx, const shm::Segment& seg, const HostStateS
 Worker::~Worker() = default;
 
 WorkerStepStats Worker::step(int64_t step, const LocalBatch& batch) { return impl_->step(step, batch); }
+
+void Worker::setRoutes(DeliveryRoute d, ReductionRoute r) {
+  impl_->waitIdle();
+  impl_->opts.delivery = d;
+  impl_->opts.reduction = r;
+}
 
 }  // namespace slidedp

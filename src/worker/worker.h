@@ -54,7 +54,14 @@ struct WorkerStepStats {
   double loss_sum = 0;        // this worker's sum of token losses
   int64_t local_tokens = 0;   // this worker's unmasked targets
   int64_t global_tokens = 0;  // all workers'
-  double forward_s = 0, head_s = 0, backward_s = 0, handoff_wait_s = 0, delivery_wait_s = 0;
+  // Host wall time of the phases (CPU workers: the compute itself; CUDA: issue time).
+  double forward_s = 0, head_s = 0, backward_s = 0;
+  double delivery_wait_s = 0;  // waiting for layer versions (the leader's updates)
+  double handoff_wait_s = 0;   // at the step's end, for the last hand-offs
+  // Busy time per resource (CUDA: from events on each stream; CPU: host wall time).
+  double compute_forward_s = 0, compute_head_s = 0, compute_backward_s = 0;
+  double h2d_s = 0;            // deliveries (H2D copies + all-gathers), summed
+  double d2h_s = 0;            // gradient hand-offs (D2H copies into staging), summed
   std::vector<UnitBackwardSpan> backward;
 };
 
@@ -71,6 +78,9 @@ class Worker {
   /// does not fit the model (token id >= V, T beyond the model), TimeoutError /
   /// JobAbortedError from the waits.
   WorkerStepStats step(int64_t step, const LocalBatch& batch);
+
+  /// Switches routes between steps (every worker together, see Trainer::setRoutes).
+  void setRoutes(DeliveryRoute d, ReductionRoute r);
 
  private:
   struct Impl;

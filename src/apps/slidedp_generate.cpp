@@ -1,0 +1,146 @@
+// slidedp_generate: text from a Hugging Face model directory (e.g. one slidedp exported), to
+// check a fine-tuned model by eye. Single process, no MPI.
+// Design decision: it runs the same unit-by-unit LibTorch code as training (model/decoder.h),
+// recomputing the whole prefix per token (no KV cache), so what it prints is what the trained
+// weights compute, at the price of speed.
+#include <sentencepiece_processor.h>  // defines: SentencePieceProcessor (tokenizer.model)
+#include <torch/cuda.h>               // defines: torch::cuda::is_available
+
+#include <CLI/CLI.hpp>  // defines: the command line
+#include <cstdio>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "common/errors.h"        // defines: UserError
+#include "formats/fs_util.h"      // defines: joinPath, isRegularFile (no std::filesystem)
+#include "model/decoder.h"        // defines: generate, unitTensors
+#include "model/hf_checkpoint.h"  // defines: loadHostModel
+
+using namespace slidedp;
+
+namespace {
+
+std::vector<int64_t> parseIds(const std::string& s) {
+  std::vector<int64_t> ids;
+  std::stringstream ss(s);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    if (item.empty()) continue;
+    try {
+      ids.push_back(std::stoll(item));
+    } catch (const std::exception&) {
+      throwUserError("--prompt-ids: '{}' is not an integer (expected e.g. 1,450,37)", item);
+    }
+  }
+  return ids;
+}
+
+int run(int argc, char** argv) {
+  CLI::App app{"slidedp_generate: greedy or sampled text from a Hugging Face model directory"};
+  std::string modelDir, prompt, promptIds, device = "cpu", dtype = "fp32";
+  int64_t maxNewTokens = 40;
+  double temperature = 0.0, topP = 1.0;
+  uint64_t seed = 0;
+  bool noBos = false, printIds = false, ignoreEos = false;
+  app.add_option("--model", modelDir,
+                 "model directory: config.json, *.safetensors, "
+                 "tokenizer.model")
+      ->required();
+  app.add_option("--prompt", prompt, "prompt text (encoded with tokenizer.model; BOS prepended)");
+  app.add_option("--prompt-ids", promptIds,
+                 "prompt as comma-separated token ids instead of text (no BOS added)");
+  app.add_option("--max-new-tokens", maxNewTokens, "tokens to generate")->capture_default_str();
+  app.add_option("--temperature", temperature, "0 = greedy (argmax); > 0 = sampling")
+      ->capture_default_str();
+  app.add_option("--top-p", topP, "nucleus sampling threshold (1 = off)")->capture_default_str();
+  app.add_option("--seed", seed, "sampling seed")->capture_default_str();
+  app.add_option("--device", device, "cpu or cuda")
+      ->check(CLI::IsMember({"cpu", "cuda"}))
+      ->capture_default_str();
+  app.add_option("--dtype", dtype, "compute dtype: fp32 or bf16")
+      ->check(CLI::IsMember({"fp32", "bf16"}))
+      ->capture_default_str();
+  app.add_flag("--no-bos", noBos, "do not prepend BOS to a text prompt");
+  app.add_flag("--ignore-eos", ignoreEos, "keep generating after an EOS token");
+  app.add_flag("--print-ids", printIds, "also print the generated token ids");
+  CLI11_PARSE(app, argc, argv);
+
+  if (device == "cuda" && !torch::cuda::is_available())
+    throwUserError("--device cuda: no CUDA device is available\nHINT: use --device cpu");
+  auto m = model::loadHostModel(modelDir, /*checkDType=*/false);
+  std::fprintf(stderr,
+               "slidedp_generate: model %s (%s, L=%ld, C=%ld, V=%ld), device %s, dtype %s, "
+               "max_new_tokens %ld, temperature %g, top_p %g, seed %lu\n",
+               modelDir.c_str(), model::familyName(m.config.family),
+               static_cast<long>(m.config.numLayers), static_cast<long>(m.config.hiddenSize),
+               static_cast<long>(m.config.vocabSize), device.c_str(), dtype.c_str(),
+               static_cast<long>(maxNewTokens), temperature, topP,
+               static_cast<unsigned long>(seed));
+
+  sentencepiece::SentencePieceProcessor sp;
+  const std::string spPath = formats::joinPath(modelDir, "tokenizer.model");
+  const bool haveSp = formats::isRegularFile(spPath) && sp.Load(spPath).ok();
+  std::vector<int64_t> ids;
+  if (!promptIds.empty()) {
+    ids = parseIds(promptIds);
+  } else {
+    if (!haveSp && !prompt.empty())
+      throwUserError(
+          "{}: no SentencePiece tokenizer.model, cannot encode --prompt\nHINT: pass "
+          "the prompt as --prompt-ids",
+          modelDir);
+    if (!noBos) {
+      if (!m.config.bosTokenId)
+        throwUserError(
+            "{}: config.json has no bos_token_id\nHINT: pass --prompt-ids or "
+            "--no-bos with a prompt",
+            modelDir);
+      ids.push_back(*m.config.bosTokenId);
+    }
+    if (!prompt.empty()) {
+      std::vector<int> pieces;
+      if (!sp.Encode(prompt, &pieces).ok()) throwUserError("cannot encode the prompt");
+      ids.insert(ids.end(), pieces.begin(), pieces.end());
+    }
+  }
+  if (ids.empty()) throwUserError("empty prompt\nHINT: drop --no-bos or pass --prompt");
+
+  auto units = model::unitTensors(m, dtype == "bf16" ? at::kBFloat16 : at::kFloat,
+                                  at::Device(device == "cuda" ? at::kCUDA : at::kCPU));
+  model::GenerateOptions o;
+  o.maxNewTokens = maxNewTokens;
+  o.temperature = temperature;
+  o.topP = topP;
+  o.seed = seed;
+  o.stopAtEos = !ignoreEos;
+  auto out = model::generate(m.config, m.layout, units, ids, o);
+
+  if (haveSp) {
+    std::vector<int> all(ids.begin(), ids.end());
+    all.insert(all.end(), out.begin(), out.end());
+    std::string text;
+    if (!sp.Decode(all, &text).ok()) throwUserError("cannot decode the generated tokens");
+    std::printf("%s\n", text.c_str());
+  }
+  if (printIds || !haveSp) {
+    for (size_t i = 0; i < out.size(); ++i)
+      std::printf(i ? ",%ld" : "%ld", static_cast<long>(out[i]));
+    std::printf("\n");
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const UserError& e) {
+    std::fprintf(stderr, "slidedp_generate: error: %s\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "slidedp_generate: internal error: %s\n", e.what());
+    return 1;
+  }
+}

@@ -1,0 +1,45 @@
+// The training job of slidedp_worker: its options (declared once, with defaults and units,
+// for --help), the data sources, the per-step log line and metrics, and route sweeps for
+// benchmarks. Collective: every rank runs runTrainJob with the same options.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
+#include <string>
+
+#include "runtime/rank_context.h"
+#include "runtime/train_options.h"
+
+namespace slidedp {
+
+struct TrainJobOptions {
+  std::string model;         // HF directory (config.json + safetensors)
+  std::string model_config;  // or: a config.json to initialise randomly
+  uint64_t seed = 1234;
+  std::string data = "synthetic";  // synthetic | reference:FILE.safetensors
+  int64_t batch_size = 8;          // global rows per step
+  int64_t seq_len = 256;           // T
+  int64_t steps = 10;
+  std::string route_sweep;         // "replicated/cpu,sharded/gpu,..." (steps each)
+  int64_t warmup_steps = 1;        // steps excluded from the summary (per route)
+  std::string export_dir;          // write a HF directory at the end
+  bool export_bf16 = true;
+  std::string metrics;             // JSONL, one object per step
+  std::string shm_name;
+  std::string delivery = "replicated";
+  std::string reduction = "cpu";
+  std::string schedule = "constant";
+  std::string precision = "auto";  // auto | bf16 | fp32
+  double heartbeat_timeout_s = 30;
+  TrainOptions train;
+};
+
+/// Declares every training option on `app` (group "Training").
+void addTrainOptions(CLI::App& app, TrainJobOptions& o);
+
+/// Runs the job; returns the process exit status (0). Throws on errors (AgreedError for
+/// configuration errors every rank sees).
+int runTrainJob(const RankContext& ctx, TrainJobOptions o);
+
+}  // namespace slidedp

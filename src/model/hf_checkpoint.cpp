@@ -1,0 +1,114 @@
+// HF model directories <-> unit buffers (see hf_checkpoint.h).
+#include "model/hf_checkpoint.h"
+
+#include <cstring>
+
+#include "common/errors.h"
+#include "formats/fs_util.h"
+
+namespace slidedp::model {
+
+bool dtypeFromConfigString(const std::string& s, formats::DType* out) {
+  if (s == "float32")
+    *out = formats::DType::F32;
+  else if (s == "bfloat16")
+    *out = formats::DType::BF16;
+  else if (s == "float16")
+    *out = formats::DType::F16;
+  else
+    return false;
+  return true;
+}
+
+void validateCheckpoint(const formats::CheckpointReader& ckpt, const ModelConfig& config,
+                        const ParamLayout& layout, bool checkDType) {
+  formats::DType dt;
+  const formats::DType* dtp =
+      checkDType && dtypeFromConfigString(config.dtype, &dt) ? &dt : nullptr;
+  formats::checkTensors(ckpt, layout.expectedTensors(), dtp, [&](const std::string& n) {
+    return isIgnorableCheckpointTensor(config, n);
+  });
+}
+
+void loadUnit(const formats::CheckpointReader& ckpt, const UnitLayout& unit, float* buf) {
+  int64_t cursor = 0;
+  for (const auto& p : unit.params) {
+    std::memset(buf + cursor, 0, sizeof(float) * (p.offset - cursor));
+    ckpt.readFloat32(p.name, buf + p.offset);
+    cursor = p.offset + p.numel;
+  }
+  std::memset(buf + cursor, 0, sizeof(float) * (unit.numel - cursor));
+}
+
+void loadUnits(const formats::CheckpointReader& ckpt, const ModelConfig& config,
+               const ParamLayout& layout, const std::vector<float*>& unitBuffers,
+               bool checkDType) {
+  SLIDEDP_ASSERT(unitBuffers.size() == layout.units.size(), "{} buffers for {} units",
+                 unitBuffers.size(), layout.units.size());
+  validateCheckpoint(ckpt, config, layout, checkDType);
+  for (const auto& u : layout.units) loadUnit(ckpt, u, unitBuffers[u.index]);
+}
+
+HostModel loadHostModel(const std::string& dir, bool checkDType) {
+  HostModel m;
+  m.dir = dir;
+  m.config = ModelConfig::load(dir);
+  m.layout = ParamLayout::build(m.config);
+  auto ckpt = formats::CheckpointReader::open(dir);
+  std::vector<float*> ptrs;
+  for (const auto& u : m.layout.units) {
+    m.units.emplace_back(static_cast<size_t>(u.numel));
+    ptrs.push_back(m.units.back().data());
+  }
+  loadUnits(ckpt, m.config, m.layout, ptrs, checkDType);
+  return m;
+}
+
+const std::vector<std::string>& tokenizerFileNames() {
+  static const std::vector<std::string> kNames = {"tokenizer.model",
+                                                  "tokenizer.json",
+                                                  "tokenizer_config.json",
+                                                  "special_tokens_map.json",
+                                                  "added_tokens.json",
+                                                  "vocab.json",
+                                                  "merges.txt",
+                                                  "generation_config.json",
+                                                  "chat_template.jinja"};
+  return kNames;
+}
+
+void exportHfModel(const std::string& outDir, const ModelConfig& config, const ParamLayout& layout,
+                   const std::vector<const float*>& unitBuffers, formats::DType dtype,
+                   uint64_t maxShardBytes, const std::string& tokenizerSrcDir) {
+  SLIDEDP_ASSERT(unitBuffers.size() == layout.units.size(), "{} buffers for {} units",
+                 unitBuffers.size(), layout.units.size());
+  if (!formats::isFloating(dtype))
+    throwUserError("export dtype must be F32, BF16 or F16, not {}", formats::dtypeName(dtype));
+  std::vector<formats::TensorToWrite> tensors;
+  for (const auto& u : layout.units)
+    for (const auto& p : u.params)
+      tensors.push_back(
+          {p.name, dtype, p.shape, unitBuffers[u.index] + p.offset, formats::DType::F32});
+  formats::writeCheckpoint(outDir, tensors, maxShardBytes);
+  nlohmann::json raw = config.raw;
+  const char* dtypeString = dtype == formats::DType::F32    ? "float32"
+                            : dtype == formats::DType::BF16 ? "bfloat16"
+                                                            : "float16";
+  bool named = false;
+  for (const char* key : {"dtype", "torch_dtype"}) {
+    if (raw.contains(key)) {
+      raw[key] = dtypeString;
+      named = true;
+    }
+  }
+  if (!named) raw["torch_dtype"] = dtypeString;
+  formats::writeFileAtomic(formats::joinPath(outDir, "config.json"), raw.dump(2) + "\n");
+  if (tokenizerSrcDir.empty()) return;
+  for (const auto& name : tokenizerFileNames()) {
+    const std::string src = formats::joinPath(tokenizerSrcDir, name);
+    if (!formats::isRegularFile(src)) continue;
+    formats::writeFileAtomic(formats::joinPath(outDir, name), formats::readFileBytes(src));
+  }
+}
+
+}  // namespace slidedp::model

@@ -1,0 +1,297 @@
+// bench_adamw: throughput of the fused host AdamW pass (optim::Engine) beside the machine's
+// memory bandwidth measured in the same run with a STREAM-like triad on the same threads.
+//
+// Design decision: bandwidth is counted as bytes the pass must move per parameter, the same way
+// for both: triad 12 B (read b, c; write a), AdamW G x (2|4) B of gradient + master 4 r/w +
+// m 4 r/w + v 4 r/w + bf16 copy 2 w = G x (2|4) + 26 B (write-allocate reads not counted, as
+// STREAM does). "% triad" is the fused pass's effective GB/s over the triad's GB/s.
+//
+// Usage: bench_adamw [--n PARAMS] [--threads T] [--reps R] [--isa auto|scalar|avx2|avx512|
+//                     avx512bf16] [--slots 1,2,4] [--dtypes f32,bf16]
+// Prints one "RESULT ..." line per measurement (parsed by bench_adamw.sh).
+#include <omp.h>
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "optim/adamw.h"
+#include "optim/bf16.h"
+
+using namespace slidedp::optim;
+
+namespace {
+
+struct Options {
+  int64_t n = int64_t{256} << 20;
+  int threads = 0;
+  int reps = 9;
+  std::string isa = "auto";
+  std::vector<int> slots = {1, 2, 4};
+  std::vector<std::string> dtypes = {"f32", "bf16"};
+  bool stream = false;
+  int64_t prefetch = -1;
+};
+
+void usage() {
+  std::printf(
+      "bench_adamw: fused AdamW pass throughput vs a STREAM-like triad\n"
+      "  --n PARAMS       parameters per pass (default 268435456 = 256M; accepts K/M/G suffix)\n"
+      "  --threads T      OpenMP threads for both (default omp_get_max_threads())\n"
+      "  --reps R         timed repetitions, the median is reported (default 9)\n"
+      "  --isa NAME       auto|scalar|avx2|avx512|avx512bf16 (default auto)\n"
+      "  --slots LIST     gradient slot counts G (default 1,2,4)\n"
+      "  --dtypes LIST    gradient dtypes (default f32,bf16)\n"
+      "  --stream         non-temporal stores for the bf16 copy (EngineOptions::streamCopy)\n"
+      "  --prefetch E     software prefetch distance in elements, 0 = off (default -1: the\n"
+      "                   engine default, kDefaultPrefetchElems = 1024)\n");
+}
+
+int64_t parseCount(const std::string& s) {
+  char* end = nullptr;
+  double v = std::strtod(s.c_str(), &end);
+  if (*end == 'K' || *end == 'k') v *= 1 << 10;
+  if (*end == 'M' || *end == 'm') v *= 1 << 20;
+  if (*end == 'G' || *end == 'g') v *= 1 << 30;
+  return static_cast<int64_t>(v);
+}
+
+template <typename T>
+std::vector<T> splitList(const std::string& s) {
+  std::vector<T> out;
+  std::stringstream ss(s);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    if constexpr (std::is_same_v<T, int>) {
+      out.push_back(std::atoi(item.c_str()));
+    } else {
+      out.push_back(item);
+    }
+  }
+  return out;
+}
+
+Options parseArgs(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto next = [&]() -> std::string {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "bench_adamw: %s needs a value\n", a.c_str());
+        std::exit(2);
+      }
+      return argv[++i];
+    };
+    if (a == "--n")
+      o.n = parseCount(next());
+    else if (a == "--threads")
+      o.threads = std::atoi(next().c_str());
+    else if (a == "--reps")
+      o.reps = std::max(1, std::atoi(next().c_str()));
+    else if (a == "--isa")
+      o.isa = next();
+    else if (a == "--slots")
+      o.slots = splitList<int>(next());
+    else if (a == "--dtypes")
+      o.dtypes = splitList<std::string>(next());
+    else if (a == "--stream")
+      o.stream = true;
+    else if (a == "--prefetch")
+      o.prefetch = parseCount(next());
+    else if (a == "--help" || a == "-h") {
+      usage();
+      std::exit(0);
+    } else {
+      std::fprintf(stderr, "bench_adamw: unknown flag %s\n", a.c_str());
+      usage();
+      std::exit(2);
+    }
+  }
+  return o;
+}
+
+// Page-aligned buffer (2 MiB, transparent huge pages where the kernel allows), untouched:
+// the caller first-touches it with the benchmark's partition.
+struct Buffer {
+  void* p = nullptr;
+  size_t bytes = 0;
+  explicit Buffer(size_t b) : bytes(b) {
+    const size_t align = size_t{2} << 20;
+    p = std::aligned_alloc(align, (b + align - 1) / align * align);
+    if (!p) {
+      std::fprintf(stderr, "bench_adamw: cannot allocate %zu bytes\n", b);
+      std::exit(1);
+    }
+    madvise(p, (b + align - 1) / align * align, MADV_HUGEPAGE);
+  }
+  ~Buffer() { std::free(p); }
+  template <typename T>
+  T* as() {
+    return static_cast<T*>(p);
+  }
+};
+
+template <typename F>
+void parallelRanges(int64_t n, int threads, F&& f) {
+#pragma omp parallel num_threads(threads)
+  {
+    int64_t b, e;
+    partitionRange(n, omp_get_num_threads(), omp_get_thread_num(), &b, &e);
+    if (e > b) f(b, e);
+  }
+}
+
+// The triad kernel on one thread's range: restrict so the compiler vectorises it, cloned per
+// ISA (GCC target_clones, resolved at load time) so it is not held to baseline SSE2.
+__attribute__((noinline, target_clones("avx512f", "avx2", "default"))) void triadRange(
+    float* __restrict a, const float* __restrict b, const float* __restrict c, float s, int64_t lo,
+    int64_t hi) {
+  for (int64_t i = lo; i < hi; ++i) a[i] = b[i] + s * c[i];
+}
+
+template <typename F>
+double medianSeconds(int reps, F&& f) {
+  f();  // warm-up
+  std::vector<double> t;
+  for (int r = 0; r < reps; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    f();
+    t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Options o = parseArgs(argc, argv);
+  const int threads = o.threads > 0 ? o.threads : omp_get_max_threads();
+  const int64_t n = o.n;
+  EngineOptions eo;
+  eo.threads = threads;
+  eo.isa = parseIsa(o.isa);
+  eo.streamCopy = o.stream;
+  eo.prefetchElems = o.prefetch;
+  const Engine engine(eo);
+  std::printf("bench_adamw: n=%lld params, threads=%d, isa=%s, stream_copy=%d, reps=%d (median)\n",
+              static_cast<long long>(n), threads, isaName(engine.isa()), engine.streamCopy(),
+              o.reps);
+
+  // ---- triad a = b + s * c on the same threads and partition, before and after ----
+  double triadGBs = 0.0;
+  auto triad = [&](const char* when) {
+    Buffer a(n * 4), b(n * 4), c(n * 4);
+    float *pa = a.as<float>(), *pb = b.as<float>(), *pc = c.as<float>();
+    parallelRanges(n, threads, [&](int64_t lo, int64_t hi) {
+      for (int64_t i = lo; i < hi; ++i) {
+        pa[i] = 0.0f;
+        pb[i] = 1.0f;
+        pc[i] = 2.0f;
+      }
+    });
+    const float s = 0.5f;
+    const double t = medianSeconds(o.reps, [&] {
+      parallelRanges(n, threads,
+                     [&](int64_t lo, int64_t hi) { triadRange(pa, pb, pc, s, lo, hi); });
+    });
+    const double gbs = 12.0 * n / t / 1e9;
+    triadGBs = std::max(triadGBs, gbs);
+    std::printf("RESULT kind=triad when=%s n=%lld threads=%d seconds=%.6f GBs=%.2f\n", when,
+                static_cast<long long>(n), threads, t, gbs);
+  };
+  triad("before");
+
+  // ---- host state: first-touched with the engine's partition ----
+  Buffer master(n * 4), m(n * 4), v(n * 4), copy(n * 2);
+  const ChunkState st{master.as<float>(), m.as<float>(), v.as<float>(), copy.as<uint16_t>(), n};
+  engine.firstTouch(st);
+  parallelRanges(n, threads, [&](int64_t lo, int64_t hi) {
+    std::mt19937 rng(static_cast<uint32_t>(lo));
+    std::normal_distribution<float> w(0.0f, 0.02f);
+    for (int64_t i = lo; i < hi; ++i) st.master[i] = w(rng);
+  });
+
+  struct Row {
+    const char* pass;
+    std::string dtype;
+    int slots;
+    double seconds, bytes;
+  };
+  std::vector<Row> results;
+  int maxSlots = 1;
+  for (int g : o.slots) maxSlots = std::max(maxSlots, g);
+  for (const std::string& dt : o.dtypes) {
+    const DType dtype = dt == "bf16" ? DType::kBF16 : DType::kF32;
+    const size_t gsize = dtype == DType::kBF16 ? 2 : 4;
+    std::vector<std::unique_ptr<Buffer>> grads;
+    std::vector<const void*> ptrs;
+    for (int r = 0; r < maxSlots; ++r) {
+      grads.push_back(std::make_unique<Buffer>(n * gsize));
+      void* p = grads.back()->p;
+      parallelRanges(n, threads, [&](int64_t lo, int64_t hi) {
+        std::mt19937 rng(static_cast<uint32_t>(lo * 31 + r));
+        std::normal_distribution<float> d(0.0f, 1e-3f);
+        for (int64_t i = lo; i < hi; ++i) {
+          const float x = d(rng);
+          if (dtype == DType::kBF16)
+            static_cast<uint16_t*>(p)[i] = floatToBf16(x);
+          else
+            static_cast<float*>(p)[i] = x;
+        }
+      });
+      ptrs.push_back(p);
+    }
+    for (int g : o.slots) {
+      const GradView view{ptrs.data(), g, dtype};
+      int64_t step = 0;
+      const double tu = medianSeconds(o.reps, [&] {
+        ++step;
+        const AdamWHyper h{1e-3, 0.9, 0.95, 1e-8, 0.1, step};
+        engine.update(st, view, makeStepConstants(h, 1.0f / 4096.0f));
+      });
+      const double tn = medianSeconds(o.reps, [&] {
+        volatile double s = engine.gradSquaredNorm(view, n, 1.0f / 4096.0f);
+        (void)s;
+      });
+      const double tc = medianSeconds(o.reps, [&] {
+        ++step;
+        const AdamWHyper h{1e-3, 0.9, 0.95, 1e-8, 0.1, step};
+        volatile double s = engine.updateWithNorm(st, view, makeStepConstants(h, 1.0f / 4096.0f));
+        (void)s;
+      });
+      const double bytesUpdate = static_cast<double>(g * gsize + 26) * n;
+      const double bytesNorm = static_cast<double>(g * gsize) * n;
+      auto line = [&](const char* pass, double t, double bytes) {
+        results.push_back(Row{pass, dt, g, t, bytes});
+        std::printf("  measured pass=%s grad=%s G=%d: %.3f Gparam/s\n", pass, dt.c_str(), g,
+                    n / t / 1e9);
+      };
+      line("update", tu, bytesUpdate);
+      line("norm", tn, bytesNorm);
+      line("update+norm", tc, bytesUpdate);
+      std::fflush(stdout);
+    }
+  }
+  triad("after");
+  // % of triad against the better of the two triad runs (conservative on a noisy machine).
+  for (const Row& r : results) {
+    const double gbs = r.bytes / r.seconds / 1e9;
+    std::printf(
+        "RESULT kind=adamw pass=%s grad=%s G=%d n=%lld threads=%d isa=%s stream=%d prefetch=%lld "
+        "seconds=%.6f "
+        "Gparams=%.3f GBs=%.2f pct_triad=%.1f\n",
+        r.pass, r.dtype.c_str(), r.slots, static_cast<long long>(n), threads, isaName(engine.isa()),
+        engine.streamCopy(), static_cast<long long>(engine.prefetchElems()), r.seconds,
+        n / r.seconds / 1e9, gbs, 100.0 * gbs / triadGBs);
+  }
+  return 0;
+}
