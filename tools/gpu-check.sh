@@ -44,7 +44,7 @@ if has bench; then
   step "bench: Qwen3-8B shape, seq 4096, 4 route combinations"
   SLIDEDP_WORKER=$B/bin/slidedp_worker timeout ${SLIDEDP_BENCH_TIMEOUT:-300} launcher/slidedp-run -- \
     --model-config tools/configs/qwen3-8b.json --seq-len 4096 --batch-size ${SLIDEDP_BENCH_BATCH:-16} \
-    --steps ${SLIDEDP_BENCH_STEPS:-3} --warmup-steps 1 --chunk-numel 4194304 \
+    --steps ${SLIDEDP_BENCH_STEPS:-3} --warmup-steps 1 --lr 1e-5 --chunk-numel 4194304 \
     --route-sweep ${SLIDEDP_BENCH_ROUTES:-replicated/cpu,sharded/cpu,replicated/gpu,sharded/gpu} \
     --metrics "$OUT/bench-qwen3-8b.jsonl" > "$OUT/bench-qwen3-8b.log" 2>&1 || rc=1
   grep -E "model |step |summary|^route|^(replicated|sharded)|error|Error" "$OUT/bench-qwen3-8b.log" | tail -30

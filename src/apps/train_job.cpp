@@ -106,6 +106,9 @@ void addTrainOptions(CLI::App& app, TrainJobOptions& o) {
       ->check(CLI::IsMember({"auto", "bf16", "fp32"}))->capture_default_str();
   g->add_option("--window", o.train.window_slots, "GPU layer window depth K (>= 2)")->capture_default_str();
   g->add_option("--micro-batch-rows", o.train.micro_batch_rows, "Rows per micro-batch (0: all of a worker's rows)")->capture_default_str();
+  g->add_flag("--offload-activations", o.train.offload_activations,
+              "Keep layer-boundary activations in pinned host memory (GPU workers), prefetched "
+              "back one unit ahead in backward");
   g->add_option("--loss-chunk-tokens", o.train.loss_chunk_tokens, "Tokens per LM-head/cross-entropy chunk")->capture_default_str();
   g->add_option("--lr", o.train.lr, "Peak learning rate")->capture_default_str();
   g->add_option("--beta1", o.train.beta1, "AdamW beta1")->capture_default_str();

@@ -24,6 +24,7 @@
 #ifdef SLIDEDP_WITH_CUDA
 #include <ATen/cuda/CUDAContext.h>
 #include <ATen/cuda/CUDAEvent.h>
+#include <c10/cuda/CUDACachingAllocator.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
 #include <cuda_runtime_api.h>
@@ -81,7 +82,7 @@ struct Worker::Impl {
   double cpu_delivery_s = 0; // CPU workers: delivery wall time
 
 #ifdef SLIDEDP_WITH_CUDA
-  std::optional<c10::cuda::CUDAStream> copy_stream, d2h_stream;
+  std::optional<c10::cuda::CUDAStream> copy_stream, d2h_stream, offload_stream;
   std::vector<std::shared_ptr<at::cuda::CUDAEvent>> slot_ready, slot_free;
   // Timing events of the current step: (begin, end) pairs on the copy stream, and the
   // phase boundaries on the compute stream.
@@ -109,7 +110,7 @@ struct Worker::Impl {
       throwUserError("window_slots (K) must be >= 2 so the next delivery overlaps compute; got {}",
                      opts.window_slots);
     if (opts.offload_activations && !cuda)
-      throwUserError("offload_activations applies to GPU workers only (CPU workers keep "
+      throwUserError("--offload-activations applies to GPU workers only (CPU workers keep "
                      "activations in host memory already)");
     unit_chunks.resize(layout.numUnits());
     for (int64_t i = 0; i < plan.chunksPerStep(); ++i) unit_chunks[plan.chunks[i].unit].push_back(i);
@@ -121,6 +122,7 @@ struct Worker::Impl {
       c10::cuda::set_device(static_cast<c10::DeviceIndex>(ctx.gpu));
       copy_stream = c10::cuda::getStreamFromPool(false, device.index());
       d2h_stream = c10::cuda::getStreamFromPool(false, device.index());
+      offload_stream = c10::cuda::getStreamFromPool(false, device.index());
       for (const char* name : {cdtype == at::kFloat ? kMasterRegion : kComputeCopyRegion, kStagingRegion}) {
         const shm::Region& r = seg.layout().at(name);
         registrations.emplace_back(seg.region(name), (r.bytes() + 4095) / 4096 * 4096);
@@ -213,6 +215,58 @@ struct Worker::Impl {
     cb.waitAtLeast(cb.layerVersion(u), static_cast<uint64_t>(version), opts.wait_timeout_s,
                    ctx.describe(), [&] { return fmt::format("layer_version[unit {}]", u); });
     *waited += sec(t0, nowNs());
+  }
+
+  // ---- layer-boundary activations (CUDA: optionally offloaded to pinned host memory) ------
+  /// Keeps `x` (an activation on the device) for backward: as is, or (offload) as a pinned
+  /// host copy made on the offload stream once the compute stream has produced it.
+  at::Tensor keepActivation(const at::Tensor& x) {
+#ifdef SLIDEDP_WITH_CUDA
+    if (cuda && opts.offload_activations) {
+      auto compute = c10::cuda::getCurrentCUDAStream(device.index());
+      at::cuda::CUDAEvent produced;
+      produced.record(compute);
+      produced.block(*offload_stream);
+      at::Tensor host = at::empty(x.sizes(), x.options().device(at::kCPU).pinned_memory(true));
+      {
+        c10::cuda::CUDAStreamGuard guard(*offload_stream);
+        host.copy_(x, /*non_blocking=*/true);
+      }
+      // x may be freed by the caller; the allocator must not reuse it before the copy ends.
+      c10::cuda::CUDACachingAllocator::recordStream(x.storage().data_ptr(), *offload_stream);
+      return host;
+    }
+#endif
+    return x;
+  }
+
+  /// Starts bringing unit u's kept activations back to the device (offload only); returns
+  /// the device tensors, usable on the compute stream after awaitActivations().
+  std::vector<at::Tensor> prefetchActivations(const std::vector<at::Tensor>& kept,
+                                              std::shared_ptr<void>* ready) {
+#ifdef SLIDEDP_WITH_CUDA
+    if (cuda && opts.offload_activations) {
+      std::vector<at::Tensor> dev;
+      c10::cuda::CUDAStreamGuard guard(*offload_stream);
+      for (const auto& h : kept) dev.push_back(h.to(device, /*non_blocking=*/true));
+      auto ev = std::make_shared<at::cuda::CUDAEvent>();
+      ev->record(*offload_stream);
+      *ready = ev;
+      return dev;
+    }
+#endif
+    return kept;
+  }
+
+  void awaitActivations(const std::shared_ptr<void>& ready, const std::vector<at::Tensor>& dev) {
+#ifdef SLIDEDP_WITH_CUDA
+    if (ready) {
+      auto compute = c10::cuda::getCurrentCUDAStream(device.index());
+      static_cast<at::cuda::CUDAEvent*>(ready.get())->block(compute);
+      for (const auto& t : dev)  // allocated on the offload stream, used on the compute stream
+        c10::cuda::CUDACachingAllocator::recordStream(t.storage().data_ptr(), compute);
+    }
+#endif
   }
 
   // ---- hand-off --------------------------------------------------------------------------
@@ -421,7 +475,7 @@ struct Worker::Impl {
         if (u == 0) {
           m.h = model::embeddingForward(config, cur, m.ids);
         } else {
-          acts[u].push_back(m.h);
+          acts[u].push_back(keepActivation(m.h));
           m.h = model::decoderLayerForward(config, layout.units[u], cur, m.h, m.attn);
         }
       }
@@ -465,20 +519,30 @@ struct Worker::Impl {
     t0 = nowNs();
     slot = (slot + 2) % K;
     cur = deliver(L, slot);
+    std::shared_ptr<void> act_ready, next_act_ready;
+    std::vector<at::Tensor> act_dev = prefetchActivations(acts[L], &act_ready), next_act_dev;
     for (int u = L; u >= 1; --u) {
       const int next_slot = (slot + 1) % K;
       at::Tensor next;
-      if (u > 1) next = deliver(u - 1, next_slot);
+      if (u > 1) {
+        next = deliver(u - 1, next_slot);
+        next_act_dev = prefetchActivations(acts[u - 1], &next_act_ready);
+      }
       use(slot);
+      awaitActivations(act_ready, act_dev);
       UnitBackwardSpan span{u, nowNs(), 0};
       at::Tensor g = at::zeros({layout.units[u].numel}, f32);
       for (size_t i = 0; i < mbs.size(); ++i) {
-        model::UnitGrads r = model::decoderLayerBackward(config, layout.units[u], cur, acts[u][i],
+        model::UnitGrads r = model::decoderLayerBackward(config, layout.units[u], cur, act_dev[i],
                                                          mbs[i].h, mbs[i].attn);
         mbs[i].h = r.gradInput;
         g.add_(r.gradFlat.to(at::kFloat));
       }
       acts[u].clear();
+      act_dev = std::move(next_act_dev);
+      act_ready = std::move(next_act_ready);
+      next_act_dev.clear();
+      next_act_ready.reset();
       release(slot);
       handOff(s, u, g);
       span.end_ns = nowNs();

@@ -83,7 +83,8 @@ TEST(ReferenceEquivalence, ThreeStepsMatchTheFloat64Reference) {
                param_tol = bf16 ? 2e-2 : 1e-5;
   RankContext ctx = makeRankContext(ropts);
   const bool clip = arg("clip", "0") == "1";
-  const std::string base = sharedDir() + "/reference/stories260K_kjv" + (clip ? "_clip" : "");
+  // --reference=BASE: another reference of the same recipe (BASE.reference.{json,safetensors}).
+  const std::string base = arg("reference", sharedDir() + "/reference/stories260K_kjv" + (clip ? "_clip" : ""));
   const auto ref = formats::SafetensorsFile::open(base + ".reference.safetensors");
   nlohmann::json meta;
   std::ifstream(base + ".reference.json") >> meta;
@@ -102,6 +103,8 @@ TEST(ReferenceEquivalence, ThreeStepsMatchTheFloat64Reference) {
   o.leader_threads = 1;
   o.wait_timeout_s = 60;
   o.bf16_compute = bf16;
+  o.offload_activations = arg("offload", "0") == "1";
+  o.micro_batch_rows = std::atoi(arg("micro-batch-rows", "0").c_str());
   int pid0 = getpid();
   MPI_Bcast(&pid0, 1, MPI_INT, 0, MPI_COMM_WORLD);
   auto trainer = std::make_unique<Trainer>(ctx, sharedDir() + "/models/stories260K", o,

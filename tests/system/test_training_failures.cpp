@@ -1,0 +1,66 @@
+// Failures in the middle of training (slidedp_worker with --model): a worker or the leader
+// killed with SIGKILL mid-step ends every rank within 10 s and leaves no segment; a bad batch
+// (a token id outside the vocabulary) ends every rank with that message.
+#include <gtest/gtest.h>
+
+#include "common/subprocess.h"
+#include "shm/segment.h"
+
+using namespace std::chrono;
+using namespace slidedp::test;
+using slidedp::shm::processAlive;
+using slidedp::shm::Segment;
+
+namespace {
+std::string stories() {
+  const char* env = std::getenv("SLIDEDP_SHARED_DIR");
+  return std::string(env ? env : SLIDEDP_SHARED_DIR) + "/models/stories260K";
+}
+std::vector<std::string> train(int np, std::vector<std::string> extra, std::string seq_len = "64") {
+  std::vector<std::string> a = {SLIDEDP_MPIRUN_BIN, "--oversubscribe", "--bind-to", "none", "-np",
+                                std::to_string(np), SLIDEDP_WORKER_BIN, "--device", "cpu",
+                                "--model", stories(), "--batch-size", "4", "--seq-len", seq_len,
+                                "--chunk-numel", "3000"};
+  a.insert(a.end(), extra.begin(), extra.end());
+  return a;
+}
+bool waitForText(const Proc& p, const std::string& text, double timeout_s) {
+  const auto until = steady_clock::now() + milliseconds(static_cast<int>(timeout_s * 1000));
+  while (steady_clock::now() < until) {
+    if (readFile(p.log).find(text) != std::string::npos) return true;
+    std::this_thread::sleep_for(milliseconds(20));
+  }
+  return false;
+}
+}  // namespace
+
+TEST(TrainingFailures, KillNineMidStepEndsAllRanksWithinTenSeconds) {
+  for (int victim : {2, 0}) {
+    const std::string name = fmt::format("slidedp-systrain-{}-{}", getpid(), victim);
+    const std::string pids_file = "/tmp/" + name + ".pids";
+    std::remove(pids_file.c_str());
+    Proc p = start(train(3, {"--shm-name", name, "--pid-file", pids_file, "--steps", "100000"}));
+    const auto pids = waitForPids(pids_file, 3);
+    ASSERT_EQ(pids.size(), 3u);
+    ASSERT_TRUE(waitForText(p, "step    3 |", 120)) << readFile(p.log);
+    const auto t0 = steady_clock::now();
+    kill(pids[victim], SIGKILL);
+    Result r = wait(p, 60);
+    const double s = duration<double>(steady_clock::now() - t0).count();
+    std::printf("kill -9 of rank %d during training: all ranks gone %.2f s later\n", victim, s);
+    EXPECT_LT(s, 10.0) << r.output;
+    EXPECT_NE(r.exit_code, 0);
+    for (pid_t pid : pids) EXPECT_FALSE(processAlive(pid, 0)) << pid;
+    EXPECT_FALSE(Segment::exists(name)) << r.output;
+    std::remove(pids_file.c_str());
+  }
+}
+
+TEST(TrainingFailures, BadOptionsEndEveryRankWithTheMessage) {
+  Result r = wait(start(train(3, {"--steps", "2"}, "1")));
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("--seq-len >= 2"), std::string::npos) << r.output;
+  Result m = wait(start(train(3, {"--steps", "2", "--model-config", stories()})));
+  EXPECT_EQ(m.exit_code, 2) << m.output;
+  EXPECT_NE(m.output.find("exactly one of --model"), std::string::npos) << m.output;
+}
