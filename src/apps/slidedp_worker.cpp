@@ -309,12 +309,21 @@ int main(int argc, char** argv) {
                "1..G = workers). Start it with mpirun -np 1+G, or launcher/slidedp-run."};
   Options opts;
   addOptions(app, opts);
+  app.set_config("--config", "", "Read options from this TOML/INI file (key = value per option, "
+                 "names as on the command line without --); command-line flags override it");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (worldRankFromEnv() == 0) return app.exit(e);
     return e.get_exit_code();
   }
+  // The resolved configuration (defaults, config file and flags): printed at start by rank 0
+  // and saved with every checkpoint.
+  const std::string resolved = app.config_to_str(/*default_also=*/true, /*write_description=*/false);
+#ifdef SLIDEDP_WITH_TRAINING
+  opts.train.resolved_config = resolved;
+#endif
+  if (worldRankFromEnv() == 0) std::fprintf(stderr, "slidedp: resolved configuration:\n%s", resolved.c_str());
   JobGuard::installSignalHandlers();
   noteLaunchEnvironment();  // before MPI_Init, which sets launcher variables in a singleton
   int provided = 0;

@@ -5,11 +5,13 @@
 #include <fstream>
 #include <memory>
 #include <sstream>
+#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
 #include "common/errors.h"
 #include "common/log.h"
+#include "formats/fs_util.h"
 #include "formats/safetensors.h"
 #include "runtime/job_guard.h"
 #include "train/trainer.h"
@@ -24,6 +26,7 @@ constexpr double kH200PeakBf16Tflops = 989.4;  // dense, per GPU (NVIDIA H200 SX
 class SyntheticBatches : public BatchSource {
  public:
   SyntheticBatches(int64_t B, int64_t T, int64_t V, uint64_t seed) : B_(B), T_(T), V_(V), seed_(seed) {}
+  void setRows(int64_t B) { B_ = B; }
   GlobalBatch batch(int64_t step) override {
     GlobalBatch b;
     b.B = B_;
@@ -121,99 +124,199 @@ void addTrainOptions(CLI::App& app, TrainJobOptions& o) {
   g->add_option("--leader-threads", o.train.leader_threads, "AdamW threads on the leader (0: all)")->capture_default_str();
   g->add_option("--export", o.export_dir, "Write a Hugging Face directory of the trained weights at the end");
   g->add_flag("--export-bf16,!--export-fp32", o.export_bf16, "Dtype of the exported weights")->capture_default_str();
-  g->add_option("--metrics", o.metrics, "Write one JSON object per step to this file (JSONL)");
+  g->add_option("--metrics", o.metrics, "Per-step metrics file: JSONL, or CSV when it ends in .csv");
+  g->add_option("--checkpoint-dir", o.checkpoint_dir, "Write full-state checkpoints (FP32 master weights, "
+                "moments, step, data cursor, configuration) under this directory");
+  g->add_option("--checkpoint-every", o.checkpoint_every, "Checkpoint every N steps (0: only at the end "
+                "and on SIGTERM/SIGUSR1)")->capture_default_str();
+  g->add_option("--keep-checkpoints", o.keep_checkpoints, "Newest step checkpoints kept")->capture_default_str();
+  g->add_option("--resume", o.resume, "Continue from a checkpoint: a step directory, a --checkpoint-dir "
+                "(its latest), or auto (the --checkpoint-dir's latest if there is one)");
 }
 
-/// The steps, the per-step line, metrics, the route summary and the export. Collective.
-void runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trainer, BatchSource& data_ref) {
-  BatchSource* data = &data_ref;
+/// One entry of --route-sweep: "delivery/reduction[+clip][+offload][@B]".
+struct RunVariant {
+  std::string label;
+  TrainOptions opts;
+  int64_t batch_rows = 0;  // 0: --batch-size
+};
+
+std::vector<RunVariant> parseVariants(const TrainJobOptions& o) {
+  std::vector<RunVariant> out;
+  if (o.route_sweep.empty()) {
+    out.push_back({fmt::format("{}/{}", routeName(o.train.delivery), routeName(o.train.reduction)),
+                   o.train, 0});
+    return out;
+  }
+  std::stringstream ss(o.route_sweep);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    RunVariant v{item, o.train, 0};
+    std::string rest = item;
+    if (const auto at = rest.find('@'); at != std::string::npos) {
+      v.batch_rows = std::stoll(rest.substr(at + 1));
+      rest = rest.substr(0, at);
+    }
+    std::vector<std::string> parts;
+    std::stringstream ps(rest);
+    for (std::string p; std::getline(ps, p, '+');) parts.push_back(p);
+    const auto slash = parts.empty() ? std::string::npos : parts[0].find('/');
+    if (slash == std::string::npos)
+      throw AgreedError(fmt::format("--route-sweep item '{}': expected delivery/reduction"
+                                    "[+clip][+offload][@rows]", item));
+    v.opts.delivery = parseDeliveryRoute(parts[0].substr(0, slash));
+    v.opts.reduction = parseReductionRoute(parts[0].substr(slash + 1));
+    v.opts.max_grad_norm = 0;
+    v.opts.offload_activations = false;
+    for (size_t i = 1; i < parts.size(); ++i) {
+      if (parts[i] == "clip")
+        v.opts.max_grad_norm = o.train.max_grad_norm > 0 ? o.train.max_grad_norm : 1.0;
+      else if (parts[i] == "offload")
+        v.opts.offload_activations = true;
+      else
+        throw AgreedError(fmt::format("--route-sweep item '{}': unknown modifier '+{}'", item, parts[i]));
+    }
+    out.push_back(v);
+  }
+  return out;
+}
+
+std::string formatDuration(double s) {
+  if (s < 60) return fmt::format("{:.0f}s", s);
+  if (s < 3600) return fmt::format("{}m{:02d}s", static_cast<int>(s / 60), static_cast<int>(s) % 60);
+  return fmt::format("{}h{:02d}m", static_cast<int>(s / 3600), static_cast<int>(s / 60) % 60);
+}
+
+/// The steps, the per-step line, metrics, checkpoints, the summary. Collective.
+/// Returns the last step run.
+int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trainer, BatchSource& data,
+                 const std::vector<RunVariant>& variants, SyntheticBatches* synthetic) {
   const auto& cfg = trainer.config();
   const int G = trainer.numWorkers();
   const double n_params = static_cast<double>(trainer.layout().parameterCount());
-  SLIDEDP_LOG_INFO("model {} ({}): {:.4g} M parameters, {} layers; {} worker(s) on {}; routes {}/{}; "
-                   "chunk {} elements, ring {} slots, {} compute, {} staging{}",
-                   o.model_config.empty() ? o.model : o.model_config, model::familyName(cfg.family), n_params / 1e6,
-                   cfg.numLayers, G, deviceName(ctx.device), o.delivery, o.reduction,
-                   o.train.chunk_numel, o.train.ring_slots, o.train.bf16_compute ? "bf16" : "fp32",
+  SLIDEDP_LOG_INFO("model {} ({}): {:.4g} M parameters, {} layers; {} worker(s) on {}; chunk {} "
+                   "elements, ring {} slots, {} compute, {} staging{}; steps {}..{}",
+                   o.model_config.empty() ? o.model : o.model_config, model::familyName(cfg.family),
+                   n_params / 1e6, cfg.numLayers, G, deviceName(ctx.device), o.train.chunk_numel,
+                   o.train.ring_slots, o.train.bf16_compute ? "bf16" : "fp32",
                    o.train.bf16_staging ? "bf16" : "fp32",
-                   o.train.max_grad_norm > 0 ? fmt::format(", clip {}", o.train.max_grad_norm) : "");
-
-  std::vector<std::pair<DeliveryRoute, ReductionRoute>> routes;
-  if (o.route_sweep.empty()) {
-    routes.push_back({o.train.delivery, o.train.reduction});
-  } else {
-    std::stringstream ss(o.route_sweep);
-    std::string item;
-    while (std::getline(ss, item, ',')) {
-      const auto slash = item.find('/');
-      if (slash == std::string::npos)
-        throw AgreedError(fmt::format("--route-sweep item '{}': expected delivery/reduction", item));
-      routes.push_back({parseDeliveryRoute(item.substr(0, slash)), parseReductionRoute(item.substr(slash + 1))});
-    }
-  }
+                   o.train.max_grad_norm > 0 ? fmt::format(", clip {}", o.train.max_grad_norm) : "",
+                   trainer.firstStep(), variants.size() > 1 ? o.steps * static_cast<int64_t>(variants.size()) : o.steps);
   std::ofstream metrics;
+  const bool csv = o.metrics.size() > 4 && o.metrics.compare(o.metrics.size() - 4, 4, ".csv") == 0;
   if (ctx.world_rank == 0 && !o.metrics.empty()) {
-    metrics.open(o.metrics);
+    metrics.open(o.metrics, trainer.firstStep() > 1 ? std::ios::app : std::ios::trunc);
     if (!metrics) throw std::runtime_error(fmt::format("cannot write --metrics file {}", o.metrics));
   }
+  const char* kColumns[] = {"step", "variant", "loss", "lr", "grad_norm", "tokens", "step_s",
+                            "tokens_per_s", "tflops_per_gpu", "fwd_s", "head_s", "bwd_s", "h2d_s",
+                            "d2h_s", "version_wait_s", "handoff_wait_s", "leader_wait_s",
+                            "leader_update_s"};
+  if (csv && metrics.is_open() && trainer.firstStep() == 1) {
+    for (size_t i = 0; i < std::size(kColumns); ++i) metrics << (i ? "," : "") << kColumns[i];
+    metrics << "\n";
+  }
+  auto checkpointState = [&](int64_t step) {
+    return nlohmann::json{{"model", o.model.empty() ? o.model_config : o.model},
+                          {"random_init", !o.model_config.empty()},
+                          {"seed", o.seed},
+                          {"data", {{"spec", o.data}, {"cursor", {{"next_step", step + 1}}}}},
+                          {"configuration", o.resolved_config}};
+  };
   struct Summary {
-    std::string route;
+    std::string variant;
     double tokens_per_s, tflops, mfu, step_s, fwd, head, bwd, h2d, d2h, vwait, hwait, lwait, lupd;
   };
   std::vector<Summary> summaries;
-  int64_t step = 0;
-  for (const auto& [d, r] : routes) {
-    trainer.setRoutes(d, r);
+  const bool interactive = ctx.world_rank == 0 && isatty(STDERR_FILENO);
+  int64_t step = trainer.firstStep() - 1;
+  const int64_t last = variants.size() > 1 ? o.steps * static_cast<int64_t>(variants.size()) : o.steps;
+  if (step >= last)
+    SLIDEDP_LOG_WARN("the checkpoint is at step {}, and --steps is {}: nothing to do", step, last);
+  const auto t_start = std::chrono::steady_clock::now();
+  const int64_t first = step + 1;
+  bool stopped = false;
+  for (size_t vi = 0; vi < variants.size() && step < last && !stopped; ++vi) {
+    const RunVariant& v = variants[vi];
+    trainer.setRunOptions(v.opts);
+    if (synthetic) synthetic->setRows(v.batch_rows > 0 ? v.batch_rows : o.batch_size);
     std::vector<StepRecord> recs;
-    for (int64_t i = 0; i < o.steps; ++i) {
-      const StepRecord rec = trainer.step(++step, *data);
-      const int64_t T = data->batch(step).T;  // cheap for both sources
-      const double tokens = static_cast<double>(data->batch(step).B * T);
+    const int64_t end = variants.size() > 1 ? static_cast<int64_t>(vi + 1) * o.steps : last;
+    while (step < end) {
+      const StepRecord rec = trainer.step(++step, data);
+      const double tokens = static_cast<double>(rec.batch_tokens);
       const double flops = 6.0 * n_params * tokens +
-                           12.0 * cfg.numLayers * cfg.numHeads * cfg.headDim * T * tokens;
+                           12.0 * cfg.numLayers * cfg.numHeads * cfg.headDim * rec.T * tokens;
       const double tflops_gpu = flops / rec.seconds / G / 1e12;
       if (ctx.world_rank == 0) {
+        const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+        const double eta = elapsed / static_cast<double>(step - first + 1) * static_cast<double>(last - step);
+        std::string bar;
+        if (interactive) {
+          const int width = 20, done = static_cast<int>(width * step / std::max<int64_t>(last, 1));
+          bar = "[" + std::string(done, '#') + std::string(width - done, '.') + "] ";
+        }
         SLIDEDP_LOG_INFO(
-            "step {:>4} | {}/{} | loss {:.4f} | lr {:.2e} | gnorm {:.3f} | {:.0f} tok/s | {:.1f} "
-            "TFLOPS/GPU{} | {:.3f} s | fwd {:.3f} head {:.3f} bwd {:.3f} h2d {:.3f} d2h {:.3f} "
-            "ver-wait {:.3f} handoff-wait {:.3f} | leader wait {:.3f} update {:.3f}",
-            step, routeName(d), routeName(r), rec.loss, rec.lr, rec.grad_norm, tokens / rec.seconds,
-            tflops_gpu,
+            "{}step {}/{} (ETA {}) | {} | loss {:.4f} | lr {:.2e} | gnorm {:.3f} | {:.0f} tok/s | "
+            "{:.1f} TFLOPS/GPU{} | {:.3f} s | fwd {:.3f} head {:.3f} bwd {:.3f} h2d {:.3f} d2h "
+            "{:.3f} ver-wait {:.3f} handoff-wait {:.3f} | leader wait {:.3f} update {:.3f}",
+            bar, step, last, formatDuration(eta), v.label, rec.loss, rec.lr, rec.grad_norm,
+            tokens / rec.seconds, tflops_gpu,
             ctx.device == DeviceKind::kCuda ? fmt::format(" | MFU {:.1f}%", 100 * tflops_gpu / kH200PeakBf16Tflops) : "",
             rec.seconds, rec.fwd_s, rec.head_s, rec.bwd_s, rec.h2d_s, rec.d2h_s, rec.version_wait_s,
             rec.handoff_wait_s, rec.leader_wait_s, rec.leader_update_s);
         if (metrics.is_open()) {
-          nlohmann::json j = {{"step", step}, {"delivery", routeName(d)}, {"reduction", routeName(r)},
-                              {"loss", rec.loss}, {"lr", rec.lr}, {"grad_norm", rec.grad_norm},
-                              {"tokens", rec.tokens}, {"step_s", rec.seconds},
-                              {"tokens_per_s", tokens / rec.seconds}, {"tflops_per_gpu", tflops_gpu},
-                              {"fwd_s", rec.fwd_s}, {"head_s", rec.head_s}, {"bwd_s", rec.bwd_s},
-                              {"h2d_s", rec.h2d_s}, {"d2h_s", rec.d2h_s},
-                              {"version_wait_s", rec.version_wait_s},
-                              {"handoff_wait_s", rec.handoff_wait_s},
-                              {"leader_wait_s", rec.leader_wait_s},
-                              {"leader_update_s", rec.leader_update_s}};
-          metrics << j.dump() << "\n" << std::flush;
+          const double vals[] = {rec.loss, rec.lr, rec.grad_norm, static_cast<double>(rec.tokens),
+                                 rec.seconds, tokens / rec.seconds, tflops_gpu, rec.fwd_s, rec.head_s,
+                                 rec.bwd_s, rec.h2d_s, rec.d2h_s, rec.version_wait_s,
+                                 rec.handoff_wait_s, rec.leader_wait_s, rec.leader_update_s};
+          if (csv) {
+            metrics << step << "," << v.label;
+            for (double x : vals) metrics << "," << fmt::format("{:.9g}", x);
+            metrics << "\n";
+          } else {
+            nlohmann::json j = {{"step", step}, {"variant", v.label},
+                                {"delivery", routeName(v.opts.delivery)},
+                                {"reduction", routeName(v.opts.reduction)}};
+            for (size_t i = 0; i < std::size(vals); ++i) j[kColumns[i + 2]] = vals[i];
+            metrics << j.dump() << "\n";
+          }
+          metrics.flush();
         }
       }
       if (!std::isfinite(rec.loss))
         throw std::runtime_error(fmt::format("step {}: the loss is {} (diverged)", step, rec.loss));
       recs.push_back(rec);
+      int stop = JobGuard::stopRequested() ? 1 : 0, any_stop = 0;
+      MPI_CHECK(MPI_Allreduce(&stop, &any_stop, 1, MPI_INT, MPI_MAX, ctx.world));
+      stopped = any_stop != 0;
+      const bool periodic = o.checkpoint_every > 0 && step % o.checkpoint_every == 0;
+      if (!o.checkpoint_dir.empty() && (periodic || stopped || step == last)) {
+        const std::string dir = trainer.saveCheckpoint(o.checkpoint_dir, step, checkpointState(step),
+                                                       o.keep_checkpoints);
+        SLIDEDP_LOG_INFO("checkpoint of step {} written to {}", step, dir);
+      }
+      if (stopped) {
+        SLIDEDP_LOG_WARN("stopped after step {} on request{}", step,
+                         o.checkpoint_dir.empty() ? " (no --checkpoint-dir: nothing saved)"
+                                                  : fmt::format("; resume with --resume {}", o.checkpoint_dir));
+        break;
+      }
     }
     if (static_cast<int64_t>(recs.size()) > o.warmup_steps) {
       recs.erase(recs.begin(), recs.begin() + o.warmup_steps);
       auto med = [&](auto f) {
-        std::vector<double> v;
-        for (const auto& x : recs) v.push_back(f(x));
-        return median(v);
+        std::vector<double> x;
+        for (const auto& r : recs) x.push_back(f(r));
+        return median(x);
       };
-      const GlobalBatch gb = data->batch(1);
-      const double tokens = static_cast<double>(gb.B * gb.T);
       const double step_s = med([](const StepRecord& x) { return x.seconds; });
-      const double flops = 6.0 * n_params * tokens + 12.0 * cfg.numLayers * cfg.numHeads * cfg.headDim * gb.T * tokens;
+      const double tokens = static_cast<double>(recs.back().batch_tokens);
+      const double T = static_cast<double>(recs.back().T);
+      const double flops = 6.0 * n_params * tokens + 12.0 * cfg.numLayers * cfg.numHeads * cfg.headDim * T * tokens;
       const double tflops = flops / step_s / G / 1e12;
-      summaries.push_back({fmt::format("{}/{}", routeName(d), routeName(r)), tokens / step_s, tflops,
-                           100 * tflops / kH200PeakBf16Tflops, step_s,
+      summaries.push_back({fmt::format("{}{}", v.label, v.batch_rows ? "" : fmt::format("@{}", o.batch_size)),
+                           tokens / step_s, tflops, 100 * tflops / kH200PeakBf16Tflops, step_s,
                            med([](const StepRecord& x) { return x.fwd_s; }),
                            med([](const StepRecord& x) { return x.head_s; }),
                            med([](const StepRecord& x) { return x.bwd_s; }),
@@ -228,23 +331,17 @@ void runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trainer
   if (ctx.world_rank == 0 && !summaries.empty()) {
     std::string t = fmt::format(
         "summary (median over steps after {} warm-up step(s); seconds per step; max over workers)\n"
-        "{:<16} {:>9} {:>10} {:>6} {:>7} | {:>6} {:>6} {:>6} {:>6} {:>6} {:>8} {:>8} | {:>7} {:>7}\n",
-        o.warmup_steps, "route", "tok/s", "TFLOPS/GPU", "MFU%", "step_s", "fwd", "head", "bwd", "h2d",
-        "d2h", "ver-wait", "hnd-wait", "ldr-wait", "ldr-upd");
+        "{:<26} {:>9} {:>10} {:>6} {:>7} | {:>6} {:>6} {:>6} {:>6} {:>6} {:>8} {:>8} | {:>8} {:>7}\n",
+        o.warmup_steps, "variant@rows", "tok/s", "TFLOPS/GPU", "MFU%", "step_s", "fwd", "head", "bwd",
+        "h2d", "d2h", "ver-wait", "hnd-wait", "ldr-wait", "ldr-upd");
     for (const auto& s : summaries)
-      t += fmt::format("{:<16} {:>9.0f} {:>10.1f} {:>6.1f} {:>7.3f} | {:>6.3f} {:>6.3f} {:>6.3f} {:>6.3f} "
-                       "{:>6.3f} {:>8.3f} {:>8.3f} | {:>7.3f} {:>7.3f}\n",
-                       s.route, s.tokens_per_s, s.tflops, s.mfu, s.step_s, s.fwd, s.head, s.bwd, s.h2d,
+      t += fmt::format("{:<26} {:>9.0f} {:>10.1f} {:>6.1f} {:>7.3f} | {:>6.3f} {:>6.3f} {:>6.3f} {:>6.3f} "
+                       "{:>6.3f} {:>8.3f} {:>8.3f} | {:>8.3f} {:>7.3f}\n",
+                       s.variant, s.tokens_per_s, s.tflops, s.mfu, s.step_s, s.fwd, s.head, s.bwd, s.h2d,
                        s.d2h, s.vwait, s.hwait, s.lwait, s.lupd);
     SLIDEDP_LOG_INFO("{}", t);
   }
-  if (!o.export_dir.empty()) {
-    if (ctx.isLeader()) {
-      trainer.exportHf(o.export_dir, o.export_bf16);
-      SLIDEDP_LOG_INFO("exported the trained model to {}", o.export_dir);
-    }
-    MPI_CHECK(MPI_Barrier(ctx.world));
-  }
+  return step;
 }
 
 int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
@@ -272,14 +369,39 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
   agreeOrThrow(ctx.world, problem.empty(), problem);
 
   const bool random_init = !o.model_config.empty();
-  Trainer trainer(ctx, random_init ? o.model_config : o.model, o.train, o.shm_name, random_init, o.seed);
-  if (!data)
-    data = std::make_unique<SyntheticBatches>(o.batch_size, o.seq_len, trainer.config().vocabSize, o.seed);
+  std::vector<RunVariant> variants = parseVariants(o);
+  for (const auto& v : variants) o.train.reserve_grad_accumulation |= v.opts.max_grad_norm > 0;
+  std::string resume = o.resume;
+  if (resume == "auto") {
+    resume = "";
+    if (!o.checkpoint_dir.empty() &&
+        formats::isRegularFile(formats::joinPath(o.checkpoint_dir, "latest")))
+      resume = o.checkpoint_dir;
+  }
+  if (!o.resume.empty() && !o.route_sweep.empty())
+    throw AgreedError("--resume and --route-sweep do not go together (a sweep is a benchmark)");
+  JobGuard::enableGracefulStop();
+  Trainer trainer(ctx, random_init ? o.model_config : o.model, o.train, o.shm_name, random_init,
+                  o.seed, resume);
+  if (!resume.empty()) SLIDEDP_LOG_INFO("resumed from {} at step {}", resume, trainer.firstStep());
+  SyntheticBatches* synthetic = nullptr;
+  if (!data) {
+    auto s = std::make_unique<SyntheticBatches>(o.batch_size, o.seq_len, trainer.config().vocabSize, o.seed);
+    synthetic = s.get();
+    data = std::move(s);
+  }
   JobGuard::setSegmentName(trainer.segment().name());
   JobGuard guard;
   guard.start(ctx, trainer.segment().control(), WatchdogOptions{0.05, o.heartbeat_timeout_s});
   try {
-    runSteps(ctx, o, trainer, *data);
+    runSteps(ctx, o, trainer, *data, variants, synthetic);
+    if (!o.export_dir.empty()) {
+      if (ctx.isLeader()) {
+        trainer.exportHf(o.export_dir, o.export_bf16);
+        SLIDEDP_LOG_INFO("exported the trained model (Hugging Face format) to {}", o.export_dir);
+      }
+      MPI_CHECK(MPI_Barrier(ctx.world));
+    }
   } catch (const AgreedError&) {
     throw;
   } catch (const std::exception& e) {

@@ -25,7 +25,12 @@ struct TrainJobOptions {
   int64_t warmup_steps = 1;        // steps excluded from the summary (per route)
   std::string export_dir;          // write a HF directory at the end
   bool export_bf16 = true;
-  std::string metrics;             // JSONL, one object per step
+  std::string metrics;             // JSONL (or CSV), one record per step
+  std::string checkpoint_dir;
+  int64_t checkpoint_every = 0;
+  int keep_checkpoints = 2;
+  std::string resume;
+  std::string resolved_config;     // the resolved configuration (saved with checkpoints)
   std::string shm_name;
   std::string delivery = "replicated";
   std::string reduction = "cpu";

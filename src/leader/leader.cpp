@@ -7,6 +7,7 @@
 #include <functional>
 
 #include "common/errors.h"
+#include "formats/safetensors.h"
 #include "model/hf_checkpoint.h"
 #include "optim/bf16.h"
 #include "shm/control_block.h"
@@ -115,6 +116,48 @@ void Leader::initRandom(const model::ModelConfig& config, uint64_t seed) {
   }
 }
 
+void Leader::loadState(const std::string& file) {
+  const auto f = formats::SafetensorsFile::open(file);
+  for (int u = 0; u < layout_.numUnits(); ++u) {
+    const int64_t n = layout_.units[u].numel;
+    optim::ChunkState st{master(u), expAvg(u), expAvgSq(u), bf16Copy(u), n};
+    engine_.firstTouch(st);
+    const std::pair<const char*, float*> parts[] = {
+        {"master", master(u)}, {"exp_avg", expAvg(u)}, {"exp_avg_sq", expAvgSq(u)}};
+    for (const auto& [what, dst] : parts) {
+      const std::string name = fmt::format("unit{}.{}", u, what);
+      const formats::TensorInfo& t = f.get(name);
+      if (t.numel() != n)
+        throwUserError("{}: {} has {} elements but this model's unit {} has {}.\nHINT: resume "
+                       "with the same model configuration", file, name, t.numel(), u, n);
+      f.readFloat32(t, dst);
+    }
+    uint16_t* b = bf16Copy(u);
+    const float* m = master(u);
+#pragma omp parallel for schedule(static) num_threads(engine_.teamFor(n))
+    for (int64_t i = 0; i < n; ++i) b[i] = optim::floatToBf16(m[i]);
+  }
+}
+
+std::vector<formats::TensorToWrite> Leader::stateTensors() const {
+  std::vector<formats::TensorToWrite> out;
+  for (int u = 0; u < layout_.numUnits(); ++u) {
+    const int64_t n = layout_.units[u].numel;
+    const std::pair<const char*, const float*> parts[] = {
+        {"master", master(u)}, {"exp_avg", expAvg(u)}, {"exp_avg_sq", expAvgSq(u)}};
+    for (const auto& [what, src] : parts)
+      out.push_back({fmt::format("unit{}.{}", u, what), formats::DType::F32, {n}, src,
+                     formats::DType::F32});
+  }
+  return out;
+}
+
+void Leader::setBaseStep(int64_t s0) {
+  base_step_ = s0;
+  for (int u = 0; u < layout_.numUnits(); ++u)
+    seg_.control().layerVersion(u).store(static_cast<uint64_t>(s0));
+}
+
 optim::GradView Leader::gradView(int slot, const void** ptrs) const {
   const size_t esize = opts_.bf16_staging ? 2 : 4;
   auto* base = static_cast<const char*>(seg_.region(kStagingRegion));
@@ -169,7 +212,7 @@ LeaderStepStats Leader::step(int64_t step) {
 
   for (int64_t i = 0; i < plan_.chunksPerStep(); ++i) {
     const Chunk& c = plan_.chunks[i];
-    const int64_t k = plan_.sequence(step, i);
+    const int64_t k = plan_.sequence(step - base_step_, i);
     const int slot = static_cast<int>(k % S);
     const uint64_t use = static_cast<uint64_t>(k / S);
     const uint64_t t0 = shm::monotonicNs();

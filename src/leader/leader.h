@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "formats/checkpoint.h"
 #include "model/config.h"
 #include "model/param_layout.h"
 #include "optim/adamw.h"
@@ -66,10 +67,22 @@ class Leader {
   /// `seed` and independent of the thread count (a counter-based generator per element).
   void initRandom(const model::ModelConfig& config, uint64_t seed);
 
-  /// Switches routes between steps (all ranks switch together, see Trainer::setRoutes).
-  void setRoutes(DeliveryRoute d, ReductionRoute r) {
-    opts_.delivery = d;
-    opts_.reduction = r;
+  /// Resumes from a checkpoint's optimizer.safetensors (master/exp_avg/exp_avg_sq per unit,
+  /// written by stateTensors()): exact FP32 state; the bf16 copy is derived again. Throws
+  /// UserError naming the file when a tensor is missing or has another size.
+  void loadState(const std::string& optimizer_file);
+  /// The tensors of a checkpoint: "unit{u}.master", "unit{u}.exp_avg", "unit{u}.exp_avg_sq",
+  /// fp32 [unit numel], pointing into the segment (no copy).
+  std::vector<formats::TensorToWrite> stateTensors() const;
+  /// The run continues after step `s0` (0: a fresh run): layer versions are published as s0,
+  /// and staging-ring sequence numbers count from step s0 + 1.
+  void setBaseStep(int64_t s0);
+
+  /// Switches routes and clipping between steps (see Trainer::setRunOptions).
+  void setRunOptions(const TrainOptions& o) {
+    opts_.delivery = o.delivery;
+    opts_.reduction = o.reduction;
+    opts_.max_grad_norm = o.max_grad_norm;
   }
 
   /// Runs optimizer step `step` (1-based) as the workers' gradients arrive; returns when every
@@ -102,6 +115,7 @@ class Leader {
   optim::Engine engine_;
   std::vector<std::vector<DecaySpan>> decay_;  // per unit
   int num_workers_ = 0;
+  int64_t base_step_ = 0;
 };
 
 }  // namespace slidedp

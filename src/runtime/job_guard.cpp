@@ -17,6 +17,8 @@ namespace {
 // Written before the handlers can need it, read inside them: plain storage, no allocation.
 char g_shm_path[256] = {0};  // "/name" as shm_unlink takes it
 volatile sig_atomic_t g_world_rank = -1;
+volatile sig_atomic_t g_graceful = 0;        // 1: the first SIGTERM/SIGUSR1 requests a stop
+volatile sig_atomic_t g_stop_requested = 0;
 
 void unlinkSegmentNoThrow() {
   if (g_shm_path[0] != '\0') shm_unlink(g_shm_path);
@@ -28,10 +30,19 @@ void writeStderr(const char* s) {
 }
 
 void onTerminate(int sig) {
+  if ((sig == SIGTERM || sig == SIGUSR1) && g_graceful && !g_stop_requested) {
+    g_stop_requested = 1;
+    writeStderr("slidedp: stop requested (signal): checkpointing at the end of this step; "
+                "send SIGTERM again to stop at once\n");
+    return;
+  }
   unlinkSegmentNoThrow();
   char msg[128];
   // snprintf is not async-signal-safe in general; build the text by hand.
-  const char* name = sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "SIGHUP";
+  const char* name = sig == SIGINT    ? "SIGINT"
+                     : sig == SIGTERM ? "SIGTERM"
+                     : sig == SIGUSR1 ? "SIGUSR1"
+                                      : "SIGHUP";
   strcpy(msg, "slidedp: caught ");
   strcat(msg, name);
   strcat(msg, ", shared segment removed, exiting\n");
@@ -49,14 +60,18 @@ void onCrash(int sig) {
 void JobGuard::installSignalHandlers() {
   struct sigaction sa {};
   sa.sa_handler = onTerminate;
+  sa.sa_flags = SA_RESTART;  // a graceful-stop request must not break blocking calls
   sigemptyset(&sa.sa_mask);
-  for (int s : {SIGINT, SIGTERM, SIGHUP}) sigaction(s, &sa, nullptr);
+  for (int s : {SIGINT, SIGTERM, SIGHUP, SIGUSR1}) sigaction(s, &sa, nullptr);
   struct sigaction crash {};
   crash.sa_handler = onCrash;
   sigemptyset(&crash.sa_mask);
   crash.sa_flags = SA_RESETHAND;
   for (int s : {SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL}) sigaction(s, &crash, nullptr);
 }
+
+void JobGuard::enableGracefulStop() { g_graceful = 1; }
+bool JobGuard::stopRequested() { return g_stop_requested != 0; }
 
 void JobGuard::setSegmentName(const std::string& name) {
   std::string path = name.empty() ? "" : "/" + name;

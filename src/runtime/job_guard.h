@@ -31,6 +31,13 @@ class JobGuard {
  public:
   /// Installs the signal handlers (once per process, before the segment exists).
   static void installSignalHandlers();
+  /// Training mode: the first SIGTERM or SIGUSR1 only requests a graceful stop (checked with
+  /// stopRequested() at step boundaries: checkpoint, then exit); a second SIGTERM, or SIGINT,
+  /// ends the process at once as before.
+  static void enableGracefulStop();
+  /// True once a graceful stop was requested on this rank.
+  static bool stopRequested();
+
   /// Remembers the segment name so signal handlers and failJob can unlink it.
   /// Call on every rank right after the segment is created or mapped; "" forgets it.
   static void setSegmentName(const std::string& name);

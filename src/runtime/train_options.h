@@ -45,6 +45,7 @@ struct TrainOptions {
   double eps = 1e-8;
   double weight_decay = 0.1;
   double max_grad_norm = 0;       // > 0: exact global-norm clipping (torch clip_grad_norm_)
+  bool reserve_grad_accumulation = false;  // allocate the clipping region even if off now
   optim::LrScheduleKind schedule = optim::LrScheduleKind::kConstant;
   int64_t warmup_steps = 0;
   int64_t total_steps = 0;        // for linear/cosine schedules

@@ -2,11 +2,18 @@
 
 #include <unistd.h>
 
+#include <fcntl.h>
+
+#include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <random>
 
 #include "common/errors.h"
 #include "leader/leader.h"
+#include "formats/checkpoint.h"
+#include "formats/fs_util.h"
 #include "model/hf_checkpoint.h"
 #include "worker/worker.h"
 
@@ -32,11 +39,43 @@ LocalBatch rowsForWorker(const GlobalBatch& batch, int G, int w) {
   return lb;
 }
 
+std::string resolveCheckpoint(const std::string& path) {
+  using namespace formats;
+  if (isRegularFile(joinPath(path, "trainer_state.json"))) return path;
+  const std::string latest = joinPath(path, "latest");
+  if (isRegularFile(latest)) {
+    std::string name = readFileBytes(latest);
+    while (!name.empty() && (name.back() == '\n' || name.back() == ' ')) name.pop_back();
+    const std::string dir = joinPath(path, name);
+    if (isRegularFile(joinPath(dir, "trainer_state.json"))) return dir;
+    throwUserError("{} names {}, which holds no trainer_state.json (a checkpoint removed by "
+                   "hand?)", latest, dir);
+  }
+  throwUserError("{} is not a checkpoint: it has neither trainer_state.json nor a `latest` "
+                 "file.\nHINT: pass the --checkpoint-dir of an earlier run, or one of its "
+                 "step-* directories", path);
+}
+
+nlohmann::json readTrainerState(const std::string& step_dir) {
+  const std::string file = formats::joinPath(step_dir, "trainer_state.json");
+  try {
+    return nlohmann::json::parse(formats::readFileBytes(file));
+  } catch (const nlohmann::json::exception& e) {
+    throwUserError("{} is not valid JSON: {}", file, e.what());
+  }
+}
+
 Trainer::Trainer(const RankContext& ctx, const std::string& model_dir, const TrainOptions& opts,
-                 const std::string& shm_name, bool random_init, uint64_t seed)
+                 const std::string& shm_name, bool random_init, uint64_t seed,
+                 const std::string& resume)
     : ctx_(ctx), opts_(opts), model_dir_(model_dir) {
   std::string problem;
+  std::string resume_dir;
   try {
+    if (!resume.empty()) {
+      resume_dir = resolveCheckpoint(resume);
+      first_step_ = readTrainerState(resume_dir).at("step").get<int64_t>() + 1;
+    }
     if (ctx.num_nodes > 1)
       throwUserError("training across {} nodes is not implemented yet: run 1 leader + G workers "
                      "on one node (and no --virtual-node-size)", ctx.num_nodes);
@@ -58,7 +97,7 @@ Trainer::Trainer(const RankContext& ctx, const std::string& model_dir, const Tra
   spec_.num_slots = opts.ring_slots;
   spec_.chunk_numel = static_cast<uint64_t>(opts.chunk_numel);
   spec_.grad_dtype = opts.bf16_staging ? shm::DType::kBF16 : shm::DType::kF32;
-  spec_.grad_accumulation = opts.max_grad_norm > 0;
+  spec_.grad_accumulation = opts.max_grad_norm > 0 || opts.reserve_grad_accumulation;
   state_ = HostStateLayout::build(spec_);
 
   uint64_t job = 0;
@@ -75,10 +114,13 @@ Trainer::Trainer(const RankContext& ctx, const std::string& model_dir, const Tra
     try {
       seg_ = shm::Segment::create(name, job, state_.layout, dims);
       leader_ = std::make_unique<Leader>(ctx, seg_, spec_, state_, layout_, plan_, opts_);
-      if (random_init)
+      if (!resume_dir.empty())
+        leader_->loadState(formats::joinPath(resume_dir, "optimizer.safetensors"));
+      else if (random_init)
         leader_->initRandom(config_, seed);
       else
         leader_->loadCheckpoint(model_dir, config_);
+      leader_->setBaseStep(first_step_ - 1);
     } catch (const UserError& e) {
       problem = fmt::format("leader of node {}: {}", ctx.node_id, e.what());
     }
@@ -87,6 +129,7 @@ Trainer::Trainer(const RankContext& ctx, const std::string& model_dir, const Tra
   if (!ctx.isLeader()) {
     seg_ = shm::Segment::open(name, job, opts.wait_timeout_s);
     worker_ = std::make_unique<Worker>(ctx, seg_, spec_, state_, config_, layout_, plan_, opts_);
+    worker_->setBaseStep(first_step_ - 1);
   }
   MPI_CHECK(MPI_Barrier(ctx.world));
 }
@@ -113,11 +156,56 @@ void Trainer::exportHf(const std::string& dir, bool bf16) const {
                        bf16 ? formats::DType::BF16 : formats::DType::F32, 5ull << 30, model_dir_);
 }
 
-void Trainer::setRoutes(DeliveryRoute d, ReductionRoute r) {
-  opts_.delivery = d;
-  opts_.reduction = r;
-  if (leader_) leader_->setRoutes(d, r);
-  if (worker_) worker_->setRoutes(d, r);
+std::string Trainer::saveCheckpoint(const std::string& root, int64_t step,
+                                    const nlohmann::json& state, int keep) {
+  using namespace formats;
+  const std::string name = fmt::format("step-{:08d}", step);
+  const std::string final_dir = joinPath(root, name);
+  std::string problem;
+  if (leader_) {
+    try {
+      makeDirectories(root);
+      const std::string tmp = joinPath(root, fmt::format(".{}.tmp-{}", name, getpid()));
+      removeTree(tmp);
+      makeDirectories(tmp);
+      writeSafetensors(joinPath(tmp, "optimizer.safetensors"), leader_->stateTensors(),
+                       {{"format", "slidedp-optimizer-state-1"}});
+      nlohmann::json j = state;
+      j["step"] = step;
+      j["format"] = 1;
+      writeFileAtomic(joinPath(tmp, "trainer_state.json"), j.dump(1) + "\n");
+      removeTree(final_dir);  // a checkpoint of the same step from an earlier, resumed run
+      if (std::rename(tmp.c_str(), final_dir.c_str()) != 0)
+        throwUserError("cannot rename {} to {}: {}", tmp, final_dir, std::strerror(errno));
+      if (int fd = ::open(root.c_str(), O_RDONLY | O_DIRECTORY); fd >= 0) {
+        ::fsync(fd);
+        ::close(fd);
+      }
+      writeFileAtomic(joinPath(root, "latest"), name + "\n");
+      // Keep the newest `keep` step directories.
+      std::vector<std::string> steps;
+      for (const auto& e : listDirectory(root))
+        if (e.rfind("step-", 0) == 0 && isDirectory(joinPath(root, e))) steps.push_back(e);
+      std::sort(steps.begin(), steps.end());
+      for (size_t i = 0; keep > 0 && i + keep < steps.size(); ++i) removeTree(joinPath(root, steps[i]));
+    } catch (const std::exception& e) {
+      problem = fmt::format("writing the checkpoint of step {} to {} failed: {}", step, root, e.what());
+    }
+  }
+  agreeOrThrow(ctx_.world, problem.empty(), problem);
+  return final_dir;
+}
+
+void Trainer::setRunOptions(const TrainOptions& o) {
+  if (o.max_grad_norm > 0 && !spec_.grad_accumulation)
+    throw AgreedError("clipping was switched on for a run created without the gradient "
+                      "accumulation region (TrainOptions::reserve_grad_accumulation)");
+  opts_.delivery = o.delivery;
+  opts_.reduction = o.reduction;
+  opts_.max_grad_norm = o.max_grad_norm;
+  opts_.offload_activations = o.offload_activations;
+  if (leader_) leader_->setRunOptions(opts_);
+  if (worker_) worker_->setRunOptions(opts_);
   MPI_CHECK(MPI_Barrier(ctx_.world));
 }
 
@@ -125,7 +213,7 @@ StepRecord Trainer::step(int64_t step, BatchSource& data) {
   const auto t0 = std::chrono::steady_clock::now();
   StepRecord rec;
   rec.step = step;
-  double mine[3] = {0, 0, 0};  // loss sum (workers), grad norm (leader), tokens (worker 0)
+  double mine[5] = {0, 0, 0, 0, 0};  // loss sum (workers), grad norm (leader), tokens, B*T, T (worker 0)
   double times[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};  // maxima over ranks
   if (leader_) {
     const LeaderStepStats ls = leader_->step(step);
@@ -142,7 +230,11 @@ StepRecord Trainer::step(int64_t step, BatchSource& data) {
     const LocalBatch lb = rowsForWorker(gb, spec_.num_workers, ctx_.local_rank - 1);
     const WorkerStepStats ws = worker_->step(step, lb);
     mine[0] = ws.loss_sum;
-    if (ctx_.worker_rank == 0) mine[2] = static_cast<double>(ws.global_tokens);
+    if (ctx_.worker_rank == 0) {
+      mine[2] = static_cast<double>(ws.global_tokens);
+      mine[3] = static_cast<double>(gb.B * gb.T);
+      mine[4] = static_cast<double>(gb.T);
+    }
     const double w[7] = {ws.compute_forward_s, ws.compute_head_s, ws.compute_backward_s, ws.h2d_s,
                          ws.d2h_s, ws.delivery_wait_s, ws.handoff_wait_s};
     std::copy(w, w + 7, times);
@@ -152,8 +244,10 @@ StepRecord Trainer::step(int64_t step, BatchSource& data) {
       rec.worker_backward_ns.push_back(static_cast<double>(b.end_ns));
     }
   }
-  double all[3], tmax[9];
-  MPI_CHECK(MPI_Allreduce(mine, all, 3, MPI_DOUBLE, MPI_SUM, ctx_.world));
+  double all[5], tmax[9];
+  MPI_CHECK(MPI_Allreduce(mine, all, 5, MPI_DOUBLE, MPI_SUM, ctx_.world));
+  rec.batch_tokens = static_cast<int64_t>(all[3]);
+  rec.T = static_cast<int64_t>(all[4]);
   MPI_CHECK(MPI_Allreduce(times, tmax, 9, MPI_DOUBLE, MPI_MAX, ctx_.world));
   rec.fwd_s = tmax[0];
   rec.head_s = tmax[1];

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "model/config.h"
 #include "model/param_layout.h"
 #include "runtime/chunk_plan.h"
@@ -33,6 +35,12 @@ struct GlobalBatch {
   std::vector<int64_t> input_ids, labels, position_ids;
 };
 
+/// A checkpoint to resume from: `path` is a step directory (holding trainer_state.json) or a
+/// checkpoint root (holding a `latest` file). Returns the step directory; throws UserError.
+std::string resolveCheckpoint(const std::string& path);
+/// trainer_state.json of a step directory.
+nlohmann::json readTrainerState(const std::string& step_dir);
+
 class BatchSource {
  public:
   virtual ~BatchSource() = default;
@@ -51,6 +59,8 @@ struct StepRecord {
   double grad_norm = 0;      // before clipping
   double lr = 0;
   int64_t tokens = 0;        // global unmasked target tokens
+  int64_t batch_tokens = 0;  // B * T of the global batch
+  int64_t T = 0;
   double seconds = 0;        // wall time of the step on this rank
   // Per-resource busy and wait times of the step, seconds (max over the workers):
   double fwd_s = 0, head_s = 0, bwd_s = 0;  // compute
@@ -72,13 +82,30 @@ class Trainer {
   /// sees, UserError for others.
   /// `model_dir`: a Hugging Face directory (config.json + weights), or with `random_init` a
   /// config.json (or a directory holding one) whose weights are initialised from `seed`.
+  /// `resume`: a checkpoint step directory (see saveCheckpoint) to continue from: the FP32
+  /// master weights and moments are read from it and the run continues after its step.
   Trainer(const RankContext& ctx, const std::string& model_dir, const TrainOptions& opts,
-          const std::string& shm_name = "", bool random_init = false, uint64_t seed = 0);
+          const std::string& shm_name = "", bool random_init = false, uint64_t seed = 0,
+          const std::string& resume = "");
   ~Trainer();
 
-  /// Switches the delivery and reduction routes for the following steps (the state layout
-  /// does not change). Collective: every rank calls it between the same two steps.
-  void setRoutes(DeliveryRoute d, ReductionRoute r);
+  /// The first step this run executes (1, or the resumed checkpoint's step + 1).
+  int64_t firstStep() const { return first_step_; }
+
+  /// Writes a checkpoint of the state after step `step` under `root`:
+  /// root/step-<step, 8 digits>/{optimizer.safetensors, trainer_state.json}, built in a
+  /// temporary directory, fsync'ed and renamed into place, then root/latest (a file naming it)
+  /// replaced atomically; older step directories beyond `keep` are removed. `state` (JSON:
+  /// configuration, data cursor, ...) goes into trainer_state.json beside "step". Collective:
+  /// the leader writes, every rank returns the directory (or throws the leader's error).
+  std::string saveCheckpoint(const std::string& root, int64_t step, const nlohmann::json& state,
+                             int keep = 2);
+
+  /// Switches, for the following steps, what may change between steps without touching the
+  /// state layout: delivery and reduction routes, clipping (max_grad_norm; needs the run to
+  /// have been created with clipping or TrainOptions::reserve_grad_accumulation) and
+  /// activation offload. Collective: every rank calls it between the same two steps.
+  void setRunOptions(const TrainOptions& o);
   const TrainOptions& options() const { return opts_; }
   int numWorkers() const { return spec_.num_workers; }
 
@@ -103,6 +130,7 @@ class Trainer {
   HostStateSpec spec_;
   HostStateLayout state_;
   shm::Segment seg_;
+  int64_t first_step_ = 1;
   std::unique_ptr<Leader> leader_;
   std::unique_ptr<Worker> worker_;
 };

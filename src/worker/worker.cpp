@@ -62,6 +62,7 @@ struct Worker::Impl {
   const ChunkPlan& plan;
   TrainOptions opts;
   int G = 1, w = 0;
+  int64_t base_step = 0;  // steps before this run (resume)
   bool cuda = false;
   at::Device device = at::kCPU;
   at::ScalarType cdtype = at::kFloat;   // compute dtype
@@ -329,7 +330,7 @@ struct Worker::Impl {
 #endif
     for (int64_t i : unit_chunks[job.unit]) {
       const Chunk& c = plan.chunks[i];
-      const int64_t k = plan.sequence(job.step, i);
+      const int64_t k = plan.sequence(job.step - base_step, i);
       const int slot = static_cast<int>(k % S);
       const uint64_t use = static_cast<uint64_t>(k / S);
       cb.waitAtLeast(cb.chunkConsumed(slot, ctx.local_rank), use, opts.wait_timeout_s,
@@ -595,10 +596,16 @@ Worker::~Worker() = default;
 
 WorkerStepStats Worker::step(int64_t step, const LocalBatch& batch) { return impl_->step(step, batch); }
 
-void Worker::setRoutes(DeliveryRoute d, ReductionRoute r) {
+void Worker::setBaseStep(int64_t s0) { impl_->base_step = s0; }
+
+void Worker::setRunOptions(const TrainOptions& o) {
   impl_->waitIdle();
-  impl_->opts.delivery = d;
-  impl_->opts.reduction = r;
+  if (o.offload_activations && !impl_->cuda)
+    throwUserError("--offload-activations applies to GPU workers only");
+  impl_->opts.delivery = o.delivery;
+  impl_->opts.reduction = o.reduction;
+  impl_->opts.max_grad_norm = o.max_grad_norm;
+  impl_->opts.offload_activations = o.offload_activations;
 }
 
 }  // namespace slidedp

@@ -79,8 +79,11 @@ class Worker {
   /// JobAbortedError from the waits.
   WorkerStepStats step(int64_t step, const LocalBatch& batch);
 
-  /// Switches routes between steps (every worker together, see Trainer::setRoutes).
-  void setRoutes(DeliveryRoute d, ReductionRoute r);
+  /// The run continues after step s0 (see Leader::setBaseStep).
+  void setBaseStep(int64_t s0);
+
+  /// Switches routes and activation offload between steps (see Trainer::setRunOptions).
+  void setRunOptions(const TrainOptions& o);
 
  private:
   struct Impl;

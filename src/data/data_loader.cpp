@@ -1,0 +1,294 @@
+// Packed, shuffled, resumable global batches (see data_loader.h for the rules).
+#include "data/data_loader.h"
+
+#include <algorithm>
+#include <climits>
+
+#include <fmt/format.h>
+
+#include "common/errors.h"
+#include "data/permutation.h"
+
+namespace slidedp::data {
+namespace {
+
+std::string extensionOf(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  const size_t dot = path.find_last_of('.');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return "";
+  std::string e = path.substr(dot);
+  std::transform(e.begin(), e.end(), e.begin(), [](unsigned char c) { return std::tolower(c); });
+  return e;
+}
+
+std::string resolveFormat(const DataSpec& spec) {
+  std::string f = spec.format;
+  if (f == "txt") f = "text";
+  if (f == "auto") {
+    const std::string e = extensionOf(spec.path);
+    if (e == ".bin") return "bin";
+    if (e == ".npy") return "npy";
+    if (e == ".jsonl") return "jsonl";
+    if (e == ".txt") return "text";
+    throwUserError("cannot tell the format of data file {} from its extension '{}'\nHINT: use "
+                   ".bin (llm.c / nanoGPT tokens), .npy, .jsonl (input_ids, labels) or .txt "
+                   "(with a tokenizer), or set the format explicitly (bin, npy, jsonl, text).",
+                   spec.path, e);
+  }
+  if (f != "bin" && f != "npy" && f != "jsonl" && f != "text") {
+    throwUserError("unknown data format '{}' for {}\nHINT: use auto, bin, npy, jsonl or text.", f,
+                   spec.path);
+  }
+  return f;
+}
+
+}  // namespace
+
+std::unique_ptr<DataLoader> DataLoader::open(const DataSpec& spec) {
+  if (spec.batch_size < 1 || spec.seq_len < 1) {
+    throwUserError("data: batch size B = {} and sequence length T = {} must both be >= 1",
+                   spec.batch_size, spec.seq_len);
+  }
+  if (spec.vocab_size < 1 || spec.vocab_size > INT32_MAX) {
+    throwUserError("data: vocab_size = {} must be in [1, 2^31)\nHINT: pass the model's "
+                   "config.json vocab_size.", spec.vocab_size);
+  }
+  if (spec.pad_token_id < 0 || spec.pad_token_id >= spec.vocab_size) {
+    throwUserError("data: pad_token_id {} is outside [0, vocab_size = {})", spec.pad_token_id,
+                   spec.vocab_size);
+  }
+  std::unique_ptr<DataLoader> L(new DataLoader(spec));
+  L->format_ = resolveFormat(spec);
+  const int64_t T = spec.seq_len;
+  L->epochBegin_[0] = 0;
+  if (L->format_ == "bin" || L->format_ == "npy") {
+    L->stream_ = std::make_unique<TokenFile>(L->format_ == "bin"
+                                                 ? TokenFile::openBin(spec.path, spec.token_dtype)
+                                                 : TokenFile::openNpy(spec.path));
+    const int64_t n = L->stream_->size();
+    if (n == 0) {
+      throwUserError("data file {} ({}) holds no token\nHINT: the file is empty; check the "
+                     "tokenisation step.", spec.path, L->stream_->kind());
+    }
+    if (n < T + 1) {
+      throwUserError("data file {} holds {} tokens, fewer than one row of T+1 = {} tokens\n"
+                     "HINT: use more data or a smaller sequence length.", spec.path, n, T + 1);
+    }
+    L->windows_ = (n - 1) / T;
+    return L;
+  }
+  if (spec.token_dtype != "auto") {
+    throwUserError("data: token_dtype '{}' applies to .bin files only, not {} ({})",
+                   spec.token_dtype, spec.path, L->format_);
+  }
+  L->docs_ = L->format_ == "jsonl" ? readJsonl(spec.path, spec.vocab_size)
+                                   : readText(spec.path, spec.tokenizer, spec.vocab_size);
+  const DocumentSet& d = L->docs_;
+  if (std::all_of(d.targets.begin(), d.targets.end(), [](int32_t t) { return t == -100; })) {
+    throwUserError("data file {}: every label is -100 ({} documents, {} tokens), there is "
+                   "nothing to learn\nHINT: single-token documents have no target; check the "
+                   "labels.", spec.path, d.numDocuments(), d.numTokens());
+  }
+  L->docPieces_.reserve(d.numDocuments() + 1);
+  L->docPieces_.push_back(0);
+  for (int64_t doc = 0; doc < d.numDocuments(); ++doc) {
+    for (int64_t b = d.offsets[doc]; b < d.offsets[doc + 1]; b += T) {
+      L->pieceBegin_.push_back(b);
+      L->pieceLen_.push_back(static_cast<int32_t>(std::min<int64_t>(T, d.offsets[doc + 1] - b)));
+    }
+    L->docPieces_.push_back(static_cast<int64_t>(L->pieceBegin_.size()));
+  }
+  return L;
+}
+
+uint64_t DataLoader::epochKey(int64_t epoch) const {
+  return splitmix64(splitmix64(spec_.seed) ^ splitmix64(0xE90C0000ull + uint64_t(epoch)));
+}
+
+const DataLoader::EpochPlan& DataLoader::plan(int64_t epoch) {
+  for (const auto& p : plans_) {
+    if (p.epoch == epoch) return p;
+  }
+  EpochPlan p;
+  p.epoch = epoch;
+  const int64_t D = docs_.numDocuments();
+  const Permutation perm(spec_.shuffle ? uint64_t(D) : 0, epochKey(epoch));
+  p.order.reserve(pieceBegin_.size());
+  p.rowBegin.push_back(0);
+  int64_t used = 0;
+  for (int64_t i = 0; i < D; ++i) {
+    const int64_t doc = spec_.shuffle ? int64_t(perm(uint64_t(i))) : i;
+    for (int64_t q = docPieces_[doc]; q < docPieces_[doc + 1]; ++q) {
+      if (used + pieceLen_[q] > spec_.seq_len) {
+        p.rowBegin.push_back(static_cast<int64_t>(p.order.size()));
+        used = 0;
+      }
+      p.order.push_back(q);
+      used += pieceLen_[q];
+    }
+  }
+  p.rowBegin.push_back(static_cast<int64_t>(p.order.size()));
+  if (plans_.size() >= 2) plans_.erase(plans_.begin());
+  plans_.push_back(std::move(p));
+  return plans_.back();
+}
+
+int64_t DataLoader::rowsInEpoch(int64_t epoch) {
+  if (stream_) return windows_;
+  return static_cast<int64_t>(plan(epoch).rowBegin.size()) - 1;
+}
+
+std::pair<int64_t, int64_t> DataLoader::locate(int64_t g) {
+  if (stream_) return {g / windows_, g % windows_};
+  // The latest known epoch starting at or before g (begins grow with the epoch).
+  auto it = epochBegin_.begin();
+  for (auto jt = epochBegin_.begin(); jt != epochBegin_.end(); ++jt) {
+    if (jt->second <= g) it = jt;
+  }
+  int64_t e = it->first, begin = it->second;
+  for (;;) {
+    const int64_t rows = rowsInEpoch(e);
+    if (g < begin + rows) return {e, g - begin};
+    begin += rows;
+    ++e;
+    epochBegin_[e] = begin;
+  }
+}
+
+void DataLoader::fillStreamRow(int64_t epoch, int64_t row, int64_t* ids, int64_t* labels,
+                               int64_t* pos, std::vector<int64_t>& buf) {
+  const int64_t T = spec_.seq_len;
+  int64_t w = row;
+  if (spec_.shuffle) w = int64_t(Permutation(uint64_t(windows_), epochKey(epoch))(uint64_t(row)));
+  buf.resize(T + 1);
+  stream_->read(w * T, T + 1, spec_.vocab_size, buf.data());
+  const int64_t s = spec_.stream_doc_start;
+  int64_t p = 0;
+  for (int64_t t = 0; t < T; ++t) {
+    if (s >= 0 && t > 0 && buf[t] == s) p = 0;
+    ids[t] = buf[t];
+    pos[t] = p++;
+    labels[t] = (s >= 0 && buf[t + 1] == s) ? -100 : buf[t + 1];
+  }
+}
+
+void DataLoader::fillDocumentRow(int64_t epoch, int64_t row, int64_t* ids, int64_t* labels,
+                                 int64_t* pos) {
+  const EpochPlan& p = plan(epoch);
+  int64_t t = 0;
+  for (int64_t k = p.rowBegin[row]; k < p.rowBegin[row + 1]; ++k) {
+    const int64_t q = p.order[k];
+    const int64_t b = pieceBegin_[q];
+    for (int64_t i = 0; i < pieceLen_[q]; ++i, ++t) {
+      ids[t] = docs_.tokens[b + i];
+      labels[t] = docs_.targets[b + i];
+      pos[t] = i;
+    }
+  }
+  SLIDEDP_ASSERT(t <= spec_.seq_len, "row of {} tokens > T = {}", t, spec_.seq_len);
+  for (int64_t i = 0; t < spec_.seq_len; ++i, ++t) {
+    ids[t] = spec_.pad_token_id;
+    labels[t] = -100;
+    pos[t] = i;
+  }
+}
+
+GlobalBatch DataLoader::batch(int64_t step) {
+  if (step < 1) throwUserError("data: batch(step) needs step >= 1, got {}", step);
+  const int64_t B = spec_.batch_size, T = spec_.seq_len;
+  GlobalBatch out;
+  out.B = B;
+  out.T = T;
+  out.input_ids.resize(B * T);
+  out.labels.resize(B * T);
+  out.position_ids.resize(B * T);
+  std::vector<int64_t> buf;
+  int64_t epoch = 0;
+  for (int64_t r = 0; r < B; ++r) {
+    const int64_t g = (step - 1) * B + r;
+    auto [e, row] = locate(g);
+    epoch = e;
+    int64_t* ids = out.input_ids.data() + r * T;
+    int64_t* lab = out.labels.data() + r * T;
+    int64_t* pos = out.position_ids.data() + r * T;
+    if (stream_) fillStreamRow(e, row, ids, lab, pos, buf);
+    else fillDocumentRow(e, row, ids, lab, pos);
+  }
+  lastStep_ = step;
+  lastEpoch_ = epoch;
+  lastEpochBegin_ = stream_ ? epoch * windows_ : epochBegin_.at(epoch);
+  return out;
+}
+
+nlohmann::json DataLoader::cursorJson() const {
+  return nlohmann::json{{"step", lastStep_},
+                        {"epoch", lastEpoch_},
+                        {"epoch_first_row", lastEpochBegin_},
+                        {"seed", spec_.seed},
+                        {"batch_size", spec_.batch_size},
+                        {"seq_len", spec_.seq_len},
+                        {"shuffle", spec_.shuffle},
+                        {"num_tokens", numTokens()},
+                        {"num_documents", numDocuments()},
+                        {"format", format_}};
+}
+
+void DataLoader::restore(const nlohmann::json& c) {
+  const char* kFields[] = {"step",    "epoch",      "epoch_first_row", "seed",
+                           "batch_size", "seq_len", "shuffle",         "num_tokens",
+                           "num_documents", "format"};
+  if (!c.is_object()) {
+    throwUserError("data cursor is not a JSON object: {}\nHINT: pass the \"data\" entry the "
+                   "checkpoint saved.", c.dump());
+  }
+  for (const char* f : kFields) {
+    if (!c.contains(f)) {
+      throwUserError("data cursor lacks \"{}\": {}\nHINT: pass the \"data\" entry the "
+                     "checkpoint saved.", f, c.dump());
+    }
+  }
+  const nlohmann::json now = cursorJson();
+  for (const char* f : {"seed", "batch_size", "seq_len", "shuffle", "num_tokens",
+                        "num_documents", "format"}) {
+    if (c.at(f) != now.at(f)) {
+      throwUserError("data cursor does not match this run: {} was {} at the checkpoint, is {} "
+                     "now\nHINT: resume with the same data file, seed, batch size, sequence "
+                     "length and shuffle setting, or start the data afresh.", f, c.at(f).dump(),
+                     now.at(f).dump());
+    }
+  }
+  const int64_t step = c.at("step").get<int64_t>();
+  const int64_t epoch = c.at("epoch").get<int64_t>();
+  const int64_t first = c.at("epoch_first_row").get<int64_t>();
+  const int64_t lastRow = step * spec_.batch_size - 1;
+  if (step < 0 || epoch < 0 || first < 0 || (step > 0 && first > lastRow)) {
+    throwUserError("data cursor is inconsistent: {}", c.dump());
+  }
+  if (!stream_ && step > 0) epochBegin_[epoch] = first;
+  lastStep_ = step;
+  lastEpoch_ = epoch;
+  lastEpochBegin_ = first;
+}
+
+int64_t DataLoader::numTokens() const { return stream_ ? stream_->size() : docs_.numTokens(); }
+
+int64_t DataLoader::numDocuments() const { return stream_ ? 1 : docs_.numDocuments(); }
+
+std::string DataLoader::describe() const {
+  const std::string order =
+      spec_.shuffle ? fmt::format("shuffled (seed {})", spec_.seed) : std::string("file order");
+  if (stream_) {
+    return fmt::format("data: {} {}: {} tokens, {} windows of T+1 = {} per epoch, B = {}, T = "
+                       "{}, {}{}", stream_->kind(), spec_.path, stream_->size(), windows_,
+                       spec_.seq_len + 1, spec_.batch_size, spec_.seq_len, order,
+                       spec_.stream_doc_start >= 0
+                           ? fmt::format(", documents start at token {}", spec_.stream_doc_start)
+                           : std::string());
+  }
+  return fmt::format("data: {} {}: {} documents, {} tokens ({} pieces of <= T), packed into "
+                     "rows without splitting documents, B = {}, T = {}, {}", format_, spec_.path,
+                     docs_.numDocuments(), docs_.numTokens(), pieceBegin_.size(),
+                     spec_.batch_size, spec_.seq_len, order);
+}
+
+}  // namespace slidedp::data

@@ -1,0 +1,129 @@
+// The training job's data pipeline: token files or documents -> packed global batches.
+//
+// Design decision: batch(step) is a pure function of (dataset, spec, step). Global rows form
+// one endless sequence, epoch after epoch (no row is dropped at an epoch's end; a batch may
+// straddle two epochs); the global batch of step s (1-based) is rows [(s-1)*B, s*B). Every rank
+// computes the same global batch and the trainer hands each worker its block of rows
+// (rowsForWorker), so sharding is by rows of the global batch, never by files. The resumable
+// cursor is therefore little more than the step; it also carries the epoch and the epoch's
+// first row (so a resumed run does not re-plan earlier epochs) and a fingerprint of the data
+// and spec (so resuming on other data fails loudly instead of silently changing the order).
+//
+// The exact rules (a row holds T positions; labels are next-token targets, -100 = ignored):
+//  * Token streams (.bin, .npy) are cut into W = floor((N-1)/T) windows of T+1 tokens, window
+//    w = tokens [w*T, w*T+T] (consecutive windows share one token, so every token after the
+//    first is a target once per epoch; the tail of < T tokens is not used in that epoch).
+//    input_ids = window[0..T), labels = window[1..T], position_ids = 0..T-1. With
+//    DataSpec.stream_doc_start = s >= 0 (e.g. BOS) positions also restart at every input
+//    token s, and the label predicting s (labels[t] where window[t+1] == s) is -100.
+//  * Documents (.jsonl, .txt): each document of n tokens gets targets once, at load:
+//    target[t] = L[t+1] (t < n-1), target[n-1] = -100, with L = its JSONL "labels" when given,
+//    else its input_ids. This is transformers' shift (logits[t] vs labels[t+1]), so a row gives
+//    the same summed loss and count as transformers on the same documents.
+//    A document longer than T is split into pieces of T tokens (the last one shorter); each
+//    piece keeps its targets (a piece's last target is the first token of the next piece).
+//    Rows are packed greedily in epoch order: a piece goes into the current row when it fits in
+//    what is left, otherwise the row is closed and the piece starts the next row; pieces are
+//    never split. position_ids restart at 0 at each piece; the unused tail of a row is padding
+//    (input_ids = pad_token_id, labels = -100, position_ids 0, 1, ... as its own block).
+//  * Epoch order: documents (streams: windows) in the order of a keyed Feistel permutation
+//    (permutation.h) keyed by (seed, epoch); the pieces of a split document stay consecutive.
+//    shuffle = false keeps file order. Deterministic on every platform.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "data/documents.h"
+#include "data/token_file.h"
+#include "train/trainer.h"  // BatchSource, GlobalBatch (declarations only; no LibTorch)
+
+namespace slidedp::data {
+
+/// What to read and how to batch it. Every knob with its default and meaning.
+struct DataSpec {
+  std::string path;               // the data file
+  std::string format = "auto";    // auto (by extension: .bin .npy .jsonl .txt), bin, npy, jsonl,
+                                  // text
+  std::string tokenizer;          // SentencePiece tokenizer.model (text only)
+  std::string token_dtype = "auto";  // .bin without llm.c header: auto (= uint16), uint16, uint32
+  int64_t batch_size = 0;         // B: rows of the global batch
+  int64_t seq_len = 0;            // T: tokens per row
+  uint64_t seed = 0;              // shuffling seed
+  int64_t vocab_size = 0;         // V: every token id and label must be in [0, V)
+  bool shuffle = true;            // false: file order, every epoch
+  int64_t stream_doc_start = -1;  // streams: token id starting a document (positions reset), -1
+  int64_t pad_token_id = 0;       // documents: input id of row padding (its labels are -100)
+};
+
+class DataLoader : public slidedp::BatchSource {
+ public:
+  /// Opens and validates the data (token files are mmap'd; JSONL and text are tokenised into
+  /// memory here). Throws UserError (with a HINT) for: B, T or V < 1; an unknown format or
+  /// extension; an unreadable file; a bad llm.c header or .npy (dtype, shape, size); empty
+  /// data; a stream shorter than T+1 tokens; a JSONL line that is not an object, lacks
+  /// input_ids, has ids outside [0, V) or labels of another length; text without a tokenizer;
+  /// documents whose every target is -100. Stream ids are range-checked per row in batch().
+  static std::unique_ptr<DataLoader> open(const DataSpec& spec);
+
+  /// The global batch of step `step` (>= 1): B rows of T, row-major int64 input_ids, labels
+  /// (-100 = ignored) and position_ids, by the rules above. Pure in (data, spec, step); costs
+  /// O(B*T) plus, once per epoch met, O(documents) to plan that epoch. Same on every rank.
+  /// Throws UserError for step < 1 and for a stream token id outside [0, V) (file, index).
+  GlobalBatch batch(int64_t step) override;
+
+  /// The cursor after the last batch() call: {"step", "epoch", "epoch_first_row", and the
+  /// fingerprint "seed", "batch_size", "seq_len", "shuffle", "num_tokens", "num_documents",
+  /// "format"}. The next step to train is step + 1. Before any batch(): step 0.
+  nlohmann::json cursorJson() const;
+  /// Restores a cursor of cursorJson(); batch(step + 1), ... then continue exactly as an
+  /// uninterrupted run. Throws UserError when a field is missing or the fingerprint differs
+  /// (other data, seed, B, T or shuffle).
+  void restore(const nlohmann::json& cursor);
+
+  /// Tokens in the data (streams: the file's tokens; documents: the sum of their lengths).
+  int64_t numTokens() const;
+  /// Documents (JSONL lines, text paragraphs); 1 for a token stream.
+  int64_t numDocuments() const;
+  /// Rows of epoch `epoch` (streams: W, every epoch; documents: depends on the epoch's order).
+  int64_t rowsInEpoch(int64_t epoch);
+  /// One line for the job's start-up print: format, file, sizes, B, T, rules, seed.
+  std::string describe() const;
+
+ private:
+  struct EpochPlan {
+    int64_t epoch = -1;
+    std::vector<int64_t> order;     // piece ids in epoch order
+    std::vector<int64_t> rowBegin;  // row r holds order[rowBegin[r] .. rowBegin[r+1])
+  };
+  explicit DataLoader(const DataSpec& spec) : spec_(spec) {}
+  uint64_t epochKey(int64_t epoch) const;
+  const EpochPlan& plan(int64_t epoch);
+  /// (epoch, row within the epoch) of global row g.
+  std::pair<int64_t, int64_t> locate(int64_t g);
+  void fillStreamRow(int64_t epoch, int64_t row, int64_t* ids, int64_t* labels, int64_t* pos,
+                     std::vector<int64_t>& buf);
+  void fillDocumentRow(int64_t epoch, int64_t row, int64_t* ids, int64_t* labels, int64_t* pos);
+
+  DataSpec spec_;
+  std::string format_;
+  // Token stream.
+  std::unique_ptr<TokenFile> stream_;
+  int64_t windows_ = 0;
+  // Documents, and their pieces of at most T tokens.
+  DocumentSet docs_;
+  std::vector<int64_t> pieceBegin_;  // token offset of each piece
+  std::vector<int32_t> pieceLen_;    // its length, 1..T
+  std::vector<int64_t> docPieces_;   // document d's pieces are [docPieces_[d], docPieces_[d+1])
+  // Planning state (a cache: batch() results never depend on it).
+  std::map<int64_t, int64_t> epochBegin_;  // epoch -> its first global row (known so far)
+  std::vector<EpochPlan> plans_;           // the last two epochs planned
+  int64_t lastStep_ = 0, lastEpoch_ = 0, lastEpochBegin_ = 0;
+};
+
+}  // namespace slidedp::data

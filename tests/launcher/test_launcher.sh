@@ -1,0 +1,208 @@
+#!/usr/bin/env bash
+# test_launcher.sh: checks launcher/slidedp-run's placement through --dry-run lines (nothing is
+# started): this machine's default, CPU workers, a fake 2-socket 4-GPU box described by
+# SLIDEDP_TOPOLOGY_FILE (workers on their GPU's node, leader on the remaining cores with
+# interleaved memory, NCCL_NVLS_ENABLE=0), a missing numactl, and bad inputs that must fail
+# with a clear message. The real run through the launcher is tested by tools/gpu-check.sh and
+# the system tests.
+#
+#   tests/launcher/test_launcher.sh [SLIDEDP_WORKER binary]     (CTest: launcher_dry_run)
+set -uo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+RUN=$ROOT/launcher/slidedp-run
+FAKE=$HERE/topo-2socket-4gpu.txt
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+# a stand-in binary: --dry-run only checks that it exists and is executable
+BIN=${1:-$TMP/slidedp_worker}
+if [ ! -x "$BIN" ]; then
+  printf '#!/bin/sh\nexit 0\n' > "$BIN" && chmod +x "$BIN"
+fi
+export SLIDEDP_WORKER=$BIN
+unset SLIDEDP_TOPOLOGY_FILE SLIDEDP_NUMACTL SLIDEDP_WORKER_THREADS CUDA_VISIBLE_DEVICES
+FAILS=0
+CHECKS=0
+fail() { echo "FAIL: $*"; FAILS=$((FAILS + 1)); }
+pass() { CHECKS=$((CHECKS + 1)); }
+
+# run NAME ARGS...: runs the launcher, keeps stdout+stderr in $OUT, the exit status in $RC and
+# the printed mpirun line (the line after 'running:') in $LINE
+run() {
+  local name=$1; shift
+  OUT=$("$@" 2>&1); RC=$?
+  LINE=$(printf '%s\n' "$OUT" | sed -n '/running:$/{n;s/^  //;p}')
+  echo "--- $name (exit $RC)"; printf '%s\n' "$OUT" | sed 's/^/    /'
+}
+expect_rc() { if [ "$RC" -eq "$1" ]; then pass; else fail "$2: exit $RC, expected $1"; fi; }
+has() {  # has WHAT TEXT DESCRIPTION
+  if [[ "$2" == *"$1"* ]]; then pass; else fail "$3: '$1' missing"; fi
+}
+hasnt() {
+  if [[ "$2" != *"$1"* ]]; then pass; else fail "$3: '$1' present"; fi
+}
+# contexts: the app contexts of $LINE (one per rank), one per line, the global part dropped
+contexts() { printf '%s\n' "$LINE" | sed 's/ : /\n/g' | sed '1s/^.* -np 1 env /-np 1 env /'; }
+ctx() { contexts | sed -n "$(( $1 + 1 ))p"; }
+
+# 1. the default on this machine: all visible GPUs, or 2 CPU workers
+if command -v nvidia-smi >/dev/null && n=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU') && [ "$n" -gt 0 ]; then
+  G=$n; DEV=cuda
+else
+  G=2; DEV=cpu
+fi
+run default "$RUN" --dry-run
+expect_rc 0 default
+has "mpirun --bind-to none" "$LINE" default
+has "-x NCCL_NVLS_ENABLE=0" "$LINE" default
+[ "$(contexts | wc -l)" -eq $((1 + G)) ] && pass || fail "default: $(contexts | wc -l) ranks, expected $((1 + G))"
+[ "$(contexts | grep -c -- "--device $DEV")" -eq $((1 + G)) ] && pass || fail "default: not every rank has --device $DEV"
+[ "$(id -u)" -eq 0 ] && has "--allow-run-as-root" "$LINE" "default as root"
+if [ $((1 + G)) -gt "$(nproc)" ]; then has "--oversubscribe" "$LINE" default; else hasnt "--oversubscribe" "$LINE" default; fi
+has "OMP_PROC_BIND=close OMP_PLACES=cores" "$(ctx 0)" "default leader"
+
+# 2. --cpu-workers 3, worker flags after --, a CONFIG file
+printf '{}\n' > "$TMP/job.json"
+run cpu3 "$RUN" --dry-run --cpu-workers 3 "$TMP/job.json" -- --steps 2 --layers 3
+expect_rc 0 cpu3
+[ "$(contexts | wc -l)" -eq 4 ] && pass || fail "cpu3: $(contexts | wc -l) ranks, expected 4"
+[ "$(contexts | grep -c -- "$BIN --device cpu --config $TMP/job.json --steps 2 --layers 3\$")" -eq 4 ] \
+  && pass || fail "cpu3: every rank must end with '$BIN --device cpu --config $TMP/job.json --steps 2 --layers 3'"
+if [ 4 -gt "$(nproc)" ]; then has "--oversubscribe" "$LINE" cpu3; else hasnt "--oversubscribe" "$LINE" cpu3; fi
+hasnt "CUDA_VISIBLE_DEVICES" "$LINE" cpu3
+run "cpu3 --cpu-workers=3" "$RUN" --dry-run --cpu-workers=3
+expect_rc 0 "cpu3 (=)"
+# --cpu-workers wins over an inherited CUDA_VISIBLE_DEVICES (the GPU default only reads it)
+CUDA_VISIBLE_DEVICES=0 run "cpu2 with CUDA_VISIBLE_DEVICES" "$RUN" --dry-run --cpu-workers 2
+[ "$(contexts | wc -l)" -eq 3 ] && pass || fail "cpu2 with CUDA_VISIBLE_DEVICES: $(contexts | wc -l) ranks, expected 3"
+
+# 3. the fake 2-socket 4-GPU box: the exact line
+export SLIDEDP_TOPOLOGY_FILE=$FAKE
+# the line names numactl: this machine's, or a stand-in where it is not installed
+if command -v numactl >/dev/null; then
+  NUMA=$(command -v numactl)
+else
+  NUMA=$TMP/numactl; printf '#!/bin/sh\nexit 0\n' > "$NUMA"; chmod +x "$NUMA"
+fi
+export SLIDEDP_NUMACTL=$NUMA
+run fake4 "$RUN" --dry-run --gpus 0,1,2,3
+expect_rc 0 fake4
+ROOTFLAG=""; [ "$(id -u)" -eq 0 ] && ROOTFLAG=" --allow-run-as-root"
+ENVS="env OMP_NUM_THREADS=4 OMP_PROC_BIND=close OMP_PLACES=cores $NUMA"
+WANT="mpirun --bind-to none$ROOTFLAG -x NCCL_NVLS_ENABLE=0 -x CUDA_DEVICE_ORDER=PCI_BUS_ID -x CUDA_VISIBLE_DEVICES=0,1,2,3\
+ -np 1 env OMP_NUM_THREADS=48 OMP_PROC_BIND=close OMP_PLACES=cores $NUMA --physcpubind=0-23,32-55 --interleave=0,1 $BIN --device cuda\
+ : -np 1 $ENVS --physcpubind=24-27 --preferred=0 $BIN --device cuda\
+ : -np 1 $ENVS --physcpubind=28-31 --preferred=0 $BIN --device cuda\
+ : -np 1 $ENVS --physcpubind=56-59 --preferred=1 $BIN --device cuda\
+ : -np 1 $ENVS --physcpubind=60-63 --preferred=1 $BIN --device cuda"
+if [ "$LINE" = "$WANT" ]; then pass; else fail "fake4: line differs"; echo "  want: $WANT"; echo "  got:  $LINE"; fi
+# the same, by property (so a failure says which property broke)
+has "--physcpubind=0-23,32-55 --interleave=0,1" "$(ctx 0)" "fake4 leader: remaining cores, interleaved"
+has "OMP_NUM_THREADS=48" "$(ctx 0)" "fake4 leader threads"
+for i in 0 1; do has "--preferred=0" "$(ctx $((i + 1)))" "fake4 GPU $i on node 0"; done
+for i in 2 3; do has "--preferred=1" "$(ctx $((i + 1)))" "fake4 GPU $i on node 1"; done
+has "-x NCCL_NVLS_ENABLE=0" "$LINE" fake4
+hasnt "--oversubscribe" "$LINE" "fake4 (64 cores)"
+# default on the fake box = all its GPUs
+run fake-default "$RUN" --dry-run
+[ "$LINE" = "$WANT" ] && pass || fail "fake default: expected the 4-GPU line"
+# a subset: GPUs 2,3 both on node 1; the leader keeps node 0 whole
+run fake23 "$RUN" --dry-run --gpus 2,3
+expect_rc 0 fake23
+has "CUDA_VISIBLE_DEVICES=2,3" "$LINE" fake23
+has "--physcpubind=0-55 --interleave=0,1" "$(ctx 0)" "fake23 leader"
+has "--physcpubind=56-59 --preferred=1" "$(ctx 1)" "fake23 GPU 2"
+has "--physcpubind=60-63 --preferred=1" "$(ctx 2)" "fake23 GPU 3"
+# --worker-threads
+run fake-wt2 "$RUN" --dry-run --gpus 0 --worker-threads 2
+has "--physcpubind=30-31 --preferred=0" "$(ctx 1)" "fake --worker-threads 2"
+has "OMP_NUM_THREADS=62" "$(ctx 0)" "fake --worker-threads 2 leader"
+
+# 4. a one-node box with a GPU whose NUMA node is unknown, and a small node that is shared
+cat > "$TMP/topo-small.txt" <<'EOF'
+cores: 0-3
+numa_nodes: 0:0-3
+gpu 0 numa 0
+gpu 1 numa -1
+EOF
+SLIDEDP_TOPOLOGY_FILE=$TMP/topo-small.txt run small "$RUN" --dry-run --gpus 0,1
+expect_rc 0 small
+has "--physcpubind=0-1 --localalloc" "$(ctx 0)" "small: leader local on one node"
+has "--physcpubind=2-3 --preferred=0" "$(ctx 1)" "small: GPU 0 gets half the node at most"
+hasnt "numactl" "$(ctx 2)" "small: GPU 1 (NUMA node unknown) unpinned"
+has "NUMA node unknown" "$OUT" "small: says why GPU 1 is unpinned"
+SLIDEDP_TOPOLOGY_FILE=$TMP/topo-small.txt run small-cpu "$RUN" --dry-run --cpu-workers 3
+has "--cpunodebind=0" "$(ctx 1)" "small cpu3: workers share the node"
+
+# 5. numactl missing: a warning, ranks unpinned, still exit 0
+SLIDEDP_NUMACTL=/nonexistent/numactl run no-numactl "$RUN" --dry-run --gpus 0,1
+expect_rc 0 no-numactl
+has "numactl not found" "$OUT" no-numactl
+hasnt "numactl --" "$LINE" no-numactl
+has "-x NCCL_NVLS_ENABLE=0" "$LINE" no-numactl
+
+bad() {  # bad NAME EXPECTED-MESSAGE ARGS...
+  local name=$1 msg=$2; shift 2
+  run "$name" "$@"
+  [ "$RC" -ne 0 ] && pass || fail "$name: exit 0, expected an error"
+  has "$msg" "$OUT" "$name message"
+  hasnt "Traceback" "$OUT" "$name (no Python traceback)"
+}
+
+# 6. probing through nvidia-smi (a stand-in on PATH): the NUMA Affinity column of
+#    `nvidia-smi topo -m` places the workers; N/A there (and no sysfs/hwloc answer for a bus id
+#    that does not exist) leaves them unpinned with a note
+mkdir -p "$TMP/bin"
+cat > "$TMP/bin/nvidia-smi" <<'EOF2'
+#!/bin/sh
+case "$*" in
+  -L) echo "GPU 0: NVIDIA H200 (UUID: GPU-0)"; echo "GPU 1: NVIDIA H200 (UUID: GPU-1)" ;;
+  *pci.bus_id*) echo "00000000:99:00.0"; echo "00000000:9A:00.0" ;;
+  "topo -m")
+    printf '\tGPU0\tGPU1\tNIC0\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID\n'
+    printf 'GPU0\t X \tNV18\tSYS\t0-1\t%s\t\tN/A\n' "$FAKE_NUMA"
+    printf 'GPU1\tNV18\t X \tSYS\t0-1\t%s\t\tN/A\n' "$FAKE_NUMA"
+    printf 'NIC0\tSYS\tSYS\t X \n\nLegend:\n\n  X    = Self\n' ;;
+  *) exit 1 ;;
+esac
+EOF2
+chmod +x "$TMP/bin/nvidia-smi"
+SAVED_PATH=$PATH
+unset SLIDEDP_TOPOLOGY_FILE
+PATH=$TMP/bin:$PATH
+FIRST=$(numactl -H 2>/dev/null | sed -n 's/^node \([0-9]*\) cpus: [0-9].*/\1/p' | head -1)
+export FAKE_NUMA=${FIRST:-0}
+run smi-topo "$RUN" --dry-run
+expect_rc 0 smi-topo
+has "CUDA_VISIBLE_DEVICES=0,1" "$LINE" "smi-topo: default = the 2 GPUs nvidia-smi lists"
+has "--preferred=$FAKE_NUMA" "$(ctx 1)" "smi-topo: GPU 0 on node $FAKE_NUMA"
+has "nvidia-smi topo -m" "$OUT" "smi-topo: says where the NUMA node came from"
+bad "smi: gpus 2 of 2" "GPU 2 does not exist" "$RUN" --dry-run --gpus 0,2
+FAKE_NUMA=N/A run smi-na "$RUN" --dry-run --gpus 1
+expect_rc 0 smi-na
+has "NUMA node unknown" "$OUT" "smi-na: note"
+hasnt "numactl --" "$(ctx 1)" "smi-na: worker unpinned"
+PATH=$SAVED_PATH
+unset FAKE_NUMA
+export SLIDEDP_TOPOLOGY_FILE=$FAKE
+
+# 7. bad inputs: non-zero exit, a message that says what is wrong
+bad "gpus 0,x" "--gpus takes a comma-separated list of GPU indices" "$RUN" --dry-run --gpus 0,x
+bad "gpus 7 on 4 GPUs" "GPU 7 does not exist" "$RUN" --dry-run --gpus 7
+bad "gpus 1,1" "more than once" "$RUN" --dry-run --gpus 1,1
+bad "cpu-workers 0" "--cpu-workers takes a positive integer (got '0')" "$RUN" --dry-run --cpu-workers 0
+bad "gpus and cpu-workers" "not both" "$RUN" --dry-run --gpus 0 --cpu-workers 2
+bad "unknown option" "unknown option '--bogus'" "$RUN" --dry-run --bogus
+bad "missing config" "config file" "$RUN" --dry-run --gpus 0 "$TMP/none.json"
+SLIDEDP_WORKER=$TMP/none bad "missing binary" "HINT: run 'bash tools/setup.sh'" "$RUN" --dry-run
+printf 'cores: 0-3\nbogus line\n' > "$TMP/topo-bad.txt"
+SLIDEDP_TOPOLOGY_FILE=$TMP/topo-bad.txt bad "bad topology file" "cannot read 'bogus line'" "$RUN" --dry-run
+SLIDEDP_TOPOLOGY_FILE=$TMP/nothere.txt bad "missing topology file" "does not exist" "$RUN" --dry-run
+
+echo
+if [ "$FAILS" -eq 0 ]; then
+  echo "launcher dry-run tests: all $CHECKS checks passed"
+else
+  echo "launcher dry-run tests: $FAILS of $((CHECKS + FAILS)) checks FAILED"
+  exit 1
+fi

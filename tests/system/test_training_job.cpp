@@ -1,0 +1,111 @@
+// The training job as a user runs it (slidedp_worker --model ... under mpirun): checkpoints,
+// bit-identical resume, graceful stop on SIGTERM, a config file overridden by flags.
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "common/subprocess.h"
+#include "shm/segment.h"
+
+using namespace std::chrono;
+using namespace slidedp::test;
+
+namespace {
+std::string stories() {
+  const char* env = std::getenv("SLIDEDP_SHARED_DIR");
+  return std::string(env ? env : SLIDEDP_SHARED_DIR) + "/models/stories260K";
+}
+std::vector<std::string> train(std::vector<std::string> extra) {
+  std::vector<std::string> a = {SLIDEDP_MPIRUN_BIN, "--oversubscribe", "--bind-to", "none", "-np",
+                                "3", SLIDEDP_WORKER_BIN, "--device", "cpu", "--model", stories(),
+                                "--batch-size", "4", "--seq-len", "64", "--chunk-numel", "5000",
+                                "--leader-threads", "1"};
+  a.insert(a.end(), extra.begin(), extra.end());
+  return a;
+}
+std::string tmpDir(const char* tag) {
+  const std::string d = fmt::format("/tmp/slidedp-systest-{}-{}", tag, getpid());
+  std::system(("rm -rf " + d).c_str());
+  return d;
+}
+/// The loss column of a metrics CSV, by step.
+std::map<int, std::string> losses(const std::string& csv) {
+  std::map<int, std::string> out;
+  std::istringstream in(readFile(csv));
+  std::string line;
+  std::getline(in, line);  // header
+  while (std::getline(in, line)) {
+    std::vector<std::string> cols;
+    std::stringstream ls(line);
+    for (std::string c; std::getline(ls, c, ',');) cols.push_back(c);
+    if (cols.size() > 2) out[std::stoi(cols[0])] = cols[2];
+  }
+  return out;
+}
+}  // namespace
+
+TEST(TrainingJob, SixStepsEqualThreePlusResumePlusThreeBitForBit) {
+  const std::string a = tmpDir("straight"), b = tmpDir("resumed");
+  Result r1 = wait(start(train({"--steps", "6", "--checkpoint-dir", a, "--metrics", a + ".csv"})));
+  ASSERT_EQ(r1.exit_code, 0) << r1.output;
+  Result r2 = wait(start(train({"--steps", "3", "--checkpoint-dir", b, "--metrics", b + ".csv"})));
+  ASSERT_EQ(r2.exit_code, 0) << r2.output;
+  Result r3 = wait(start(train({"--steps", "6", "--checkpoint-dir", b, "--resume", "auto",
+                                "--metrics", b + ".csv"})));
+  ASSERT_EQ(r3.exit_code, 0) << r3.output;
+  EXPECT_NE(r3.output.find("resumed from " + b + " at step 4"), std::string::npos) << r3.output;
+  // The full optimizer state after step 6 (FP32 master weights, m, v) is byte-identical.
+  const std::string sa = readFile(a + "/step-00000006/optimizer.safetensors");
+  const std::string sb = readFile(b + "/step-00000006/optimizer.safetensors");
+  ASSERT_GT(sa.size(), 1000000u);
+  EXPECT_TRUE(sa == sb) << "state after 6 steps differs between straight and resumed runs";
+  // And so are the losses of steps 4..6 (printed with 9 significant digits).
+  const auto la = losses(a + ".csv"), lb = losses(b + ".csv");
+  for (int s = 1; s <= 6; ++s) EXPECT_EQ(la.at(s), lb.at(s)) << "step " << s;
+  std::system(("rm -rf " + a + " " + b + " " + a + ".csv " + b + ".csv").c_str());
+}
+
+TEST(TrainingJob, SigtermCheckpointsAtTheStepEndAndTheRunResumes) {
+  const std::string d = tmpDir("sigterm");
+  const std::string pids_file = d + ".pids";
+  std::remove(pids_file.c_str());
+  Proc p = start(train({"--steps", "100000", "--checkpoint-dir", d, "--pid-file", pids_file}));
+  const auto pids = waitForPids(pids_file, 3);
+  ASSERT_EQ(pids.size(), 3u);
+  const auto until = steady_clock::now() + seconds(60);
+  while (readFile(p.log).find("step 3/") == std::string::npos && steady_clock::now() < until)
+    std::this_thread::sleep_for(milliseconds(20));
+  for (pid_t pid : pids) kill(pid, SIGTERM);  // what a batch system sends before preemption
+  Result r = wait(p, 60);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("stopped after step"), std::string::npos) << r.output;
+  const std::string latest = readFile(d + "/latest");
+  ASSERT_EQ(latest.rfind("step-", 0), 0u) << r.output;
+  const int stopped_at = std::stoi(latest.substr(5));
+  Result again = wait(start(train({"--steps", std::to_string(stopped_at + 2), "--checkpoint-dir", d,
+                                   "--resume", d})));
+  EXPECT_EQ(again.exit_code, 0) << again.output;
+  EXPECT_NE(again.output.find(fmt::format("at step {}", stopped_at + 1)), std::string::npos) << again.output;
+  std::system(("rm -rf " + d + " " + pids_file).c_str());
+}
+
+TEST(TrainingJob, ConfigFileWithFlagOverridesAndContradictions) {
+  const std::string cfg = fmt::format("/tmp/slidedp-systest-{}.toml", getpid());
+  {
+    std::ofstream f(cfg);
+    f << "steps = 2\nlr = 0.0005\nbatch-size = 4\nseq-len = 32\n";
+  }
+  Result r = wait(start(train({"--config", cfg, "--lr", "0.002"})));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("lr=0.002"), std::string::npos) << "resolved configuration not printed";
+  EXPECT_NE(r.output.find("lr 2.00e-03"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("step 2/2"), std::string::npos) << r.output;
+  // Contradictions are refused with a reason.
+  Result c = wait(start(train({"--config", cfg, "--route-sweep", "replicated/cpu", "--resume", "/nonexistent"})));
+  EXPECT_EQ(c.exit_code, 2) << c.output;
+  EXPECT_NE(c.output.find("do not go together"), std::string::npos) << c.output;
+  Result m = wait(start(train({"--config", cfg, "--resume", "/nonexistent"})));
+  EXPECT_NE(m.exit_code, 0) << m.output;
+  EXPECT_NE(m.output.find("is not a checkpoint"), std::string::npos) << m.output;
+  std::remove(cfg.c_str());
+}
