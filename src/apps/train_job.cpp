@@ -125,6 +125,8 @@ void addTrainOptions(CLI::App& app, TrainJobOptions& o) {
   g->add_option("--export", o.export_dir, "Write a Hugging Face directory of the trained weights at the end");
   g->add_flag("--export-bf16,!--export-fp32", o.export_bf16, "Dtype of the exported weights")->capture_default_str();
   g->add_option("--metrics", o.metrics, "Per-step metrics file: JSONL, or CSV when it ends in .csv");
+  g->add_option("--trace", o.trace, "Write a Chrome/Perfetto trace (JSON) of one step's pipeline on every rank");
+  g->add_option("--trace-step", o.trace_step, "The step --trace records")->capture_default_str();
   g->add_option("--checkpoint-dir", o.checkpoint_dir, "Write full-state checkpoints (FP32 master weights, "
                 "moments, step, data cursor, configuration) under this directory");
   g->add_option("--checkpoint-every", o.checkpoint_every, "Checkpoint every N steps (0: only at the end "
@@ -286,6 +288,10 @@ int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trai
       }
       if (!std::isfinite(rec.loss))
         throw std::runtime_error(fmt::format("step {}: the loss is {} (diverged)", step, rec.loss));
+      if (!o.trace.empty() && step == std::max<int64_t>(o.trace_step, first)) {
+        trainer.writeTrace(o.trace, rec);
+        SLIDEDP_LOG_INFO("Chrome/Perfetto trace of step {} written to {}", step, o.trace);
+      }
       recs.push_back(rec);
       int stop = JobGuard::stopRequested() ? 1 : 0, any_stop = 0;
       MPI_CHECK(MPI_Allreduce(&stop, &any_stop, 1, MPI_INT, MPI_MAX, ctx.world));

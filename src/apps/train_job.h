@@ -26,6 +26,8 @@ struct TrainJobOptions {
   std::string export_dir;          // write a HF directory at the end
   bool export_bf16 = true;
   std::string metrics;             // JSONL (or CSV), one record per step
+  std::string trace;               // Chrome trace of step trace_step
+  int64_t trace_step = 2;
   std::string checkpoint_dir;
   int64_t checkpoint_every = 0;
   int keep_checkpoints = 2;

@@ -2,6 +2,7 @@
 #include "data/data_loader.h"
 
 #include <algorithm>
+#include <cctype>
 #include <climits>
 
 #include <fmt/format.h>

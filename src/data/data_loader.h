@@ -12,7 +12,7 @@
 // The exact rules (a row holds T positions; labels are next-token targets, -100 = ignored):
 //  * Token streams (.bin, .npy) are cut into W = floor((N-1)/T) windows of T+1 tokens, window
 //    w = tokens [w*T, w*T+T] (consecutive windows share one token, so every token after the
-//    first is a target once per epoch; the tail of < T tokens is not used in that epoch).
+//    first is a target once per epoch; the last (N-1) mod T tokens are never used).
 //    input_ids = window[0..T), labels = window[1..T], position_ids = 0..T-1. With
 //    DataSpec.stream_doc_start = s >= 0 (e.g. BOS) positions also restart at every input
 //    token s, and the label predicting s (labels[t] where window[t+1] == s) is -100.
@@ -75,6 +75,7 @@ class DataLoader : public slidedp::BatchSource {
   /// (-100 = ignored) and position_ids, by the rules above. Pure in (data, spec, step); costs
   /// O(B*T) plus, once per epoch met, O(documents) to plan that epoch. Same on every rank.
   /// Throws UserError for step < 1 and for a stream token id outside [0, V) (file, index).
+  /// Not thread-safe (it caches epoch plans): one DataLoader per thread.
   GlobalBatch batch(int64_t step) override;
 
   /// The cursor after the last batch() call: {"step", "epoch", "epoch_first_row", and the

@@ -134,6 +134,10 @@ DocumentSet readText(const std::string& path, const std::string& tokenizer, int6
     throwUserError("tokenizer {} has no BOS piece; text documents are prefixed with BOS",
                    tokenizer);
   }
+  if (bos >= vocab_size) {
+    throwUserError("tokenizer {}: BOS id {} >= vocab_size {}\nHINT: the tokenizer does not "
+                   "belong to the model.", tokenizer, bos, vocab_size);
+  }
   std::ifstream in = openText(path);
   DocumentSet docs;
   docs.offsets.push_back(0);
@@ -158,10 +162,6 @@ DocumentSet readText(const std::string& path, const std::string& tokenizer, int6
                        p, vocab_size);
       }
       ids.push_back(p);
-    }
-    if (bos >= vocab_size) {
-      throwUserError("tokenizer {}: BOS id {} >= vocab_size {}\nHINT: the tokenizer does not "
-                     "belong to the model.", tokenizer, bos, vocab_size);
     }
     docs.add(ids, noLabels);
     doc.clear();

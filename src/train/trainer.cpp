@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstring>
 #include <random>
+#include <sstream>
 
 #include "common/errors.h"
 #include "leader/leader.h"
@@ -156,6 +157,27 @@ void Trainer::exportHf(const std::string& dir, bool bf16) const {
                        bf16 ? formats::DType::BF16 : formats::DType::F32, 5ull << 30, model_dir_);
 }
 
+void Trainer::writeTrace(const std::string& path, const StepRecord& rec) const {
+  const std::string mine = rec.trace_events.dump();
+  const std::string all = gatherLines(ctx_, mine);
+  if (ctx_.world_rank != 0) return;
+  nlohmann::json events = nlohmann::json::array();
+  std::istringstream in(all);
+  for (std::string line; std::getline(in, line);)
+    for (auto& e : nlohmann::json::parse(line)) events.push_back(e);
+  for (int r = 0; r < ctx_.world_size; ++r) {
+    const bool leader = r == 0;  // single node: world rank 0 is the leader
+    events.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", r},
+                      {"args", {{"name", leader ? "leader (rank 0)" : fmt::format("worker (rank {})", r)}}}});
+    events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", r}, {"tid", 0},
+                      {"args", {{"name", leader ? "optimizer" : "compute"}}}});
+    if (!leader)
+      events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", r}, {"tid", 1},
+                        {"args", {{"name", "gradient hand-off"}}}});
+  }
+  formats::writeFileAtomic(path, nlohmann::json{{"traceEvents", events}, {"displayTimeUnit", "ms"}}.dump() + "\n");
+}
+
 std::string Trainer::saveCheckpoint(const std::string& root, int64_t step,
                                     const nlohmann::json& state, int keep) {
   using namespace formats;
@@ -224,6 +246,10 @@ StepRecord Trainer::step(int64_t step, BatchSource& data) {
     for (const auto& u : ls.units) {
       rec.leader_unit_update_ns.push_back(static_cast<double>(u.begin_ns));
       rec.leader_unit_update_ns.push_back(static_cast<double>(u.end_ns));
+      if (u.end_ns > u.begin_ns)
+        rec.trace_events.push_back({{"name", fmt::format("reduce + AdamW unit {}", u.unit)},
+                                    {"ph", "X"}, {"pid", ctx_.world_rank}, {"tid", 0},
+                                    {"ts", u.begin_ns / 1e3}, {"dur", (u.end_ns - u.begin_ns) / 1e3}});
     }
   } else {
     const GlobalBatch gb = data.batch(step);
@@ -238,6 +264,10 @@ StepRecord Trainer::step(int64_t step, BatchSource& data) {
     const double w[7] = {ws.compute_forward_s, ws.compute_head_s, ws.compute_backward_s, ws.h2d_s,
                          ws.d2h_s, ws.delivery_wait_s, ws.handoff_wait_s};
     std::copy(w, w + 7, times);
+    for (const auto& t : ws.trace)
+      rec.trace_events.push_back({{"name", t.name}, {"ph", "X"}, {"pid", ctx_.world_rank},
+                                  {"tid", t.thread}, {"ts", t.begin_ns / 1e3},
+                                  {"dur", (t.end_ns - t.begin_ns) / 1e3}});
     for (const auto& b : ws.backward) {
       rec.worker_backward_ns.push_back(b.unit);
       rec.worker_backward_ns.push_back(static_cast<double>(b.begin_ns));

@@ -72,6 +72,8 @@ struct StepRecord {
   double leader_update_s = 0;   // leader's fused reduce + AdamW passes
   std::vector<double> leader_unit_update_ns;  // leader: [unit]*2 begin,end (monotonic ns)
   std::vector<double> worker_backward_ns;     // workers: [unit, begin, end]*
+  /// This rank's spans as Chrome trace events ("ph":"X", ts/dur in us, pid = world rank).
+  nlohmann::json trace_events = nlohmann::json::array();
 };
 
 class Trainer {
@@ -115,6 +117,9 @@ class Trainer {
   const model::ModelConfig& config() const { return config_; }
   const model::ParamLayout& layout() const { return layout_; }
   const shm::Segment& segment() const { return seg_; }
+  /// Gathers every rank's trace_events of `rec` to world rank 0 and writes a Chrome/Perfetto
+  /// trace file there (open it in ui.perfetto.dev or chrome://tracing). Collective.
+  void writeTrace(const std::string& path, const StepRecord& rec) const;
   /// Leader only: the FP32 master weights of unit u.
   const float* master(int unit) const;
   /// Leader only: writes a Hugging Face directory of the current weights.

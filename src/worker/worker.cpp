@@ -80,6 +80,7 @@ struct Worker::Impl {
   std::exception_ptr handoff_error;
   std::thread handoff_thread;
   double d2h_busy_s = 0;     // summed by the hand-off thread (guarded by mu)
+  std::vector<TraceSpan> handoff_trace;  // hand-off thread spans of this step (guarded by mu)
   double cpu_delivery_s = 0; // CPU workers: delivery wall time
 
 #ifdef SLIDEDP_WITH_CUDA
@@ -318,6 +319,16 @@ struct Worker::Impl {
   /// Writes job's gradient into the staging ring, chunk by chunk in plan order, publishing
   /// each chunk as soon as it is there.
   void runJob(const HandoffJob& job) {
+    const uint64_t job_begin = nowNs();
+    struct Record {
+      Impl* self;
+      const HandoffJob& job;
+      uint64_t begin;
+      ~Record() {
+        std::lock_guard<std::mutex> lock(self->mu);
+        self->handoff_trace.push_back({fmt::format("hand-off unit {}", job.unit), 1, begin, nowNs()});
+      }
+    } record{this, job, job_begin};
     const shm::ControlBlock& cb = seg.control();
     const int S = spec.num_slots;
     const size_t es = at::elementSize(sdtype);
@@ -446,6 +457,7 @@ struct Worker::Impl {
     {
       std::lock_guard<std::mutex> lock(mu);
       d2h_busy_s = 0;
+      handoff_trace.clear();
     }
 #ifdef SLIDEDP_WITH_CUDA
     delivery_events.clear();
@@ -472,6 +484,7 @@ struct Worker::Impl {
       waitVersion(next_unit, s - 1, &st.delivery_wait_s);
       next = deliver(next_unit, next_slot);  // prefetch overlaps this unit's compute
       use(slot);
+      const uint64_t fwd_begin = nowNs();
       for (auto& m : mbs) {
         if (u == 0) {
           m.h = model::embeddingForward(config, cur, m.ids);
@@ -481,6 +494,7 @@ struct Worker::Impl {
         }
       }
       release(slot);
+      st.trace.push_back({fmt::format("forward unit {}", u), 0, fwd_begin, nowNs()});
       slot = next_slot;
       cur = next;
     }
@@ -514,6 +528,7 @@ struct Worker::Impl {
     if (embed_slot >= 0) release(embed_slot);
     handOff(s, head, g_head);
     st.head_s = sec(t0, nowNs());
+    st.trace.push_back({"head: norm + LM head + loss, fwd+bwd", 0, t0, nowNs()});
     mark(2);
 
     // ---- backward: decoder units L..1, recomputed from their saved inputs -----------------
@@ -548,6 +563,7 @@ struct Worker::Impl {
       handOff(s, u, g);
       span.end_ns = nowNs();
       st.backward.push_back(span);
+      st.trace.push_back({fmt::format("backward unit {}", u), 0, span.begin_ns, span.end_ns});
       slot = next_slot;
       cur = next;
     }
@@ -557,6 +573,7 @@ struct Worker::Impl {
     handOff(s, 0, g_embed);
     span.end_ns = nowNs();
     st.backward.push_back(span);
+    st.trace.push_back({"backward unit 0 (embedding)", 0, span.begin_ns, span.end_ns});
     st.backward_s = sec(t0, nowNs());
     mark(3);
     const uint64_t t1 = nowNs();
@@ -565,6 +582,7 @@ struct Worker::Impl {
     {
       std::lock_guard<std::mutex> lock(mu);
       st.d2h_s = d2h_busy_s;
+      st.trace.insert(st.trace.end(), handoff_trace.begin(), handoff_trace.end());
     }
     st.compute_forward_s = st.forward_s;
     st.compute_head_s = st.head_s;

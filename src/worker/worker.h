@@ -50,6 +50,14 @@ struct UnitBackwardSpan {
   uint64_t end_ns = 0;
 };
 
+/// A span of a worker's step for the Chrome trace: `thread` 0 = main (compute issue), 1 =
+/// hand-off thread (CLOCK_MONOTONIC ns; on CUDA the main thread's spans are issue times).
+struct TraceSpan {
+  std::string name;
+  int thread = 0;
+  uint64_t begin_ns = 0, end_ns = 0;
+};
+
 struct WorkerStepStats {
   double loss_sum = 0;        // this worker's sum of token losses
   int64_t local_tokens = 0;   // this worker's unmasked targets
@@ -63,6 +71,7 @@ struct WorkerStepStats {
   double h2d_s = 0;            // deliveries (H2D copies + all-gathers), summed
   double d2h_s = 0;            // gradient hand-offs (D2H copies into staging), summed
   std::vector<UnitBackwardSpan> backward;
+  std::vector<TraceSpan> trace;
 };
 
 class Worker {

@@ -19,7 +19,7 @@ d = sys.argv[1]
 rows = []
 for s in range(1, 13):
     route = ("replicated", "cpu") if s <= 6 else ("sharded", "gpu")
-    r = {"step": s, "delivery": route[0], "reduction": route[1], "loss": 6.0 * math.exp(-s / 6) + 1,
+    r = {"step": s, "variant": "/".join(route), "delivery": route[0], "reduction": route[1], "loss": 6.0 * math.exp(-s / 6) + 1,
          "lr": 1e-3 * min(1.0, s / 4), "grad_norm": 2.0 / s, "tokens": 4096,
          "tokens_per_s": 40000 + 100 * s, "tflops_per_gpu": 300.0, "step_s": 0.10 + 0.002 * s,
          "fwd_s": 0.03, "head_s": 0.005, "bwd_s": 0.055, "h2d_s": 0.004, "d2h_s": 0.003,
@@ -29,7 +29,9 @@ for s in range(1, 13):
 with open(f"{d}/m.jsonl", "w") as f:
     f.writelines(json.dumps(r) + "\n" for r in rows)
 with open(f"{d}/m.csv", "w", newline="") as f:
-    w = csv.DictWriter(f, fieldnames=list(rows[0]))
+    # the worker's CSV: no delivery/reduction columns (the variant names the route)
+    cols = [k for k in rows[0] if k not in ("delivery", "reduction")]
+    w = csv.DictWriter(f, fieldnames=cols, extrasaction="ignore")
     w.writeheader()
     w.writerows(rows)
 with open(f"{d}/noloss.jsonl", "w") as f:

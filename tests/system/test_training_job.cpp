@@ -109,3 +109,15 @@ TEST(TrainingJob, ConfigFileWithFlagOverridesAndContradictions) {
   EXPECT_NE(m.output.find("is not a checkpoint"), std::string::npos) << m.output;
   std::remove(cfg.c_str());
 }
+
+TEST(TrainingJob, TraceHasEveryRanksPipeline) {
+  const std::string trace = fmt::format("/tmp/slidedp-systest-{}.trace.json", getpid());
+  Result r = wait(start(train({"--steps", "3", "--trace", trace, "--trace-step", "2"})));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::string t = readFile(trace);
+  EXPECT_NE(t.find("\"traceEvents\""), std::string::npos);
+  for (const char* what : {"reduce + AdamW unit 6", "forward unit 3", "backward unit 1",
+                           "hand-off unit 0", "leader (rank 0)", "worker (rank 2)"})
+    EXPECT_NE(t.find(what), std::string::npos) << what;
+  std::remove(trace.c_str());
+}
