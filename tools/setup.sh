@@ -24,7 +24,7 @@ PY_PACKAGES=("torch==$TORCH_VERSION" "transformers==$TRANSFORMERS_VERSION" "safe
 APT_PACKAGES=(build-essential cmake ninja-build pkg-config python3-venv
   openmpi-bin libopenmpi-dev libboost-dev libnuma-dev numactl libgtest-dev libgmock-dev
   nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev libsentencepiece-dev
-  hwloc libhwloc-dev bible-kjv-text)
+  hwloc libhwloc-dev bible-kjv bible-kjv-text sentencepiece)
 
 log() { echo "[setup] $*"; }
 
@@ -79,4 +79,10 @@ fi
 if [ -z "${SLIDEDP_SKIP_BUILD:-}" ]; then
   cmake --build "$BUILD_DIR" -j "${SLIDEDP_JOBS:-$(nproc)}"
   log "built: $BUILD_DIR/bin/slidedp_worker"
+fi
+# The main job's embedded default: KJV text + a tokenizer trained on it (tools/configs/).
+if command -v bible >/dev/null && command -v spm_train >/dev/null; then
+  bash "$ROOT/tools/data/prepare_default_job.sh" "$BUILD_DIR/default-job"
+else
+  log "note: bible/spm_train not found; the default job's data was not prepared"
 fi

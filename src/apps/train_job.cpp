@@ -11,6 +11,7 @@
 
 #include "common/errors.h"
 #include "common/log.h"
+#include "data/data_loader.h"
 #include "formats/fs_util.h"
 #include "formats/safetensors.h"
 #include "runtime/job_guard.h"
@@ -93,8 +94,16 @@ void addTrainOptions(CLI::App& app, TrainJobOptions& o) {
   g->add_option("--model", o.model, "Hugging Face model directory (config.json + safetensors) to fine-tune");
   g->add_option("--model-config", o.model_config, "config.json of a model to initialise randomly (benchmarks)");
   g->add_option("--seed", o.seed, "Seed of random initialisation and synthetic data")->capture_default_str();
-  g->add_option("--data", o.data, "Data: synthetic (random tokens) or reference:FILE.safetensors "
-                "(step{s}.input_ids/labels)")->capture_default_str();
+  g->add_option("--data", o.data, "Data: a file (.bin token stream (llm.c header or raw), .npy, "
+                ".jsonl with input_ids[/labels], .txt with --tokenizer), synthetic (random tokens) "
+                "or reference:FILE.safetensors (step{s}.input_ids/labels)")->capture_default_str();
+  g->add_option("--data-format", o.data_format, "Data format: auto (by extension), bin, npy, jsonl, text")->capture_default_str();
+  g->add_option("--tokenizer", o.tokenizer, "SentencePiece tokenizer.model for text data (default: "
+                "the model directory's tokenizer.model)");
+  g->add_option("--token-dtype", o.token_dtype, ".bin without llm.c header: auto (uint16), uint16, uint32")->capture_default_str();
+  g->add_flag("--shuffle,!--no-shuffle", o.shuffle, "Shuffle documents/windows each epoch (seeded)")->capture_default_str();
+  g->add_option("--doc-start-token", o.doc_start_token, "Token streams: id that starts a document "
+                "(positions reset there; e.g. BOS); -1: none")->capture_default_str();
   g->add_option("--batch-size", o.batch_size, "Global batch, rows (sequences) per step")->capture_default_str();
   g->add_option("--seq-len", o.seq_len, "Tokens per row T (synthetic data)")->capture_default_str();
   g->add_option("--steps", o.steps, "Optimizer steps (per route with --route-sweep)")->capture_default_str();
@@ -192,7 +201,8 @@ std::string formatDuration(double s) {
 /// The steps, the per-step line, metrics, checkpoints, the summary. Collective.
 /// Returns the last step run.
 int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trainer, BatchSource& data,
-                 const std::vector<RunVariant>& variants, SyntheticBatches* synthetic) {
+                 const std::vector<RunVariant>& variants, SyntheticBatches* synthetic,
+                 data::DataLoader* loader) {
   const auto& cfg = trainer.config();
   const int G = trainer.numWorkers();
   const double n_params = static_cast<double>(trainer.layout().parameterCount());
@@ -207,6 +217,7 @@ int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trai
   std::ofstream metrics;
   const bool csv = o.metrics.size() > 4 && o.metrics.compare(o.metrics.size() - 4, 4, ".csv") == 0;
   if (ctx.world_rank == 0 && !o.metrics.empty()) {
+    if (const std::string dir = formats::parentPath(o.metrics); !dir.empty()) formats::makeDirectories(dir);
     metrics.open(o.metrics, trainer.firstStep() > 1 ? std::ios::app : std::ios::trunc);
     if (!metrics) throw std::runtime_error(fmt::format("cannot write --metrics file {}", o.metrics));
   }
@@ -219,10 +230,15 @@ int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trai
     metrics << "\n";
   }
   auto checkpointState = [&](int64_t step) {
+    nlohmann::json cursor = {{"step", step}};
+    if (loader) {
+      if (ctx.isLeader()) loader->batch(step);  // batches are pure in the step: cheap to redo
+      cursor = loader->cursorJson();
+    }
     return nlohmann::json{{"model", o.model.empty() ? o.model_config : o.model},
                           {"random_init", !o.model_config.empty()},
                           {"seed", o.seed},
-                          {"data", {{"spec", o.data}, {"cursor", {{"next_step", step + 1}}}}},
+                          {"data", {{"spec", o.data}, {"cursor", cursor}}},
                           {"configuration", o.resolved_config}};
   };
   struct Summary {
@@ -289,6 +305,8 @@ int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trai
       if (!std::isfinite(rec.loss))
         throw std::runtime_error(fmt::format("step {}: the loss is {} (diverged)", step, rec.loss));
       if (!o.trace.empty() && step == std::max<int64_t>(o.trace_step, first)) {
+        if (const std::string dir = formats::parentPath(o.trace); !dir.empty() && ctx.world_rank == 0)
+          formats::makeDirectories(dir);
         trainer.writeTrace(o.trace, rec);
         SLIDEDP_LOG_INFO("Chrome/Perfetto trace of step {} written to {}", step, o.trace);
       }
@@ -353,6 +371,7 @@ int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trai
 int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
   std::string problem;
   std::unique_ptr<BatchSource> data;
+  data::DataLoader* loader_ptr = nullptr;
   try {
     if (o.model.empty() == o.model_config.empty())
       throwUserError("give exactly one of --model (a Hugging Face directory) and --model-config "
@@ -365,10 +384,29 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
     if (o.steps < 1) throwUserError("--steps must be >= 1, got {}", o.steps);
     if (o.batch_size < 1 || o.seq_len < 2)
       throwUserError("--batch-size must be >= 1 and --seq-len >= 2 (got {} and {})", o.batch_size, o.seq_len);
-    if (o.data.rfind("reference:", 0) == 0)
+    if (o.data.rfind("reference:", 0) == 0) {
       data = std::make_unique<ReferenceFileBatches>(o.data.substr(10));
-    else if (o.data != "synthetic")
-      throwUserError("--data '{}': expected synthetic or reference:FILE.safetensors", o.data);
+    } else if (o.data != "synthetic") {
+      const model::ModelConfig cfg = model::ModelConfig::load(o.model.empty() ? o.model_config : o.model);
+      data::DataSpec spec;
+      spec.path = o.data;
+      spec.format = o.data_format;
+      spec.tokenizer = o.tokenizer;
+      if (spec.tokenizer.empty() && !o.model.empty() &&
+          formats::isRegularFile(formats::joinPath(o.model, "tokenizer.model")))
+        spec.tokenizer = formats::joinPath(o.model, "tokenizer.model");
+      spec.token_dtype = o.token_dtype;
+      spec.batch_size = o.batch_size;
+      spec.seq_len = o.seq_len;
+      spec.seed = o.seed;
+      spec.vocab_size = cfg.vocabSize;
+      spec.shuffle = o.shuffle;
+      spec.stream_doc_start = o.doc_start_token;
+      auto loader = data::DataLoader::open(spec);
+      if (ctx.world_rank == 0) SLIDEDP_LOG_INFO("data: {}", loader->describe());
+      loader_ptr = loader.get();
+      data = std::move(loader);
+    }
   } catch (const UserError& e) {
     problem = e.what();
   }
@@ -389,7 +427,21 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
   JobGuard::enableGracefulStop();
   Trainer trainer(ctx, random_init ? o.model_config : o.model, o.train, o.shm_name, random_init,
                   o.seed, resume);
-  if (!resume.empty()) SLIDEDP_LOG_INFO("resumed from {} at step {}", resume, trainer.firstStep());
+  if (!resume.empty()) {
+    SLIDEDP_LOG_INFO("resumed from {} at step {}", resume, trainer.firstStep());
+    if (loader_ptr) {
+      // The data must be the same (file, seed, B, T, shuffle): restore() checks the fingerprint.
+      const nlohmann::json st = readTrainerState(resolveCheckpoint(resume));
+      std::string why;
+      try {
+        if (st.contains("data") && st["data"].contains("cursor") && st["data"]["cursor"].contains("seed"))
+          loader_ptr->restore(st["data"]["cursor"]);
+      } catch (const UserError& e) {
+        why = e.what();
+      }
+      agreeOrThrow(ctx.world, why.empty(), why);
+    }
+  }
   SyntheticBatches* synthetic = nullptr;
   if (!data) {
     auto s = std::make_unique<SyntheticBatches>(o.batch_size, o.seq_len, trainer.config().vocabSize, o.seed);
@@ -400,10 +452,11 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
   JobGuard guard;
   guard.start(ctx, trainer.segment().control(), WatchdogOptions{0.05, o.heartbeat_timeout_s});
   try {
-    runSteps(ctx, o, trainer, *data, variants, synthetic);
+    runSteps(ctx, o, trainer, *data, variants, synthetic, loader_ptr);
     if (!o.export_dir.empty()) {
       if (ctx.isLeader()) {
-        trainer.exportHf(o.export_dir, o.export_bf16);
+        trainer.exportHf(o.export_dir, o.export_bf16,
+                         o.tokenizer.empty() ? "" : formats::parentPath(o.tokenizer));
         SLIDEDP_LOG_INFO("exported the trained model (Hugging Face format) to {}", o.export_dir);
       }
       MPI_CHECK(MPI_Barrier(ctx.world));
@@ -415,6 +468,19 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
     JobGuard::failJob(&ctx, &trainer.segment().control(), e.what(), 1);
   }
   guard.stop();
+  if (ctx.world_rank == 0) {
+    std::string where;
+    if (!o.export_dir.empty())
+      where += fmt::format("\n  model (Hugging Face format): {}\n    try: build/bin/slidedp_generate "
+                           "--model {} --prompt \"And God said\"", o.export_dir, o.export_dir);
+    if (!o.metrics.empty())
+      where += fmt::format("\n  metrics: {}\n    plot: python3 tools/plot/plot_metrics.py {} --out "
+                           "{}.png", o.metrics, o.metrics, o.metrics);
+    if (!o.trace.empty()) where += fmt::format("\n  trace: {} (open in ui.perfetto.dev)", o.trace);
+    if (!o.checkpoint_dir.empty())
+      where += fmt::format("\n  checkpoints: {} (continue with --resume {})", o.checkpoint_dir, o.checkpoint_dir);
+    if (!where.empty()) SLIDEDP_LOG_INFO("results:{}", where);
+  }
   return 0;
 }
 

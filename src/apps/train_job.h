@@ -17,7 +17,12 @@ struct TrainJobOptions {
   std::string model;         // HF directory (config.json + safetensors)
   std::string model_config;  // or: a config.json to initialise randomly
   uint64_t seed = 1234;
-  std::string data = "synthetic";  // synthetic | reference:FILE.safetensors
+  std::string data = "synthetic";  // synthetic | reference:FILE.safetensors | a data file
+  std::string data_format = "auto";
+  std::string tokenizer;           // SentencePiece tokenizer.model (text data)
+  std::string token_dtype = "auto";
+  bool shuffle = true;
+  int64_t doc_start_token = -1;
   int64_t batch_size = 8;          // global rows per step
   int64_t seq_len = 256;           // T
   int64_t steps = 10;

@@ -149,12 +149,13 @@ const float* Trainer::master(int unit) const {
   return leader_->master(unit);
 }
 
-void Trainer::exportHf(const std::string& dir, bool bf16) const {
+void Trainer::exportHf(const std::string& dir, bool bf16, const std::string& tokenizer_dir) const {
   SLIDEDP_ASSERT(leader_ != nullptr, "exportHf() is for the leader");
   std::vector<const float*> units;
   for (int u = 0; u < layout_.numUnits(); ++u) units.push_back(leader_->master(u));
   model::exportHfModel(dir, config_, layout_, units,
-                       bf16 ? formats::DType::BF16 : formats::DType::F32, 5ull << 30, model_dir_);
+                       bf16 ? formats::DType::BF16 : formats::DType::F32, 5ull << 30,
+                       tokenizer_dir.empty() && formats::isDirectory(model_dir_) ? model_dir_ : tokenizer_dir);
 }
 
 void Trainer::writeTrace(const std::string& path, const StepRecord& rec) const {

@@ -123,7 +123,9 @@ class Trainer {
   /// Leader only: the FP32 master weights of unit u.
   const float* master(int unit) const;
   /// Leader only: writes a Hugging Face directory of the current weights.
-  void exportHf(const std::string& dir, bool bf16) const;
+  /// Tokenizer files (tokenizer.model, ...) are copied from `tokenizer_dir` ("" = the model
+  /// directory).
+  void exportHf(const std::string& dir, bool bf16, const std::string& tokenizer_dir = "") const;
 
  private:
   const RankContext& ctx_;
