@@ -3,7 +3,7 @@
 # 2.11), CUDA build, the GPU tests, the main job on the GPUs, and the runtime benchmark; logs
 # to $OUT (or ./gpu-logs).
 #
-#   bash tools/gpu-check.sh [steps...]      steps: build test main bench adamw (default: all)
+#   bash tools/gpu-check.sh [steps...]  steps: build test main realrun bench adamw (default: all)
 #
 # Fixtures from ../shared do not travel to that machine: copy what tests need into .gpu/shared
 # (git-ignored) and carry it: mkdir -p .gpu/shared/{models,reference} && cp -r
@@ -12,7 +12,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$(pwd)/gpu-logs}
 mkdir -p "$OUT"
-STEPS=${*:-build test main bench adamw}
+STEPS=${*:-build test main realrun bench adamw}
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export SLIDEDP_BUILD_DIR=${SLIDEDP_BUILD_DIR:-$(pwd)/build-gpu}
@@ -40,14 +40,24 @@ if has main; then
   SLIDEDP_WORKER=$B/bin/slidedp_worker timeout 120 launcher/slidedp-run > "$OUT/main-job.log" 2>&1 || rc=1
   grep -E "workers:|worker [0-9]|hand-off|done" "$OUT/main-job.log" | head -10
 fi
+if has realrun; then
+  step "real run: stories260K fine-tuned on the KJV text, 2 GPUs (bf16)"
+  SLIDEDP_WORKER=$B/bin/slidedp_worker timeout 180 launcher/slidedp-run --worker-threads 2 -- \
+    --model "$SLIDEDP_SHARED_DIR/models/stories260K" --data "$SLIDEDP_SHARED_DIR/data/kjv.txt" \
+    --steps 40 --batch-size 8 --seq-len 128 --lr 1e-3 --warmup 5 --schedule cosine \
+    --metrics "$OUT/realrun.jsonl" --export "$OUT/realrun-model" --export-fp32 > "$OUT/realrun.log" 2>&1 || rc=1
+  grep -E "mpirun|step (1|10|20|30|40)/|exported|error" "$OUT/realrun.log" | cut -c1-220
+  $B/bin/slidedp_generate --model "$OUT/realrun-model" --prompt "And God said" --max-new-tokens 24 --device cuda 2>&1 | tail -2
+  rm -rf "$OUT/realrun-model"
+fi
 if has bench; then
   step "bench: Qwen3-8B shape, seq 4096, 4 route combinations"
-  SLIDEDP_WORKER=$B/bin/slidedp_worker timeout ${SLIDEDP_BENCH_TIMEOUT:-300} launcher/slidedp-run -- \
+  SLIDEDP_WORKER=$B/bin/slidedp_worker timeout ${SLIDEDP_BENCH_TIMEOUT:-300} launcher/slidedp-run --worker-threads 2 -- \
     --model-config tools/configs/qwen3-8b.json --seq-len 4096 --batch-size ${SLIDEDP_BENCH_BATCH:-16} \
     --steps ${SLIDEDP_BENCH_STEPS:-3} --warmup-steps 1 --lr 1e-5 --chunk-numel 4194304 \
     --route-sweep ${SLIDEDP_BENCH_ROUTES:-replicated/cpu,sharded/cpu,replicated/gpu,sharded/gpu} \
     --metrics "$OUT/bench-qwen3-8b.jsonl" > "$OUT/bench-qwen3-8b.log" 2>&1 || rc=1
-  grep -E "model |step |summary|^route|^(replicated|sharded)|error|Error" "$OUT/bench-qwen3-8b.log" | tail -30
+  grep -E "mpirun|model |step |summary|^variant|^(replicated|sharded)|error|Error" "$OUT/bench-qwen3-8b.log" | cut -c1-330 | tail -40
 fi
 if has adamw; then
   step "adamw"
