@@ -12,6 +12,7 @@
 #include "common/errors.h"
 #include "common/log.h"
 #include "data/data_loader.h"
+#include "data/reference_batches.h"
 #include "formats/fs_util.h"
 #include "formats/safetensors.h"
 #include "runtime/job_guard.h"
@@ -50,35 +51,6 @@ class SyntheticBatches : public BatchSource {
  private:
   int64_t B_, T_, V_;
   uint64_t seed_;
-};
-
-/// step{s}.input_ids / step{s}.labels of a reference file, cycling through the stored steps.
-class ReferenceFileBatches : public BatchSource {
- public:
-  explicit ReferenceFileBatches(const std::string& path)
-      : f_(formats::SafetensorsFile::open(path)) {
-    while (f_.find(fmt::format("step{}.input_ids", n_)) != nullptr) ++n_;
-    if (n_ == 0) throwUserError("{} holds no step0.input_ids / step0.labels tensors", path);
-  }
-  GlobalBatch batch(int64_t step) override {
-    const int64_t s = (step - 1) % n_;
-    const auto& ids = f_.get(fmt::format("step{}.input_ids", s));
-    const auto& labels = f_.get(fmt::format("step{}.labels", s));
-    if (ids.dtype != formats::DType::I64 || ids.shape.size() != 2 || labels.shape != ids.shape)
-      throwUserError("{}: step{}.input_ids/labels must be int64 [B, T] of one shape", f_.path(), s);
-    GlobalBatch b;
-    b.B = ids.shape[0];
-    b.T = ids.shape[1];
-    const auto* pi = reinterpret_cast<const int64_t*>(f_.data(ids));
-    const auto* pl = reinterpret_cast<const int64_t*>(f_.data(labels));
-    b.input_ids.assign(pi, pi + ids.numel());
-    b.labels.assign(pl, pl + labels.numel());
-    return b;
-  }
-
- private:
-  formats::SafetensorsFile f_;
-  int64_t n_ = 0;
 };
 
 double median(std::vector<double> v) {
@@ -385,7 +357,7 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
     if (o.batch_size < 1 || o.seq_len < 2)
       throwUserError("--batch-size must be >= 1 and --seq-len >= 2 (got {} and {})", o.batch_size, o.seq_len);
     if (o.data.rfind("reference:", 0) == 0) {
-      data = std::make_unique<ReferenceFileBatches>(o.data.substr(10));
+      data = std::make_unique<data::ReferenceBatches>(o.data.substr(10));
     } else if (o.data != "synthetic") {
       const model::ModelConfig cfg = model::ModelConfig::load(o.model.empty() ? o.model_config : o.model);
       data::DataSpec spec;

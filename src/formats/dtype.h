@@ -6,6 +6,8 @@
 
 #include <cstddef>
 #include <cstdint>
+
+#include "common/bf16.h"
 #include <string>
 
 namespace slidedp::formats {
@@ -26,23 +28,10 @@ bool parseDType(const std::string& name, DType* out);
 /// True for F32, F16, BF16 (the types readFloat32 converts).
 bool isFloating(DType dtype);
 
-/// bf16 bits -> fp32 (exact).
-inline float bf16ToFloat(uint16_t bits) {
-  uint32_t u = static_cast<uint32_t>(bits) << 16;
-  float f;
-  __builtin_memcpy(&f, &u, 4);
-  return f;
-}
-
-/// fp32 -> bf16 bits, round to nearest even; NaN stays a (quiet) NaN. Same as
-/// torch's c10::BFloat16 round_to_nearest_even.
-inline uint16_t floatToBf16(float f) {
-  uint32_t u;
-  __builtin_memcpy(&u, &f, 4);
-  if ((u & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((u >> 16) | 0x0040u);
-  uint32_t rounding = 0x7fffu + ((u >> 16) & 1u);
-  return static_cast<uint16_t>((u + rounding) >> 16);
-}
+/// bf16 <-> fp32 (round to nearest even; NaN stays a quiet NaN): one definition for the
+/// whole project, in common/bf16.h.
+using slidedp::bf16ToFloat;
+using slidedp::floatToBf16;
 
 /// IEEE binary16 bits -> fp32 (exact, subnormals included).
 float f16ToFloat(uint16_t bits);

@@ -9,7 +9,7 @@
 #include "common/errors.h"
 #include "formats/safetensors.h"
 #include "model/hf_checkpoint.h"
-#include "optim/bf16.h"
+#include "common/bf16.h"
 #include "shm/control_block.h"
 
 namespace slidedp {

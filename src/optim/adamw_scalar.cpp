@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "optim/adamw_kernels.h"
-#include "optim/bf16.h"
+#include "common/bf16.h"
 
 namespace slidedp::optim::detail {
 namespace {

@@ -19,7 +19,7 @@
 
 #include "common/errors.h"
 #include "model/decoder.h"
-#include "optim/bf16.h"
+#include "common/bf16.h"
 #include "shm/control_block.h"
 #ifdef SLIDEDP_WITH_CUDA
 #include <ATen/cuda/CUDAContext.h>

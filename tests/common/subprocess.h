@@ -108,6 +108,19 @@ inline std::vector<pid_t> waitForPids(const std::string& file, int np, double ti
   return {};
 }
 
+/// Waits until none of `pids` is a live process (zombies count as gone); true if that
+/// happened within `timeout_s`. mpirun can return a moment before the last rank has exited.
+inline bool waitAllGone(const std::vector<pid_t>& pids, double timeout_s = 10) {
+  const auto until = steady_clock::now() + milliseconds(static_cast<int>(timeout_s * 1000));
+  for (;;) {
+    bool any = false;
+    for (pid_t pid : pids) any = any || slidedp::shm::processAlive(pid, 0);
+    if (!any) return true;
+    if (steady_clock::now() > until) return false;
+    std::this_thread::sleep_for(milliseconds(10));
+  }
+}
+
 inline void waitUntilExists(const std::string& name, double timeout_s = 60) {
   const auto until = steady_clock::now() + milliseconds(static_cast<int>(timeout_s * 1000));
   while (!slidedp::shm::Segment::exists(name) && steady_clock::now() < until)

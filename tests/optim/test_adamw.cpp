@@ -26,7 +26,7 @@
 
 #include "common/errors.h"
 #include "optim/adamw.h"
-#include "optim/bf16.h"
+#include "common/bf16.h"
 
 namespace slidedp::optim {
 namespace {

@@ -30,7 +30,7 @@
 
 #include "formats/safetensors.h"
 #include "optim/adamw.h"
-#include "optim/bf16.h"
+#include "common/bf16.h"
 
 namespace slidedp::optim {
 namespace {

@@ -18,6 +18,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "data/reference_batches.h"
 #include "formats/safetensors.h"
 #include "runtime/rank_context.h"
 #include "train/trainer.h"
@@ -36,26 +37,6 @@ std::string sharedDir() {
   const char* env = std::getenv("SLIDEDP_SHARED_DIR");
   return env ? env : SLIDEDP_SHARED_DIR;
 }
-
-class ReferenceBatches : public BatchSource {
- public:
-  explicit ReferenceBatches(const formats::SafetensorsFile& f) : f_(f) {}
-  GlobalBatch batch(int64_t step) override {
-    GlobalBatch b;
-    const auto& ids = f_.get(fmt::format("step{}.input_ids", step - 1));
-    const auto& labels = f_.get(fmt::format("step{}.labels", step - 1));
-    b.B = ids.shape[0];
-    b.T = ids.shape[1];
-    const auto* pi = reinterpret_cast<const int64_t*>(f_.data(ids));
-    const auto* pl = reinterpret_cast<const int64_t*>(f_.data(labels));
-    b.input_ids.assign(pi, pi + ids.numel());
-    b.labels.assign(pl, pl + labels.numel());
-    return b;
-  }
-
- private:
-  const formats::SafetensorsFile& f_;
-};
 
 double relErr(const float* a, const float* b, int64_t n) {
   double d = 0, r = 0;
@@ -110,7 +91,7 @@ TEST(ReferenceEquivalence, ThreeStepsMatchTheFloat64Reference) {
   auto trainer = std::make_unique<Trainer>(ctx, sharedDir() + "/models/stories260K", o,
                                            fmt::format("slidedp-eqv-{}", pid0));
   Trainer& t = *trainer;
-  ReferenceBatches data(ref);
+  data::ReferenceBatches data(base + ".reference.safetensors");
   int overlapping = 0;
   for (int64_t s = 1; s <= 3; ++s) {
     const StepRecord rec = t.step(s, data);

@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "optim/adamw.h"
-#include "optim/bf16.h"
+#include "common/bf16.h"
 
 using namespace slidedp::optim;
 

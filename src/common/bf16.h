@@ -1,5 +1,6 @@
-// bfloat16 <-> float conversions, scalar reference. The SIMD kernels (adamw_avx2.cpp,
-// adamw_avx512.cpp) implement the same bit-level rule vector-wide and are tested against this.
+// bfloat16 <-> float conversions, scalar reference, shared by the checkpoint formats
+// (formats/dtype.h) and the host optimizer (optim/: the SIMD kernels in adamw_avx2.cpp and
+// adamw_avx512.cpp implement the same bit-level rule vector-wide and are tested against this).
 //
 // Design decision: round-to-nearest-even on the raw bits (as c10::BFloat16 and
 // llm.c do), NaN kept NaN and made quiet (the same result as the AVX-512 BF16 instruction
@@ -10,7 +11,7 @@
 #include <cstdint>
 #include <cstring>
 
-namespace slidedp::optim {
+namespace slidedp {
 
 /// bf16 bits -> float (exact: bf16 is the upper half of an fp32).
 inline float bf16ToFloat(uint16_t h) {
@@ -31,4 +32,9 @@ inline uint16_t floatToBf16(float f) {
   return static_cast<uint16_t>(u >> 16);
 }
 
+}  // namespace slidedp
+
+namespace slidedp::optim {
+using slidedp::bf16ToFloat;
+using slidedp::floatToBf16;
 }  // namespace slidedp::optim
