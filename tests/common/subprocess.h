@@ -28,10 +28,25 @@ namespace slidedp::test {
 using namespace std::chrono;
 
 
+/// A started command. If a test ends (e.g. a failed ASSERT) before wait() reaped it, the
+/// destructor ends its whole process group, so no job outlives its test.
 struct Proc {
   pid_t pid = -1;
   std::string log;
   steady_clock::time_point started;
+
+  Proc() = default;
+  Proc(const Proc&) = delete;
+  Proc& operator=(const Proc&) = delete;
+  Proc(Proc&& o) noexcept : pid(o.pid), log(std::move(o.log)), started(o.started) { o.pid = -1; }
+  ~Proc() {
+    if (pid <= 0) return;
+    kill(-pid, SIGTERM);
+    std::this_thread::sleep_for(milliseconds(500));
+    kill(-pid, SIGKILL);
+    int status = 0;
+    waitpid(pid, &status, 0);
+  }
 };
 
 struct Result {
@@ -71,7 +86,7 @@ inline Proc start(const std::vector<std::string>& args) {
 }
 
 /// Waits for `p` up to `timeout_s`; on timeout kills its process group and fails the test.
-inline Result wait(const Proc& p, double timeout_s = 120) {
+inline Result wait(Proc& p, double timeout_s = 120) {
   Result r;
   int status = 0;
   for (;;) {
@@ -88,9 +103,12 @@ inline Result wait(const Proc& p, double timeout_s = 120) {
   r.seconds = duration<double>(steady_clock::now() - p.started).count();
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   r.output = readFile(p.log);
+  p.pid = -1;  // reaped
   std::remove(p.log.c_str());
   return r;
 }
+
+inline Result wait(Proc&& p, double timeout_s = 120) { return wait(p, timeout_s); }
 
 /// World rank -> pid from a --pid-file, once all `np` ranks have written.
 inline std::vector<pid_t> waitForPids(const std::string& file, int np, double timeout_s = 60) {
