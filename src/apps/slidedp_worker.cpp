@@ -130,7 +130,7 @@ void addOptions(CLI::App& app, Options& o) {
       ->check(CLI::Range(1, 1024))->capture_default_str();
   app.add_option("--chunk-numel", o.chunk_numel, "Elements per gradient chunk")
       ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 34))->capture_default_str();
-  app.add_option("--grad-dtype", o.grad_dtype, "Dtype of gradient staging: f32 or bf16")
+  app.add_option("--grad-dtype", o.grad_dtype, "Dtype in which gradients cross to the host (staging ring): f32 or bf16")
       ->check(CLI::IsMember({"f32", "bf16"}))->capture_default_str();
   app.add_option("--handoff-rounds", o.handoff_rounds,
                  "Chunks pushed through the staging ring in the start-up self-check")

@@ -84,7 +84,6 @@ void addTrainOptions(CLI::App& app, TrainJobOptions& o) {
   g->add_option("--route-sweep", o.route_sweep, "Benchmark: comma-separated delivery/reduction pairs, "
                 "--steps each, e.g. replicated/cpu,sharded/gpu");
   g->add_option("--warmup-steps", o.warmup_steps, "Steps left out of the summary (per route)")->capture_default_str();
-  g->add_flag("--bf16-staging,!--fp32-staging", o.train.bf16_staging, "Gradients cross to the host in bf16")->capture_default_str();
   g->add_option("--precision", o.precision, "Worker compute dtype: auto (bf16 on GPUs, fp32 on CPU "
                 "workers), bf16 (from the leader's bf16 copy) or fp32 (from the FP32 master)")
       ->check(CLI::IsMember({"auto", "bf16", "fp32"}))->capture_default_str();
