@@ -5,6 +5,7 @@
 #   bash tools/setup.sh            # install missing packages, configure, build
 #   SLIDEDP_BUILD_DIR=out bash tools/setup.sh
 #   SLIDEDP_SKIP_BUILD=1 ...       # install + configure only
+#   SLIDEDP_BUILD_TARGETS="slidedp_worker bench_layer" ...   # build only these targets
 #
 # System side: Debian/Ubuntu packages via apt-get (Open MPI, Boost, numactl/libnuma,
 # GoogleTest, nlohmann-json, CLI11, spdlog, fmt, SentencePiece, hwloc, the KJV text).
@@ -77,7 +78,9 @@ else
   cmake "$BUILD_DIR" -DSLIDEDP_PYTHON="$PY" ${SLIDEDP_CMAKE_ARGS:-} >/dev/null
 fi
 if [ -z "${SLIDEDP_SKIP_BUILD:-}" ]; then
-  cmake --build "$BUILD_DIR" -j "${SLIDEDP_JOBS:-$(nproc)}"
+  targets=()
+  for t in ${SLIDEDP_BUILD_TARGETS:-}; do targets+=(--target "$t"); done
+  cmake --build "$BUILD_DIR" -j "${SLIDEDP_JOBS:-$(nproc)}" "${targets[@]}"
   log "built: $BUILD_DIR/bin/slidedp_worker"
 fi
 # The main job's embedded default: KJV text + a tokenizer trained on it (tools/configs/).

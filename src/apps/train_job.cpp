@@ -89,10 +89,20 @@ void addTrainOptions(CLI::App& app, TrainJobOptions& o) {
       ->check(CLI::IsMember({"auto", "bf16", "fp32"}))->capture_default_str();
   g->add_option("--window", o.train.window_slots, "GPU layer window depth K (>= 2)")->capture_default_str();
   g->add_option("--micro-batch-rows", o.train.micro_batch_rows, "Rows per micro-batch (0: all of a worker's rows)")->capture_default_str();
+  g->add_option("--activations", o.activations, "What a worker keeps of each decoder layer for "
+                "backward: recompute (only the layer input; backward recomputes the forward), keep "
+                "(the layer's saved activations, no recompute) or auto (keep layers while the GPU "
+                "memory budget allows, recompute the rest; CPU workers keep)")
+      ->check(CLI::IsMember({"recompute", "keep", "auto"}))->capture_default_str();
+  g->add_option("--max-kept-layers", o.train.max_kept_layers, "At most this many decoder layers "
+                "keep their activations per step (-1: no cap)")->capture_default_str();
+  g->add_option("--gpu-memory-budget", o.train.gpu_memory_budget_gib, "GiB of its GPU a worker "
+                "may allocate under --activations auto (0: the GPU's memory minus 3 GiB)")->capture_default_str();
   g->add_flag("--offload-activations", o.train.offload_activations,
-              "Keep layer-boundary activations in pinned host memory (GPU workers), prefetched "
-              "back one unit ahead in backward");
-  g->add_option("--loss-chunk-tokens", o.train.loss_chunk_tokens, "Tokens per LM-head/cross-entropy chunk")->capture_default_str();
+              "Keep the layer-boundary activations of recomputed layers in pinned host memory "
+              "(GPU workers), prefetched back one unit ahead in backward");
+  g->add_option("--loss-chunk-tokens", o.train.loss_chunk_tokens, "Tokens per LM-head/cross-entropy "
+                "chunk (0: as many as keep the chunk's logits near 1 GiB)")->capture_default_str();
   g->add_option("--lr", o.train.lr, "Peak learning rate")->capture_default_str();
   g->add_option("--beta1", o.train.beta1, "AdamW beta1")->capture_default_str();
   g->add_option("--beta2", o.train.beta2, "AdamW beta2")->capture_default_str();
@@ -116,7 +126,7 @@ void addTrainOptions(CLI::App& app, TrainJobOptions& o) {
                 "(its latest), or auto (the --checkpoint-dir's latest if there is one)");
 }
 
-/// One entry of --route-sweep: "delivery/reduction[+clip][+offload][@B]".
+/// One entry of --route-sweep: "delivery/reduction[+clip][+offload][+keep|+recompute|+auto][@B]".
 struct RunVariant {
   std::string label;
   TrainOptions opts;
@@ -145,7 +155,7 @@ std::vector<RunVariant> parseVariants(const TrainJobOptions& o) {
     const auto slash = parts.empty() ? std::string::npos : parts[0].find('/');
     if (slash == std::string::npos)
       throw AgreedError(fmt::format("--route-sweep item '{}': expected delivery/reduction"
-                                    "[+clip][+offload][@rows]", item));
+                                    "[+clip][+offload][+keep|+recompute|+auto][@rows]", item));
     v.opts.delivery = parseDeliveryRoute(parts[0].substr(0, slash));
     v.opts.reduction = parseReductionRoute(parts[0].substr(slash + 1));
     v.opts.max_grad_norm = 0;
@@ -155,6 +165,8 @@ std::vector<RunVariant> parseVariants(const TrainJobOptions& o) {
         v.opts.max_grad_norm = o.train.max_grad_norm > 0 ? o.train.max_grad_norm : 1.0;
       else if (parts[i] == "offload")
         v.opts.offload_activations = true;
+      else if (parts[i] == "keep" || parts[i] == "recompute" || parts[i] == "auto")
+        v.opts.activations = parseActivationPolicy(parts[i]);
       else
         throw AgreedError(fmt::format("--route-sweep item '{}': unknown modifier '+{}'", item, parts[i]));
     }
@@ -195,7 +207,7 @@ int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trai
   const char* kColumns[] = {"step", "variant", "loss", "lr", "grad_norm", "tokens", "step_s",
                             "tokens_per_s", "tflops_per_gpu", "fwd_s", "head_s", "bwd_s", "h2d_s",
                             "d2h_s", "version_wait_s", "handoff_wait_s", "leader_wait_s",
-                            "leader_update_s"};
+                            "leader_update_s", "kept_layers", "gpu_peak_bytes"};
   if (csv && metrics.is_open() && trainer.firstStep() == 1) {
     for (size_t i = 0; i < std::size(kColumns); ++i) metrics << (i ? "," : "") << kColumns[i];
     metrics << "\n";
@@ -215,6 +227,7 @@ int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trai
   struct Summary {
     std::string variant;
     double tokens_per_s, tflops, mfu, step_s, fwd, head, bwd, h2d, d2h, vwait, hwait, lwait, lupd;
+    double kept, gpu_gib;
   };
   std::vector<Summary> summaries;
   const bool interactive = ctx.world_rank == 0 && isatty(STDERR_FILENO);
@@ -248,17 +261,23 @@ int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trai
         SLIDEDP_LOG_INFO(
             "{}step {}/{} (ETA {}) | {} | loss {:.4f} | lr {:.2e} | gnorm {:.3f} | {:.0f} tok/s | "
             "{:.1f} TFLOPS/GPU{} | {:.3f} s | fwd {:.3f} head {:.3f} bwd {:.3f} h2d {:.3f} d2h "
-            "{:.3f} ver-wait {:.3f} handoff-wait {:.3f} | leader wait {:.3f} update {:.3f}",
+            "{:.3f} ver-wait {:.3f} handoff-wait {:.3f} | leader wait {:.3f} update {:.3f}{}",
             bar, step, last, formatDuration(eta), v.label, rec.loss, rec.lr, rec.grad_norm,
             tokens / rec.seconds, tflops_gpu,
             ctx.device == DeviceKind::kCuda ? fmt::format(" | MFU {:.1f}%", 100 * tflops_gpu / kH200PeakBf16Tflops) : "",
             rec.seconds, rec.fwd_s, rec.head_s, rec.bwd_s, rec.h2d_s, rec.d2h_s, rec.version_wait_s,
-            rec.handoff_wait_s, rec.leader_wait_s, rec.leader_update_s);
+            rec.handoff_wait_s, rec.leader_wait_s, rec.leader_update_s,
+            ctx.device == DeviceKind::kCuda
+                ? fmt::format(" | kept {}/{} layers, GPU peak {:.1f} GiB", rec.kept_layers,
+                              cfg.numLayers, rec.gpu_peak_bytes / double(1ull << 30))
+                : fmt::format(" | kept {}/{} layers", rec.kept_layers, cfg.numLayers));
         if (metrics.is_open()) {
           const double vals[] = {rec.loss, rec.lr, rec.grad_norm, static_cast<double>(rec.tokens),
                                  rec.seconds, tokens / rec.seconds, tflops_gpu, rec.fwd_s, rec.head_s,
                                  rec.bwd_s, rec.h2d_s, rec.d2h_s, rec.version_wait_s,
-                                 rec.handoff_wait_s, rec.leader_wait_s, rec.leader_update_s};
+                                 rec.handoff_wait_s, rec.leader_wait_s, rec.leader_update_s,
+                                 static_cast<double>(rec.kept_layers),
+                                 static_cast<double>(rec.gpu_peak_bytes)};
           if (csv) {
             metrics << step << "," << v.label;
             for (double x : vals) metrics << "," << fmt::format("{:.9g}", x);
@@ -320,20 +339,22 @@ int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trai
                            med([](const StepRecord& x) { return x.version_wait_s; }),
                            med([](const StepRecord& x) { return x.handoff_wait_s; }),
                            med([](const StepRecord& x) { return x.leader_wait_s; }),
-                           med([](const StepRecord& x) { return x.leader_update_s; })});
+                           med([](const StepRecord& x) { return x.leader_update_s; }),
+                           med([](const StepRecord& x) { return double(x.kept_layers); }),
+                           med([](const StepRecord& x) { return x.gpu_peak_bytes / double(1ull << 30); })});
     }
   }
   if (ctx.world_rank == 0 && !summaries.empty()) {
     std::string t = fmt::format(
         "summary (median over steps after {} warm-up step(s); seconds per step; max over workers)\n"
-        "{:<26} {:>9} {:>10} {:>6} {:>7} | {:>6} {:>6} {:>6} {:>6} {:>6} {:>8} {:>8} | {:>8} {:>7}\n",
+        "{:<26} {:>9} {:>10} {:>6} {:>7} | {:>6} {:>6} {:>6} {:>6} {:>6} {:>8} {:>8} | {:>8} {:>7} | {:>5} {:>7}\n",
         o.warmup_steps, "variant@rows", "tok/s", "TFLOPS/GPU", "MFU%", "step_s", "fwd", "head", "bwd",
-        "h2d", "d2h", "ver-wait", "hnd-wait", "ldr-wait", "ldr-upd");
+        "h2d", "d2h", "ver-wait", "hnd-wait", "ldr-wait", "ldr-upd", "kept", "GPU GiB");
     for (const auto& s : summaries)
       t += fmt::format("{:<26} {:>9.0f} {:>10.1f} {:>6.1f} {:>7.3f} | {:>6.3f} {:>6.3f} {:>6.3f} {:>6.3f} "
-                       "{:>6.3f} {:>8.3f} {:>8.3f} | {:>8.3f} {:>7.3f}\n",
+                       "{:>6.3f} {:>8.3f} {:>8.3f} | {:>8.3f} {:>7.3f} | {:>5.0f} {:>7.1f}\n",
                        s.variant, s.tokens_per_s, s.tflops, s.mfu, s.step_s, s.fwd, s.head, s.bwd, s.h2d,
-                       s.d2h, s.vwait, s.hwait, s.lwait, s.lupd);
+                       s.d2h, s.vwait, s.hwait, s.lwait, s.lupd, s.kept, s.gpu_gib);
     SLIDEDP_LOG_INFO("{}", t);
   }
   return step;
@@ -350,6 +371,7 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
     o.train.delivery = parseDeliveryRoute(o.delivery);
     o.train.reduction = parseReductionRoute(o.reduction);
     o.train.schedule = optim::parseLrScheduleKind(o.schedule);
+    o.train.activations = parseActivationPolicy(o.activations);
     o.train.total_steps = o.steps;
     o.train.bf16_compute = o.precision == "bf16" || (o.precision == "auto" && ctx.device == DeviceKind::kCuda);
     if (o.steps < 1) throwUserError("--steps must be >= 1, got {}", o.steps);

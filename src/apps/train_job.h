@@ -43,6 +43,7 @@ struct TrainJobOptions {
   std::string reduction = "cpu";
   std::string schedule = "constant";
   std::string precision = "auto";  // auto | bf16 | fp32
+  std::string activations = "auto";  // recompute | keep | auto
   double heartbeat_timeout_s = 30;
   TrainOptions train;
 };

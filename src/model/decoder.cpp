@@ -4,34 +4,18 @@
 
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <cmath>
+#include <tuple>
 
 #include "common/errors.h"
+#include "kernels/layer_ops.h"
 
 namespace slidedp::model {
 
 namespace {
 
 using at::Tensor;
-
-// LlamaRMSNorm.forward: computed in float32, cast back, then scaled by the weight.
-Tensor rmsNorm(const Tensor& x, const Tensor& weight, double eps) {
-  auto xf = x.to(at::kFloat);
-  auto var = xf.pow(2).mean(-1, /*keepdim=*/true);
-  xf = xf * at::rsqrt(var + eps);
-  return weight * xf.to(x.scalar_type());
-}
-
-Tensor rotateHalf(const Tensor& x) {
-  int64_t half = x.size(-1) / 2;
-  return at::cat({-x.narrow(-1, half, half), x.narrow(-1, 0, half)}, -1);
-}
-
-// apply_rotary_pos_emb with unsqueeze_dim=1: x [B, H, T, D], cos/sin [B, T, D].
-Tensor applyRope(const Tensor& x, const Tensor& cos, const Tensor& sin) {
-  auto c = cos.unsqueeze(1), s = sin.unsqueeze(1);
-  return x * c + rotateHalf(x) * s;
-}
 
 // repeat_kv: [B, KV, T, D] -> [B, KV * rep, T, D].
 Tensor repeatKv(const Tensor& x, int64_t rep) {
@@ -42,15 +26,29 @@ Tensor repeatKv(const Tensor& x, int64_t rep) {
       .reshape({s[0], s[1] * rep, s[2], s[3]});
 }
 
-Tensor linear(const Tensor& x, const Tensor& w, const Tensor* b) {
-  return b ? at::linear(x, w, *b) : at::linear(x, w);
-}
-
 // The parameters of a decoder unit, by role, as views into the flat buffer.
 struct LayerParams {
   Tensor inNorm, q, qb, k, kb, v, vb, o, ob, qNorm, kNorm, postNorm, gate, gateb, up, upb, down,
       downb;
+  Tensor qkv;  // [Q + 2 KV*D, C]: q, k, v weights as one matrix when adjacent (no biases)
+  Tensor gu;   // [2I, C]: gate, up weights as one matrix when adjacent (no biases)
 };
+
+// A [rows, C] view over a run of adjacent weights (a.data + a.numel == b.data, ...), or undefined.
+Tensor adjacentRows(const std::vector<const Tensor*>& parts) {
+  int64_t rows = 0;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    const Tensor& p = *parts[i];
+    if (i > 0) {
+      const Tensor& prev = *parts[i - 1];
+      if (p.storage_offset() != prev.storage_offset() + prev.numel() || p.size(1) != prev.size(1))
+        return Tensor();
+    }
+    rows += p.size(0);
+  }
+  const Tensor& first = *parts[0];
+  return first.as_strided({rows, first.size(1)}, {first.size(1), 1}, first.storage_offset());
+}
 
 LayerParams layerParams(const UnitLayout& unit, const Tensor& flat) {
   auto views = unitParamViews(unit, flat);
@@ -89,10 +87,10 @@ LayerParams layerParams(const UnitLayout& unit, const Tensor& flat) {
     }
     SLIDEDP_ASSERT(found, "decoder unit {} has unknown parameter {}", unit.index, name);
   }
+  if (!p.qb.defined()) p.qkv = adjacentRows({&p.q, &p.k, &p.v});
+  if (!p.gateb.defined()) p.gu = adjacentRows({&p.gate, &p.up});
   return p;
 }
-
-const Tensor* opt(const Tensor& t) { return t.defined() ? &t : nullptr; }
 
 // The LM head weight [V, C]: lm_head.weight, or the embedding when tied.
 Tensor lmHeadWeight(const ModelConfig& config, const UnitLayout& headUnit, const Tensor& headFlat,
@@ -182,111 +180,321 @@ void embeddingBackward(const ModelConfig& c, const at::Tensor& inputIds, const a
   g.index_add_(0, ids, gradOut.reshape({-1, c.hiddenSize}).to(g.scalar_type()));
 }
 
-at::Tensor decoderLayerForward(const ModelConfig& c, const UnitLayout& unit, const at::Tensor& flat,
-                               const at::Tensor& x, const AttentionContext& ctx) {
-  const int64_t B = x.size(0), T = x.size(1), H = c.numHeads, KV = c.numKvHeads, D = c.headDim;
-  LayerParams p = layerParams(unit, flat);
-  // Attention (LlamaAttention.forward / Qwen3Attention.forward).
-  auto h = rmsNorm(x, p.inNorm, c.rmsNormEps);
-  auto q = linear(h, p.q, opt(p.qb)).view({B, T, H, D});
-  auto k = linear(h, p.k, opt(p.kb)).view({B, T, KV, D});
-  auto v = linear(h, p.v, opt(p.vb)).view({B, T, KV, D});
-  if (c.qkNorm) {
-    q = rmsNorm(q, p.qNorm, c.rmsNormEps);
-    k = rmsNorm(k, p.kNorm, c.rmsNormEps);
+namespace {
+
+// Weight-gradient GEMM with an fp32 accumulator: G [out, in] += A [out, N] @ B [N, in].
+// cuBLAS computes bf16 products in fp32 and writes fp32 directly (addmm.dtype_out).
+void addmmAccumulate(const Tensor& G, const Tensor& A, const Tensor& B) {
+  if (A.scalar_type() == at::kFloat) {
+    const_cast<Tensor&>(G).addmm_(A, B);
+  } else if (A.is_cuda()) {
+    Tensor out = G;
+    at::addmm_out(out, G, A, B, at::kFloat);
+  } else {
+    const_cast<Tensor&>(G).add_(at::mm(A, B).to(at::kFloat));
   }
-  q = applyRope(q.transpose(1, 2), ctx.cos, ctx.sin);
-  k = applyRope(k.transpose(1, 2), ctx.cos, ctx.sin);
-  v = v.transpose(1, 2);
-  k = repeatKv(k, H / KV);
-  v = repeatKv(v, H / KV);
-  const double scale = 1.0 / std::sqrt(static_cast<double>(D));
-  at::Tensor attn;
-  if (ctx.mask.defined())
-    attn = at::scaled_dot_product_attention(q, k, v, ctx.mask, 0.0, false, scale);
-  else
-    attn = at::scaled_dot_product_attention(q, k, v, {}, 0.0, true, scale);
-  attn = attn.transpose(1, 2).reshape({B, T, H * D});
-  auto h1 = x + linear(attn, p.o, opt(p.ob));
+}
+
+void addBiasGrad(const Tensor& g, const Tensor& dy) {
+  if (g.defined()) const_cast<Tensor&>(g).add_(dy.sum(0, /*keepdim=*/false, at::kFloat));
+}
+
+// y [N, out] = x [N, in] @ w^T (+ b).
+Tensor project(const Tensor& x, const Tensor& w, const Tensor& b) {
+  return b.defined() ? at::addmm(b, x, w.t()) : at::mm(x, w.t());
+}
+
+// q, k, v projections as one [N, Q + 2 KV*D] matrix.
+Tensor projectQkv(const LayerParams& p, const Tensor& h) {
+  if (p.qkv.defined()) return at::mm(h, p.qkv.t());
+  return at::cat({project(h, p.q, p.qb), project(h, p.k, p.kb), project(h, p.v, p.vb)}, 1);
+}
+
+// gate, up projections as one [N, 2I] matrix.
+Tensor projectGateUp(const LayerParams& p, const Tensor& h) {
+  if (p.gu.defined()) return at::mm(h, p.gu.t());
+  return at::cat({project(h, p.gate, p.gateb), project(h, p.up, p.upb)}, 1);
+}
+
+// The gradient of y = x @ w^T with respect to x, and w's gradient added to gw (fp32).
+// Fused matrices (qkv, gu) when both the weights and their gradient views are fused.
+Tensor backProject(const Tensor& dy, const Tensor& x, const Tensor& w, const Tensor& gw,
+                   const Tensor& gb) {
+  addmmAccumulate(gw, dy.t(), x);
+  addBiasGrad(gb, dy);
+  return at::mm(dy, w);
+}
+
+bool flashAttention(const Tensor& q, const AttentionContext& ctx) {
+  return q.is_cuda() && q.scalar_type() == at::kBFloat16 && !ctx.mask.defined();
+}
+
+struct AttnShape {
+  int64_t B, T, H, KV, D;
+  double scale;
+};
+
+// [N, heads, D] (or [N, heads * D] with row stride) -> [B, heads, T, D] view.
+Tensor headsView(const Tensor& t, const AttnShape& s, int64_t heads) {
+  return t.view({s.B, s.T, heads, s.D}).transpose(1, 2);
+}
+
+// Attention forward: q [N, H, D], k [N, KV, D], v [N, KV*D] (a view into qkv) -> [N, H*D].
+Tensor attentionForward(const Tensor& q, const Tensor& k, const Tensor& v, const AttnShape& s,
+                        const AttentionContext& ctx, LayerActivations* keep) {
+  auto q4 = headsView(q, s, s.H), k4 = headsView(k, s, s.KV), v4 = headsView(v, s, s.KV);
+  const int64_t N = s.B * s.T;
+  if (flashAttention(q, ctx)) {
+    // FlashAttention-2 in ATen: GQA without repeating k/v; saves only out and log-sum-exp.
+    auto r = at::_scaled_dot_product_flash_attention(q4, k4, v4, 0.0, /*is_causal=*/true,
+                                                     /*return_debug_mask=*/false, s.scale);
+    Tensor out = std::get<0>(r).transpose(1, 2).reshape({N, s.H * s.D});
+    if (keep) {
+      keep->lse = std::get<1>(r);
+      keep->philoxSeed = std::get<6>(r);
+      keep->philoxOffset = std::get<7>(r);
+    }
+    return out;
+  }
+  const int64_t rep = s.H / s.KV;
+  auto kr = repeatKv(k4, rep), vr = repeatKv(v4, rep);
+  Tensor attn = ctx.mask.defined()
+                    ? at::scaled_dot_product_attention(q4, kr, vr, ctx.mask, 0.0, false, s.scale)
+                    : at::scaled_dot_product_attention(q4, kr, vr, {}, 0.0, true, s.scale);
+  return attn.transpose(1, 2).reshape({N, s.H * s.D});
+}
+
+// Attention backward: dout [N, H*D] -> dq [N, H, D], dk [N, KV, D], dv [N, KV*D].
+std::tuple<Tensor, Tensor, Tensor> attentionBackward(const Tensor& dout, const Tensor& q,
+                                                     const Tensor& k, const Tensor& v,
+                                                     const AttnShape& s,
+                                                     const AttentionContext& ctx,
+                                                     const LayerActivations& a) {
+  const int64_t N = s.B * s.T;
+  auto q4 = headsView(q, s, s.H), k4 = headsView(k, s, s.KV), v4 = headsView(v, s, s.KV);
+  auto do4 = headsView(dout, s, s.H);
+  Tensor dq, dk, dv;
+  if (flashAttention(q, ctx) && a.lse.defined()) {
+    auto out4 = headsView(a.attn, s, s.H);
+    auto g = at::_scaled_dot_product_flash_attention_backward(
+        do4, q4, k4, v4, out4, a.lse, Tensor(), Tensor(), s.T, s.T, 0.0, /*is_causal=*/true,
+        a.philoxSeed, a.philoxOffset, s.scale);
+    dq = std::get<0>(g);
+    dk = std::get<1>(g);
+    dv = std::get<2>(g);
+  } else {
+    // Recompute the attention under autograd (CPU workers, fp32, packed-document masks).
+    torch::AutoGradMode enable(true);
+    const int64_t rep = s.H / s.KV;
+    auto ql = q4.detach().requires_grad_(true), kl = k4.detach().requires_grad_(true),
+         vl = v4.detach().requires_grad_(true);
+    auto kr = repeatKv(kl, rep), vr = repeatKv(vl, rep);
+    Tensor attn = ctx.mask.defined()
+                      ? at::scaled_dot_product_attention(ql, kr, vr, ctx.mask, 0.0, false, s.scale)
+                      : at::scaled_dot_product_attention(ql, kr, vr, {}, 0.0, true, s.scale);
+    auto g = torch::autograd::grad({attn}, {ql, kl, vl}, {do4.to(attn.scalar_type())});
+    dq = g[0];
+    dk = g[1];
+    dv = g[2];
+  }
+  return {dq.transpose(1, 2).reshape({N, s.H, s.D}), dk.transpose(1, 2).reshape({N, s.KV, s.D}),
+          dv.transpose(1, 2).reshape({N, s.KV * s.D})};
+}
+
+AttnShape attnShape(const ModelConfig& c, int64_t B, int64_t T) {
+  return {B, T, c.numHeads, c.numKvHeads, c.headDim, 1.0 / std::sqrt(static_cast<double>(c.headDim))};
+}
+
+// cos/sin [B, T, D] -> [N, D].
+Tensor rows2d(const Tensor& t, int64_t N) { return t.reshape({N, t.size(-1)}); }
+
+}  // namespace
+
+int64_t LayerActivations::bytes() const {
+  int64_t b = 0;
+  for (const Tensor* t : {&x, &rstd1, &rstd2, &qkv, &rq, &rk, &attn, &lse, &h1, &gu})
+    if (t->defined()) b += t->numel() * static_cast<int64_t>(t->element_size());
+  return b;
+}
+
+at::Tensor decoderLayerForward(const ModelConfig& c, const UnitLayout& unit, const at::Tensor& flat,
+                               const at::Tensor& x, const AttentionContext& ctx,
+                               LayerActivations* keep) {
+  const int64_t B = x.size(0), T = x.size(1), C = c.hiddenSize, N = B * T;
+  const int64_t H = c.numHeads, KV = c.numKvHeads, D = c.headDim, Q = H * D;
+  const AttnShape s = attnShape(c, B, T);
+  LayerParams p = layerParams(unit, flat);
+  auto x2 = x.reshape({N, C}).contiguous();
+  // Attention (LlamaAttention.forward / Qwen3Attention.forward).
+  auto n1 = kernels::rmsNormForward(x2, p.inNorm, c.rmsNormEps);
+  Tensor qkv = projectQkv(p, n1.y);  // [N, Q + 2 KV*D]
+  auto qk = kernels::qkNormRopeForward(qkv, H, KV, D, c.qkNorm ? p.qNorm : Tensor(),
+                                       c.qkNorm ? p.kNorm : Tensor(), c.rmsNormEps,
+                                       rows2d(ctx.cos, N), rows2d(ctx.sin, N));
+  Tensor attn = attentionForward(qk.q, qk.k, qkv.narrow(1, Q + KV * D, KV * D), s, ctx, keep);
+  // h1 = x + o_proj(attn): the residual add in the GEMM's epilogue.
+  Tensor h1 = at::addmm(x2, attn, p.o.t());
+  if (p.ob.defined()) h1.add_(p.ob);
   // MLP (LlamaMLP: down(silu(gate(x)) * up(x))).
-  auto h2 = rmsNorm(h1, p.postNorm, c.rmsNormEps);
-  auto m = linear(at::silu(linear(h2, p.gate, opt(p.gateb))) * linear(h2, p.up, opt(p.upb)), p.down,
-                  opt(p.downb));
-  return h1 + m;
+  auto n2 = kernels::rmsNormForward(h1, p.postNorm, c.rmsNormEps);
+  Tensor gu = projectGateUp(p, n2.y);  // [N, 2I]
+  Tensor act = kernels::swigluForward(gu);
+  Tensor y = at::addmm(h1, act, p.down.t());
+  if (p.downb.defined()) y.add_(p.downb);
+  if (keep) {
+    keep->x = x;
+    keep->rstd1 = n1.rstd;
+    keep->qkv = qkv;
+    keep->rq = qk.rq;
+    keep->rk = qk.rk;
+    keep->attn = attn;
+    keep->h1 = h1;
+    keep->rstd2 = n2.rstd;
+    keep->gu = gu;
+  }
+  return y.view({B, T, C});
+}
+
+at::Tensor decoderLayerBackward(const ModelConfig& c, const UnitLayout& unit, const at::Tensor& flat,
+                                const LayerActivations& a, const at::Tensor& gradOut,
+                                const AttentionContext& ctx, const at::Tensor& gradFlatAccum) {
+  const int64_t B = a.x.size(0), T = a.x.size(1), C = c.hiddenSize, N = B * T;
+  const int64_t H = c.numHeads, KV = c.numKvHeads, D = c.headDim, Q = H * D, KVD = KV * D;
+  const AttnShape s = attnShape(c, B, T);
+  SLIDEDP_ASSERT(gradFlatAccum.scalar_type() == at::kFloat && gradFlatAccum.numel() == unit.numel,
+                 "the gradient accumulator of unit {} must be fp32 [{}]", unit.index, unit.numel);
+  LayerParams p = layerParams(unit, flat);
+  LayerParams g = layerParams(unit, gradFlatAccum);
+  const auto dtype = flat.scalar_type();
+  auto dy = gradOut.reshape({N, C}).to(dtype).contiguous();
+  // ---- MLP: y = h1 + down(act), act = swiglu(gu), gu = [gate | up](norm2(h1)).
+  Tensor act = kernels::swigluForward(a.gu);
+  Tensor dact = backProject(dy, act, p.down, g.down, g.downb);
+  act = Tensor();
+  Tensor dgu = kernels::swigluBackward(dact, a.gu);
+  dact = Tensor();
+  Tensor h2 = kernels::rmsNormApply(a.h1, a.rstd2, p.postNorm);
+  Tensor dh2;
+  if (p.gu.defined()) {
+    dh2 = backProject(dgu, h2, p.gu, g.gu, Tensor());
+  } else {
+    const int64_t I = c.intermediateSize;
+    dh2 = backProject(dgu.narrow(1, 0, I), h2, p.gate, g.gate, g.gateb);
+    dh2.add_(backProject(dgu.narrow(1, I, I), h2, p.up, g.up, g.upb));
+  }
+  dgu = Tensor();
+  h2 = Tensor();
+  Tensor dh1 = kernels::rmsNormBackward(dh2, a.h1, a.rstd2, p.postNorm, g.postNorm);
+  dh1.add_(dy);
+  dh2 = Tensor();
+  // ---- attention: h1 = x + o_proj(attn).
+  Tensor dattn = backProject(dh1, a.attn, p.o, g.o, g.ob);
+  const Tensor wq = c.qkNorm ? p.qNorm : Tensor(), wk = c.qkNorm ? p.kNorm : Tensor();
+  auto cos = rows2d(ctx.cos, N), sin = rows2d(ctx.sin, N);
+  auto qk = kernels::qkNormRopeForward(a.qkv, H, KV, D, wq, wk, c.rmsNormEps, cos, sin);
+  auto [dq, dk, dv] = attentionBackward(dattn, qk.q, qk.k, a.qkv.narrow(1, Q + KVD, KVD), s, ctx, a);
+  dattn = Tensor();
+  qk.q = Tensor();
+  qk.k = Tensor();
+  qk.rq = a.rq;
+  qk.rk = a.rk;
+  Tensor dqkv = at::empty({N, Q + 2 * KVD}, a.qkv.options());
+  kernels::qkNormRopeBackward(dq, dk, a.qkv, H, KV, D, wq, wk, qk, cos, sin, dqkv,
+                              c.qkNorm ? g.qNorm : Tensor(), c.qkNorm ? g.kNorm : Tensor());
+  dqkv.narrow(1, Q + KVD, KVD).copy_(dv);
+  dq = dk = dv = Tensor();
+  auto x2 = a.x.reshape({N, C});
+  Tensor h = kernels::rmsNormApply(x2.contiguous(), a.rstd1, p.inNorm);
+  Tensor dh;
+  if (p.qkv.defined()) {
+    dh = backProject(dqkv, h, p.qkv, g.qkv, Tensor());
+  } else {
+    dh = backProject(dqkv.narrow(1, 0, Q), h, p.q, g.q, g.qb);
+    dh.add_(backProject(dqkv.narrow(1, Q, KVD), h, p.k, g.k, g.kb));
+    dh.add_(backProject(dqkv.narrow(1, Q + KVD, KVD), h, p.v, g.v, g.vb));
+  }
+  dqkv = Tensor();
+  h = Tensor();
+  Tensor dx = kernels::rmsNormBackward(dh, x2.contiguous(), a.rstd1, p.inNorm, g.inNorm);
+  dx.add_(dh1);
+  return dx.view({B, T, C});
 }
 
 UnitGrads decoderLayerBackward(const ModelConfig& c, const UnitLayout& unit, const at::Tensor& flat,
                                const at::Tensor& x, const at::Tensor& gradOut,
                                const AttentionContext& ctx) {
-  torch::AutoGradMode enable(true);
-  auto flatLeaf = flat.detach().requires_grad_(true);
-  auto xLeaf = x.detach().requires_grad_(true);
-  auto y = decoderLayerForward(c, unit, flatLeaf, xLeaf, ctx);
-  auto grads = torch::autograd::grad({y}, {xLeaf, flatLeaf}, {gradOut.to(y.scalar_type())});
-  return {grads[0], grads[1]};
+  LayerActivations acts;
+  decoderLayerForward(c, unit, flat, x, ctx, &acts);
+  UnitGrads r;
+  r.gradFlat = at::zeros({unit.numel}, flat.options().dtype(at::kFloat));
+  r.gradInput = decoderLayerBackward(c, unit, flat, acts, gradOut, ctx, r.gradFlat);
+  return r;
+}
+
+int64_t lossChunkTokens(int64_t chunkTokens, int64_t V) {
+  if (chunkTokens > 0) return chunkTokens;
+  return std::clamp<int64_t>((int64_t{1} << 29) / std::max<int64_t>(V, 1), 1024, 16384);
 }
 
 HeadResult headForwardBackward(const ModelConfig& c, const UnitLayout& headUnit,
                                const at::Tensor& headFlat, const at::Tensor& embedFlat,
                                const at::Tensor& hidden, const at::Tensor& labels,
                                int64_t chunkTokens, double gradScale) {
-  SLIDEDP_ASSERT(chunkTokens > 0, "chunkTokens must be positive");
-  const int64_t C = c.hiddenSize;
-  torch::AutoGradMode enable(true);
+  SLIDEDP_ASSERT(chunkTokens >= 0, "chunkTokens must be >= 0 (0: auto)");
+  const int64_t C = c.hiddenSize, V = c.vocabSize, N = hidden.numel() / C;
+  const int64_t chunk = lossChunkTokens(chunkTokens, V);
   HeadResult r;
-  auto flatLeaf = headFlat.detach().requires_grad_(true);
-  auto hLeaf = hidden.detach().requires_grad_(true);
   const ParamEntry& normE = headUnit.get("model.norm.weight");
-  auto normW = flatLeaf.narrow(0, normE.offset, normE.numel);
-  auto normed = rmsNorm(hLeaf, normW, c.rmsNormEps).reshape({-1, C});  // [N, C]
-  auto W = lmHeadWeight(c, headUnit, headFlat.detach(),
-                        embedFlat.defined() ? embedFlat.detach() : embedFlat);
-  auto flatLabels = labels.to(hidden.device(), at::kLong).reshape({-1});
-  SLIDEDP_ASSERT(flatLabels.numel() == normed.size(0), "labels must be [B, T] like hidden");
-  auto sel = (flatLabels != kIgnoreIndex).nonzero().reshape({-1});  // targets only
-  r.count = sel.numel();
-  auto normedSel = normed.detach().index_select(0, sel);
-  auto labelsSel = flatLabels.index_select(0, sel);
-  auto gradNormedSel = at::zeros_like(normedSel);
-  auto gradW = at::zeros(W.sizes(), W.options().dtype(at::kFloat));
-  auto lossAcc = at::zeros({}, W.options().dtype(at::kDouble));
-  for (int64_t s = 0; s < r.count; s += chunkTokens) {
-    int64_t n = std::min(chunkTokens, r.count - s);
-    auto hc = normedSel.narrow(0, s, n);                 // [n, C]
-    auto yc = labelsSel.narrow(0, s, n);                 // [n]
-    auto logits = at::matmul(hc, W.t()).to(at::kFloat);  // [n, V]
-    auto lse = logits.logsumexp(-1);                     // [n]
-    auto picked = logits.gather(1, yc.unsqueeze(1)).squeeze(1);
-    lossAcc += (lse - picked).to(at::kDouble).sum();
-    // d/dlogits of the summed cross-entropy: softmax - onehot.
-    auto dlogits = (logits - lse.unsqueeze(1)).exp_();
-    dlogits.scatter_add_(1, yc.unsqueeze(1), at::full({n, 1}, -1.0f, dlogits.options()));
-    if (gradScale != 1.0) dlogits.mul_(gradScale);
-    auto dl = dlogits.to(W.scalar_type());
-    gradNormedSel.narrow(0, s, n).copy_(at::matmul(dl, W));
-    gradW.add_(at::matmul(dl.t(), hc).to(at::kFloat));
-  }
-  r.lossSum = lossAcc.item<double>();
-  auto gradNormed = at::zeros_like(normed).index_copy_(0, sel, gradNormedSel);
-  auto grads = torch::autograd::grad({normed}, {hLeaf, flatLeaf}, {gradNormed});
-  r.gradHidden = grads[0];
-  r.gradHeadFlat = grads[1];
+  auto normW = headFlat.narrow(0, normE.offset, normE.numel);
+  auto h2 = hidden.reshape({N, C}).contiguous();
+  auto n = kernels::rmsNormForward(h2, normW, c.rmsNormEps);  // [N, C]
+  auto W = lmHeadWeight(c, headUnit, headFlat, embedFlat);    // [V, C]
+  auto f32 = headFlat.options().dtype(at::kFloat);
+  r.gradHeadFlat = at::zeros({headUnit.numel}, f32);
+  Tensor gradW;  // [V, C] fp32: a view into the head's (or, tied, the embedding's) gradient
   if (c.tieWordEmbeddings) {
-    r.gradEmbedFlat = at::zeros({embedFlat.numel()}, embedFlat.options());
-    r.gradEmbedFlat.narrow(0, 0, gradW.numel()).copy_(gradW.reshape({-1}));
+    r.gradEmbedFlat = at::zeros({embedFlat.numel()}, f32);
+    gradW = r.gradEmbedFlat.narrow(0, 0, V * C).view({V, C});
   } else {
     const ParamEntry& e = headUnit.get("lm_head.weight");
-    r.gradHeadFlat.narrow(0, e.offset, e.numel).copy_(gradW.reshape({-1}));
+    gradW = r.gradHeadFlat.narrow(0, e.offset, e.numel).view({V, C});
   }
+  auto flatLabels = labels.to(hidden.device(), at::kLong).reshape({-1});
+  SLIDEDP_ASSERT(flatLabels.numel() == N, "labels must be [B, T] like hidden");
+  auto sel = (flatLabels != kIgnoreIndex).nonzero().reshape({-1});  // targets only
+  r.count = sel.numel();
+  auto normedSel = n.y.index_select(0, sel);
+  auto labelsSel = flatLabels.index_select(0, sel);
+  auto gradNormedSel = at::empty_like(normedSel);
+  auto lossAcc = at::zeros({}, f32.dtype(at::kDouble));
+  for (int64_t s = 0; s < r.count; s += chunk) {
+    const int64_t m = std::min(chunk, r.count - s);
+    auto hc = normedSel.narrow(0, s, m);  // [m, C]
+    auto logits = at::mm(hc, W.t());      // [m, V], compute dtype
+    // loss rows; logits become scale * (softmax - onehot) in place.
+    lossAcc += kernels::softmaxCrossEntropyInPlace(logits, labelsSel.narrow(0, s, m), gradScale)
+                   .sum(at::kDouble);
+    auto out = gradNormedSel.narrow(0, s, m);
+    at::mm_out(out, logits, W);
+    addmmAccumulate(gradW, logits.t(), hc);
+  }
+  r.lossSum = lossAcc.item<double>();
+  auto gradNormed = at::zeros_like(n.y).index_copy_(0, sel, gradNormedSel);
+  auto normG = r.gradHeadFlat.narrow(0, normE.offset, normE.numel);
+  r.gradHidden = kernels::rmsNormBackward(gradNormed, h2, n.rstd, normW, normG).view(hidden.sizes());
   return r;
 }
 
 at::Tensor headLogits(const ModelConfig& c, const UnitLayout& headUnit, const at::Tensor& headFlat,
                       const at::Tensor& embedFlat, const at::Tensor& hidden) {
   const ParamEntry& normE = headUnit.get("model.norm.weight");
-  auto normed = rmsNorm(hidden, headFlat.narrow(0, normE.offset, normE.numel), c.rmsNormEps);
+  const int64_t C = c.hiddenSize;
+  auto h2 = hidden.reshape({-1, C}).contiguous();
+  auto normed = kernels::rmsNormForward(h2, headFlat.narrow(0, normE.offset, normE.numel), c.rmsNormEps).y;
   auto W = lmHeadWeight(c, headUnit, headFlat, embedFlat);
-  return at::matmul(normed, W.t()).to(at::kFloat);
+  auto sizes = hidden.sizes().vec();
+  sizes.back() = c.vocabSize;
+  return at::mm(normed, W.t()).to(at::kFloat).view(sizes);
 }
 
 std::vector<at::Tensor> unitTensors(const HostModel& model, at::ScalarType dtype,

@@ -6,10 +6,13 @@
 // modeling_rope_utils.py (_compute_default_rope_parameters, _compute_llama3_parameters).
 // Design decisions: (1) a unit's parameters are views into its flat buffer (fp32 or bf16,
 // on CPU or CUDA), so the flat gradient of a backward IS the unit's gradient buffer;
-// (2) backward recomputes the unit's forward from its saved input under autograd (activation
-// checkpointing at unit boundaries); (3) the loss never materialises [tokens, V] logits: the
-// head runs chunk by chunk with a hand-written softmax-cross-entropy gradient and returns the
-// SUM of token losses and the COUNT of targets, the runtime normalising by the global count.
+// (2) forward and backward are written out by hand (no autograd): a layer either keeps the
+// few tensors its backward needs (LayerActivations: the GEMM outputs) or only its input, and
+// then its backward recomputes the forward first (activation checkpointing at unit boundaries);
+// the worker chooses per layer under a GPU memory budget; (3) the loss never materialises
+// [tokens, V] logits: the head runs chunk by chunk with a fused softmax-cross-entropy gradient
+// and returns the SUM of token losses and the COUNT of targets, the runtime normalising by the
+// global count.
 #pragma once
 
 #include <ATen/core/Tensor.h>
@@ -60,21 +63,52 @@ at::Tensor embeddingForward(const ModelConfig& config, const at::Tensor& embedFl
 void embeddingBackward(const ModelConfig& config, const at::Tensor& inputIds,
                        const at::Tensor& gradOut, at::Tensor& gradEmbedFlat);
 
-/// Decoder layer forward: x [B, T, C] -> [B, T, C], in flat's dtype. Builds an autograd graph
-/// only if flat or x requires grad (run under at::NoGradGuard in the forward pass).
-/// Attention: torch scaled_dot_product_attention (is_causal, or ctx.mask), scale D^-0.5,
-/// GQA through repeat_kv.
+/// What a decoder layer's forward keeps for its backward when its activations are kept
+/// (instead of recomputed): the input and every tensor that only a GEMM could give back. The
+/// rest (the RMSNorm outputs, rotated q/k, the SwiGLU product) is recomputed element-wise in
+/// backward from these. Per token, in the compute dtype unless noted: x C, qkv Q + 2 KV*D, attn
+/// Q, h1 C, gu 2 I, plus fp32 rstd1, rstd2, rq [H], rk [KV] and the attention's fp32 log-sum-exp
+/// [H] (flash path). All on the compute device.
+struct LayerActivations {
+  at::Tensor x;             // [B, T, C] layer input
+  at::Tensor rstd1, rstd2;  // [N] fp32 (input_layernorm, post_attention_layernorm)
+  at::Tensor qkv;           // [N, Q + 2 KV*D]: q, k, v projections (pre-norm, pre-RoPE)
+  at::Tensor rq, rk;        // [N, H], [N, KV] fp32 q_norm / k_norm rstd (Qwen3), else undefined
+  at::Tensor attn;          // [N, Q] attention output (before o_proj)
+  at::Tensor lse;           // flash attention: [B, H, T] fp32 log-sum-exp; undefined otherwise
+  at::Tensor philoxSeed, philoxOffset;  // flash attention's RNG state (no dropout: unused)
+  at::Tensor h1;            // [N, C] residual stream after attention
+  at::Tensor gu;            // [N, 2I] gate | up projections
+  /// Device bytes held by these tensors (views of the same storage counted once per tensor).
+  int64_t bytes() const;
+};
+
+/// Decoder layer forward: x [B, T, C] -> [B, T, C], in flat's dtype, no autograd. With `keep`,
+/// also fills it for decoderLayerBackward(acts). Attention: flash attention (CUDA, bf16, plain
+/// causal; GQA native) or torch scaled_dot_product_attention (is_causal or ctx.mask; GQA via
+/// repeat_kv), scale D^-0.5. Element-wise work runs in the fused kernels of
+/// kernels/layer_ops.h; q/k/v and gate/up run as one GEMM each when their weights are adjacent
+/// in the unit (no biases); the residual adds ride in the o_proj/down_proj GEMMs.
 at::Tensor decoderLayerForward(const ModelConfig& config, const UnitLayout& unit,
                                const at::Tensor& flat, const at::Tensor& x,
-                               const AttentionContext& ctx);
+                               const AttentionContext& ctx, LayerActivations* keep = nullptr);
+
+/// Decoder layer backward from kept activations (decoderLayerForward(..., &acts)): adds
+/// d(loss)/d(flat) to `gradFlatAccum` (fp32 [unit.numel], on flat's device; weight gradients by
+/// GEMMs with fp32 output) and returns d(loss)/d(x) [B, T, C] in flat's dtype. `flat` must hold
+/// the same weights as in the forward; `gradOut` [B, T, C] any float dtype.
+at::Tensor decoderLayerBackward(const ModelConfig& config, const UnitLayout& unit,
+                                const at::Tensor& flat, const LayerActivations& acts,
+                                const at::Tensor& gradOut, const AttentionContext& ctx,
+                                const at::Tensor& gradFlatAccum);
 
 struct UnitGrads {
   at::Tensor gradInput;  // [B, T, C]: d(loss)/d(x)
-  at::Tensor gradFlat;   // [unit.numel]: d(loss)/d(flat), zero in the padding
+  at::Tensor gradFlat;   // [unit.numel] fp32: d(loss)/d(flat), zero in the padding
 };
 
-/// Decoder layer backward by recompute: runs decoderLayerForward(x) again with autograd and
-/// back-propagates gradOut [B, T, C]. Deterministic on CPU.
+/// Decoder layer backward by recompute: runs decoderLayerForward(x, &acts) again and
+/// back-propagates gradOut [B, T, C] through it (activation checkpointing at unit boundaries).
 UnitGrads decoderLayerBackward(const ModelConfig& config, const UnitLayout& unit,
                                const at::Tensor& flat, const at::Tensor& x,
                                const at::Tensor& gradOut, const AttentionContext& ctx);
@@ -83,21 +117,26 @@ struct HeadResult {
   double lossSum = 0;        // sum over unmasked targets of -log softmax(logits)[label]
   int64_t count = 0;         // number of labels != kIgnoreIndex
   at::Tensor gradHidden;     // [B, T, C]: gradScale * d(lossSum)/d(hidden)
-  at::Tensor gradHeadFlat;   // [head unit numel]: gradScale * d(lossSum)/d(head flat)
-  at::Tensor gradEmbedFlat;  // tied only: [unit 0 numel], the LM head's share of the
+  at::Tensor gradHeadFlat;   // [head unit numel] fp32: gradScale * d(lossSum)/d(head flat)
+  at::Tensor gradEmbedFlat;  // tied only: [unit 0 numel] fp32, the LM head's share of the
                              // embedding gradient (add it to embeddingBackward's); else undefined
 };
 
 /// Head unit forward + backward: final RMSNorm, LM head (lm_head.weight, or the embedding
 /// when tied) and cross-entropy against `labels` [B, T] int64 (aligned with hidden: the
 /// target of position t is labels[t]; kIgnoreIndex = no loss), `chunkTokens` target tokens at
-/// a time, so the largest temporary is [chunkTokens, V] float32. Logits are computed in the
-/// compute dtype and upcast to float32 for the softmax (as transformers' loss does).
-/// Gradients are of gradScale * lossSum (pass 1 / global count for the mean loss).
+/// a time (0: as many as keep the [chunk, V] logits near 1 GiB, 1024..16384), so the largest
+/// temporary is [chunkTokens, V] in the compute dtype. Logits are computed in the compute dtype
+/// and the softmax cross-entropy in float32 (as transformers' loss upcasts them), fused with
+/// its gradient in place (kernels::softmaxCrossEntropyInPlace). Gradients are of
+/// gradScale * lossSum (pass 1 / global count for the mean loss).
 HeadResult headForwardBackward(const ModelConfig& config, const UnitLayout& headUnit,
                                const at::Tensor& headFlat, const at::Tensor& embedFlat,
                                const at::Tensor& hidden, const at::Tensor& labels,
-                               int64_t chunkTokens = 1024, double gradScale = 1.0);
+                               int64_t chunkTokens = 0, double gradScale = 1.0);
+
+/// The loss chunk headForwardBackward uses for `chunkTokens` (0 = auto) and vocabulary V.
+int64_t lossChunkTokens(int64_t chunkTokens, int64_t V);
 
 /// Logits [B, T, V] float32 of the head (no loss; for generation and tests). embedFlat is
 /// needed only when the embeddings are tied.

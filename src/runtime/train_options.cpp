@@ -19,4 +19,20 @@ ReductionRoute parseReductionRoute(const std::string& s) {
   throwUserError("unknown reduction route '{}': expected cpu or gpu", s);
 }
 
+const char* policyName(ActivationPolicy p) {
+  switch (p) {
+    case ActivationPolicy::kRecompute: return "recompute";
+    case ActivationPolicy::kKeep: return "keep";
+    case ActivationPolicy::kAuto: return "auto";
+  }
+  return "?";
+}
+
+ActivationPolicy parseActivationPolicy(const std::string& s) {
+  if (s == "recompute") return ActivationPolicy::kRecompute;
+  if (s == "keep") return ActivationPolicy::kKeep;
+  if (s == "auto") return ActivationPolicy::kAuto;
+  throwUserError("unknown activation policy '{}': expected recompute, keep or auto", s);
+}
+
 }  // namespace slidedp

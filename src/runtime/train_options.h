@@ -15,6 +15,15 @@ enum class DeliveryRoute : uint8_t {
   kReplicated = 0,  // every worker reads the whole unit from the host
   kSharded = 1,     // every worker reads 1/G of the unit, then all-gather between workers
 };
+/// What a worker keeps of a decoder layer's forward for its backward (design.md, "The
+/// step-time model and policies").
+enum class ActivationPolicy : uint8_t {
+  kRecompute = 0,  // only the layer input; backward recomputes the layer's forward first
+  kKeep = 1,       // the layer's saved activations (model/decoder.h LayerActivations)
+  kAuto = 2,       // keep layers in forward order while the GPU memory budget allows, then
+                   // recompute (CPU workers: keep)
+};
+
 /// How gradients reach the leader.
 enum class ReductionRoute : uint8_t {
   kCpu = 0,  // every worker writes its whole gradient to its staging slot; the leader sums G
@@ -23,6 +32,9 @@ enum class ReductionRoute : uint8_t {
 
 const char* routeName(DeliveryRoute r);
 const char* routeName(ReductionRoute r);
+const char* policyName(ActivationPolicy p);
+/// "recompute" | "keep" | "auto". Throws UserError otherwise.
+ActivationPolicy parseActivationPolicy(const std::string& s);
 /// "replicated" | "sharded"; "cpu" | "gpu". Throw UserError otherwise.
 DeliveryRoute parseDeliveryRoute(const std::string& s);
 ReductionRoute parseReductionRoute(const std::string& s);
@@ -36,8 +48,12 @@ struct TrainOptions {
   bool bf16_compute = false;      // workers compute in bf16 from the bf16 copy (else fp32 master)
   int window_slots = 2;           // K: GPU layer window depth (>= 2: next delivery overlaps)
   int64_t micro_batch_rows = 0;   // rows per micro-batch (0: all of a worker's rows at once)
-  int64_t loss_chunk_tokens = 1024;  // tokens per LM-head/cross-entropy chunk
-  bool offload_activations = false;  // layer-boundary activations to pinned host memory
+  int64_t loss_chunk_tokens = 0;  // tokens per LM-head/cross-entropy chunk (0: ~1 GiB of logits)
+  ActivationPolicy activations = ActivationPolicy::kAuto;
+  int max_kept_layers = -1;         // cap on the decoder layers kept per step (-1: none)
+  double gpu_memory_budget_gib = 0; // auto policy: GiB of the GPU a worker may allocate
+                                    // (0: the device's total memory minus 3 GiB)
+  bool offload_activations = false;  // boundary activations of recomputed layers to pinned host
   // AdamW (torch.optim.AdamW semantics; decay only on ndim >= 2, as HF Trainer)
   double lr = 1e-3;
   double beta1 = 0.9;

@@ -227,6 +227,8 @@ void Trainer::setRunOptions(const TrainOptions& o) {
   opts_.reduction = o.reduction;
   opts_.max_grad_norm = o.max_grad_norm;
   opts_.offload_activations = o.offload_activations;
+  opts_.activations = o.activations;
+  opts_.max_kept_layers = o.max_kept_layers;
   if (leader_) leader_->setRunOptions(opts_);
   if (worker_) worker_->setRunOptions(opts_);
   MPI_CHECK(MPI_Barrier(ctx_.world));
@@ -237,7 +239,7 @@ StepRecord Trainer::step(int64_t step, BatchSource& data) {
   StepRecord rec;
   rec.step = step;
   double mine[5] = {0, 0, 0, 0, 0};  // loss sum (workers), grad norm (leader), tokens, B*T, T (worker 0)
-  double times[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};  // maxima over ranks
+  double times[11] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};  // maxima over ranks
   if (leader_) {
     const LeaderStepStats ls = leader_->step(step);
     mine[1] = ls.grad_norm;
@@ -265,6 +267,8 @@ StepRecord Trainer::step(int64_t step, BatchSource& data) {
     const double w[7] = {ws.compute_forward_s, ws.compute_head_s, ws.compute_backward_s, ws.h2d_s,
                          ws.d2h_s, ws.delivery_wait_s, ws.handoff_wait_s};
     std::copy(w, w + 7, times);
+    times[9] = ws.kept_layers;
+    times[10] = static_cast<double>(ws.gpu_peak_bytes);
     for (const auto& t : ws.trace)
       rec.trace_events.push_back({{"name", t.name}, {"ph", "X"}, {"pid", ctx_.world_rank},
                                   {"tid", t.thread}, {"ts", t.begin_ns / 1e3},
@@ -275,11 +279,11 @@ StepRecord Trainer::step(int64_t step, BatchSource& data) {
       rec.worker_backward_ns.push_back(static_cast<double>(b.end_ns));
     }
   }
-  double all[5], tmax[9];
+  double all[5], tmax[11];
   MPI_CHECK(MPI_Allreduce(mine, all, 5, MPI_DOUBLE, MPI_SUM, ctx_.world));
   rec.batch_tokens = static_cast<int64_t>(all[3]);
   rec.T = static_cast<int64_t>(all[4]);
-  MPI_CHECK(MPI_Allreduce(times, tmax, 9, MPI_DOUBLE, MPI_MAX, ctx_.world));
+  MPI_CHECK(MPI_Allreduce(times, tmax, 11, MPI_DOUBLE, MPI_MAX, ctx_.world));
   rec.fwd_s = tmax[0];
   rec.head_s = tmax[1];
   rec.bwd_s = tmax[2];
@@ -289,6 +293,8 @@ StepRecord Trainer::step(int64_t step, BatchSource& data) {
   rec.handoff_wait_s = tmax[6];
   rec.leader_wait_s = tmax[7];
   rec.leader_update_s = tmax[8];
+  rec.kept_layers = static_cast<int>(tmax[9]);
+  rec.gpu_peak_bytes = static_cast<int64_t>(tmax[10]);
   rec.tokens = static_cast<int64_t>(all[2]);
   rec.loss = all[0] / all[2];
   rec.grad_norm = all[1];

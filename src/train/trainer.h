@@ -70,6 +70,8 @@ struct StepRecord {
   double handoff_wait_s = 0;    // workers waiting for their last hand-offs at the step's end
   double leader_wait_s = 0;     // leader waiting for gradient chunks
   double leader_update_s = 0;   // leader's fused reduce + AdamW passes
+  int kept_layers = 0;          // decoder layers with kept activations (max over workers)
+  int64_t gpu_peak_bytes = 0;   // peak GPU bytes allocated in the step (max over workers)
   std::vector<double> leader_unit_update_ns;  // leader: [unit]*2 begin,end (monotonic ns)
   std::vector<double> worker_backward_ns;     // workers: [unit, begin, end]*
   /// This rank's spans as Chrome trace events ("ph":"X", ts/dur in us, pid = world rank).

@@ -82,6 +82,10 @@ struct Worker::Impl {
   double d2h_busy_s = 0;     // summed by the hand-off thread (guarded by mu)
   std::vector<TraceSpan> handoff_trace;  // hand-off thread spans of this step (guarded by mu)
   double cpu_delivery_s = 0; // CPU workers: delivery wall time
+  // Activation policy (auto): the budget, and the reserve above the end-of-forward level that
+  // the head and backward of the previous step needed (-1: not measured yet).
+  int64_t budget_bytes = 0;
+  int64_t measured_reserve = -1;
 
 #ifdef SLIDEDP_WITH_CUDA
   std::optional<c10::cuda::CUDAStream> copy_stream, d2h_stream, offload_stream;
@@ -135,6 +139,7 @@ struct Worker::Impl {
         slot_ready.push_back(std::make_shared<at::cuda::CUDAEvent>());
         slot_free.push_back(std::make_shared<at::cuda::CUDAEvent>());
       }
+      setBudget(opts.gpu_memory_budget_gib);
     }
 #endif
     if (!cuda) at::set_num_threads(1);  // CPU workers share the host with the leader
@@ -150,6 +155,68 @@ struct Worker::Impl {
     }
     cv.notify_all();
     if (handoff_thread.joinable()) handoff_thread.join();
+  }
+
+  // ---- activation policy -------------------------------------------------------------------
+  void setBudget(double gib) {
+#ifdef SLIDEDP_WITH_CUDA
+    size_t free_b = 0, total_b = 0;
+    CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+    const int64_t total = static_cast<int64_t>(total_b);
+    budget_bytes = gib > 0 ? static_cast<int64_t>(gib * (1ull << 30)) : total - (int64_t{3} << 30);
+    if (budget_bytes > total)
+      throwUserError("--gpu-memory-budget {} GiB exceeds GPU {}'s {:.1f} GiB", gib, ctx.gpu,
+                     total / double(1ull << 30));
+#else
+    (void)gib;
+#endif
+  }
+
+  int64_t allocatedBytes() const {
+#ifdef SLIDEDP_WITH_CUDA
+    if (cuda)
+      return c10::cuda::CUDACachingAllocator::getDeviceStats(device.index()).allocated_bytes[0].current;
+#endif
+    return 0;
+  }
+  int64_t peakAllocatedBytes() const {
+#ifdef SLIDEDP_WITH_CUDA
+    if (cuda)
+      return c10::cuda::CUDACachingAllocator::getDeviceStats(device.index()).allocated_bytes[0].peak;
+#endif
+    return 0;
+  }
+  void resetPeak() const {
+#ifdef SLIDEDP_WITH_CUDA
+    if (cuda) c10::cuda::CUDACachingAllocator::resetPeakStats(device.index());
+#endif
+  }
+
+  /// Bytes a kept decoder layer holds beyond its input, for `tokens` tokens (the tensors of
+  /// model::LayerActivations other than x).
+  int64_t keptBytes(int64_t tokens) const {
+    const int64_t es = at::elementSize(cdtype), C = config.hiddenSize, I = config.intermediateSize;
+    const int64_t Q = config.qDim(), KVD = config.kvDim(), H = config.numHeads;
+    int64_t per = es * ((Q + 2 * KVD) + Q + C + 2 * I) + 4 * 2;
+    if (config.qkNorm) per += 4 * (H + config.numKvHeads);
+    if (cuda && cdtype == at::kBFloat16) per += 4 * H;  // flash attention's log-sum-exp
+    return per * tokens;
+  }
+
+  /// What the head and the backward need above the end-of-forward level (a shape estimate
+  /// until the first step has measured it): the head's logits chunk and fp32 gradients, one
+  /// recomputed layer's activations and temporaries per micro-batch, two fp32 unit gradients.
+  int64_t reserveBytes(int64_t tokens, int64_t mb_tokens) const {
+    if (measured_reserve >= 0) return measured_reserve + measured_reserve / 20 + (int64_t{256} << 20);
+    const int64_t es = at::elementSize(cdtype), C = config.hiddenSize, I = config.intermediateSize;
+    const int64_t Q = config.qDim(), KVD = config.kvDim(), V = config.vocabSize;
+    const int64_t chunk = model::lossChunkTokens(opts.loss_chunk_tokens, V);
+    const int64_t head = chunk * V * es + 4 * es * tokens * C + 4 * (layout.units[0].numel +
+                                                                       layout.units.back().numel);
+    const int64_t temps = es * mb_tokens * (6 * I + 8 * C + 3 * Q + 4 * (Q + 2 * KVD));
+    int64_t max_unit = 0;
+    for (const auto& u : layout.units) max_unit = std::max(max_unit, u.numel);
+    return head + keptBytes(mb_tokens) + temps + 3 * 4 * max_unit + (int64_t{1} << 30);
   }
 
   // ---- delivery --------------------------------------------------------------------------
@@ -473,7 +540,14 @@ struct Worker::Impl {
     // ---- forward: units 0..L, each through every micro-batch ------------------------------
     uint64_t t0 = nowNs();
     mark(0);
-    std::vector<std::vector<at::Tensor>> acts(L + 1);  // acts[u][mb]: input of decoder unit u
+    std::vector<std::vector<at::Tensor>> acts(L + 1);  // acts[u][mb]: input of a recomputed unit u
+    std::vector<std::vector<model::LayerActivations>> kept(L + 1);  // kept[u][mb]: kept unit u
+    int64_t tokens = 0, mb_tokens = 0;
+    for (const auto& m : mbs) tokens += m.ids.numel(), mb_tokens = std::max(mb_tokens, m.ids.numel());
+    const int64_t boundary_bytes = tokens * config.hiddenSize * static_cast<int64_t>(at::elementSize(cdtype));
+    const int64_t reserve = reserveBytes(tokens, mb_tokens);
+    resetPeak();
+    int64_t step_peak = 0;
     int slot = 0;
     waitVersion(0, s - 1, &st.delivery_wait_s);
     at::Tensor cur = deliver(0, slot);
@@ -485,14 +559,28 @@ struct Worker::Impl {
       next = deliver(next_unit, next_slot);  // prefetch overlaps this unit's compute
       use(slot);
       const uint64_t fwd_begin = nowNs();
+      // Keep this layer's activations? (auto: while what it keeps, the boundary inputs of the
+      // layers after it and the reserve of head + backward fit the budget.)
+      bool keep = false;
+      if (u > 0 && (opts.max_kept_layers < 0 || st.kept_layers < opts.max_kept_layers)) {
+        if (opts.activations == ActivationPolicy::kKeep) keep = true;
+        if (opts.activations == ActivationPolicy::kAuto)
+          keep = !cuda || allocatedBytes() + keptBytes(tokens) + (L - u) * boundary_bytes + reserve <=
+                              budget_bytes;
+      }
       for (auto& m : mbs) {
         if (u == 0) {
           m.h = model::embeddingForward(config, cur, m.ids);
+        } else if (keep) {
+          kept[u].emplace_back();
+          m.h = model::decoderLayerForward(config, layout.units[u], cur, m.h, m.attn, &kept[u].back());
+          st.kept_bytes += kept[u].back().bytes();
         } else {
           acts[u].push_back(keepActivation(m.h));
           m.h = model::decoderLayerForward(config, layout.units[u], cur, m.h, m.attn);
         }
       }
+      if (keep) ++st.kept_layers;
       release(slot);
       st.trace.push_back({fmt::format("forward unit {}", u), 0, fwd_begin, nowNs()});
       slot = next_slot;
@@ -500,6 +588,9 @@ struct Worker::Impl {
     }
     st.forward_s = sec(t0, nowNs());
     mark(1);
+    const int64_t forward_level = allocatedBytes();
+    step_peak = peakAllocatedBytes();
+    resetPeak();
 
     // ---- head: forward + backward of final norm, LM head and chunked cross-entropy --------
     t0 = nowNs();
@@ -549,12 +640,19 @@ struct Worker::Impl {
       UnitBackwardSpan span{u, nowNs(), 0};
       at::Tensor g = at::zeros({layout.units[u].numel}, f32);
       for (size_t i = 0; i < mbs.size(); ++i) {
-        model::UnitGrads r = model::decoderLayerBackward(config, layout.units[u], cur, act_dev[i],
-                                                         mbs[i].h, mbs[i].attn);
-        mbs[i].h = r.gradInput;
-        g.add_(r.gradFlat.to(at::kFloat));
+        if (!kept[u].empty()) {
+          mbs[i].h = model::decoderLayerBackward(config, layout.units[u], cur, kept[u][i], mbs[i].h,
+                                                 mbs[i].attn, g);
+          kept[u][i] = model::LayerActivations();  // free it now
+        } else {
+          model::LayerActivations a;  // recompute
+          model::decoderLayerForward(config, layout.units[u], cur, act_dev[i], mbs[i].attn, &a);
+          mbs[i].h = model::decoderLayerBackward(config, layout.units[u], cur, a, mbs[i].h,
+                                                 mbs[i].attn, g);
+        }
       }
       acts[u].clear();
+      kept[u].clear();
       act_dev = std::move(next_act_dev);
       act_ready = std::move(next_act_ready);
       next_act_dev.clear();
@@ -584,6 +682,11 @@ struct Worker::Impl {
       st.d2h_s = d2h_busy_s;
       st.trace.insert(st.trace.end(), handoff_trace.begin(), handoff_trace.end());
     }
+    if (cuda) {
+      const int64_t after_peak = peakAllocatedBytes();
+      measured_reserve = std::max<int64_t>(0, after_peak - forward_level);
+      st.gpu_peak_bytes = std::max(step_peak, after_peak);
+    }
     st.compute_forward_s = st.forward_s;
     st.compute_head_s = st.head_s;
     st.compute_backward_s = st.backward_s;
@@ -612,7 +715,15 @@ Worker::Worker(const RankContext& ctx, const shm::Segment& seg, const HostStateS
 
 Worker::~Worker() = default;
 
-WorkerStepStats Worker::step(int64_t step, const LocalBatch& batch) { return impl_->step(step, batch); }
+WorkerStepStats Worker::step(int64_t step, const LocalBatch& batch) {
+  try {
+    return impl_->step(step, batch);
+  } catch (const c10::OutOfMemoryError& e) {
+    throwUserError("{}: the GPU ran out of memory in step {} ({}).\nHINT: use --activations auto "
+                   "(or lower --gpu-memory-budget), fewer --micro-batch-rows, or a smaller batch",
+                   impl_->ctx.describe(), step, std::string(e.what()).substr(0, 300));
+  }
+}
 
 void Worker::setBaseStep(int64_t s0) { impl_->base_step = s0; }
 
@@ -624,6 +735,8 @@ void Worker::setRunOptions(const TrainOptions& o) {
   impl_->opts.reduction = o.reduction;
   impl_->opts.max_grad_norm = o.max_grad_norm;
   impl_->opts.offload_activations = o.offload_activations;
+  impl_->opts.activations = o.activations;
+  impl_->opts.max_kept_layers = o.max_kept_layers;
 }
 
 }  // namespace slidedp

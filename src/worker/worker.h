@@ -6,9 +6,13 @@
 // by the GLOBAL count, agreed before backward). Forward: for each unit, wait until its version
 // says the leader's previous update is visible, deliver it (replicated: the whole unit from the
 // segment; sharded: 1/G, then all-gather between workers), run every micro-batch through it
-// and keep the unit's input (layer-boundary activation). Head: final norm + LM head + chunked
-// cross-entropy, forward and backward at once. Backward: units in reverse, delivered again,
-// recomputed from the saved input, their gradient (summed over micro-batches) handed off: CPU
+// and keep either the layer's activations (model::LayerActivations) or only its input, by the
+// activation policy: `auto` keeps layers in forward order while the GPU memory budget holds
+// what they keep plus the reserve the head and backward need (estimated from the shapes at
+// first, then measured: the peak above the end-of-forward level of the previous step). Head:
+// final norm + LM head + chunked cross-entropy, forward and backward at once. Backward: units
+// in reverse, delivered again, recomputed from the saved input unless kept, their gradient
+// (summed over micro-batches in fp32) handed off: CPU
 // route = the whole gradient into this worker's staging slots; GPU route = reduce-scatter
 // between workers, then this worker's reduced shard. Hand-offs run on a separate thread (and
 // copy stream on CUDA) so the next unit's backward overlaps them.
@@ -70,6 +74,9 @@ struct WorkerStepStats {
   double compute_forward_s = 0, compute_head_s = 0, compute_backward_s = 0;
   double h2d_s = 0;            // deliveries (H2D copies + all-gathers), summed
   double d2h_s = 0;            // gradient hand-offs (D2H copies into staging), summed
+  int kept_layers = 0;         // decoder layers whose activations were kept (not recomputed)
+  int64_t kept_bytes = 0;      // device bytes those kept activations held
+  int64_t gpu_peak_bytes = 0;  // CUDA: peak bytes allocated by this worker during the step
   std::vector<UnitBackwardSpan> backward;
   std::vector<TraceSpan> trace;
 };

@@ -89,7 +89,7 @@ run fake4 "$RUN" --dry-run --gpus 0,1,2,3
 expect_rc 0 fake4
 ROOTFLAG=""; [ "$(id -u)" -eq 0 ] && ROOTFLAG=" --allow-run-as-root"
 ENVS="env OMP_NUM_THREADS=4 OMP_PROC_BIND=close OMP_PLACES=cores $NUMA"
-WANT="mpirun --bind-to none$ROOTFLAG -x NCCL_NVLS_ENABLE=0 -x CUDA_DEVICE_ORDER=PCI_BUS_ID -x CUDA_VISIBLE_DEVICES=0,1,2,3\
+WANT="mpirun --bind-to none$ROOTFLAG -x NCCL_NVLS_ENABLE=0 -x CUDA_DEVICE_ORDER=PCI_BUS_ID -x CUDA_VISIBLE_DEVICES=0,1,2,3 -x PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True\
  -np 1 env OMP_NUM_THREADS=48 OMP_PROC_BIND=close OMP_PLACES=cores $NUMA --physcpubind=0-23,32-55 --interleave=0,1 $BIN --device cuda\
  : -np 1 $ENVS --physcpubind=24-27 --preferred=0 $BIN --device cuda\
  : -np 1 $ENVS --physcpubind=28-31 --preferred=0 $BIN --device cuda\

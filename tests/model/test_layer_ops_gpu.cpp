@@ -1,0 +1,113 @@
+// GPU (label gpu): every fused CUDA kernel (kernels/layer_kernels.cu, through layer_ops.h)
+// against its ATen reference on the same CUDA inputs, in fp32 and bf16, on real-model shapes
+// (Qwen3-8B: C 4096, H 32, KV 8, D 128, I 12288, V 151936) and odd tiny ones (D = 6, C = 96).
+//
+// Tolerances (relative to the reference's max |value| unless noted):
+//  - fp32 everything: 2e-5 (fp32 sums in another order; rsqrtf/expf vs ATen's);
+//  - bf16 forward outputs: 8e-3 max error, i.e. one bf16 ulp (2^-7 relative): both round the
+//    same fp32 intermediates, which may land on either side of a rounding boundary;
+//  - bf16 backward outputs: relL2Error 1e-2 (the kernels keep fp32 intermediates where the
+//    reference rounds them to bf16 between ops);
+//  - fp32 accumulators fed by bf16 data (weight gradients): relL2Error 1e-2 for the same reason.
+#include <gtest/gtest.h>
+#include <torch/cuda.h>
+
+#include <cstdio>
+
+#include "kernels/layer_ops.h"
+#include "layer_ops_check.h"
+
+using namespace slidedp::kernels;
+using namespace slidedp::kernels::test;
+
+namespace {
+
+struct Tol {
+  double fwd, bwd, acc;
+};
+Tol tolFor(at::ScalarType dt) {
+  return dt == at::kFloat ? Tol{2e-5, 2e-5, 2e-5} : Tol{8e-3, 1e-2, 1e-2};
+}
+
+class FusedOps : public ::testing::TestWithParam<at::ScalarType> {
+ protected:
+  void SetUp() override {
+    if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA device";
+  }
+  at::Device dev{at::kCUDA, 0};
+};
+
+TEST_P(FusedOps, RmsNorm) {
+  const auto dt = GetParam();
+  const Tol tol = tolFor(dt);
+  for (auto [N, C] : {std::pair<int64_t, int64_t>{1000, 4096}, {37, 96}, {5, 5120}}) {
+    auto x = randn({N, C}, dt, dev), w = randn({C}, dt, dev, 0.5), dy = randn({N, C}, dt, dev);
+    ASSERT_TRUE(fused(x));
+    auto a = rmsNormForward(x, w, 1e-6), b = reference::rmsNormForward(x, w, 1e-6);
+    EXPECT_LE(relMaxError(a.y, b.y), tol.fwd) << N << "x" << C;
+    EXPECT_LE(relMaxError(a.rstd, b.rstd), 2e-5) << N << "x" << C;
+    EXPECT_LE(relMaxError(rmsNormApply(x, a.rstd, w), a.y), 0.0) << "apply reproduces forward";
+    auto dwa = at::zeros({C}, x.options().dtype(at::kFloat)), dwb = dwa.clone();
+    auto dxa = rmsNormBackward(dy, x, a.rstd, w, dwa), dxb = reference::rmsNormBackward(dy, x, b.rstd, w, dwb);
+    EXPECT_LE(relL2Error(dxa, dxb), tol.bwd) << N << "x" << C;
+    EXPECT_LE(relL2Error(dwa, dwb), tol.acc) << N << "x" << C;
+  }
+}
+
+TEST_P(FusedOps, QkNormRope) {
+  const auto dt = GetParam();
+  const Tol tol = tolFor(dt);
+  struct Case { int64_t N, H, KV, D; bool norm; };
+  for (const Case& k : {Case{1000, 32, 8, 128, true}, Case{37, 3, 1, 6, true}, Case{64, 8, 8, 64, false}}) {
+    const int64_t ld = (k.H + 2 * k.KV) * k.D;
+    auto qkv = randn({k.N, ld}, dt, dev);
+    at::Tensor wq, wk;
+    if (k.norm) wq = randn({k.D}, dt, dev, 0.5), wk = randn({k.D}, dt, dev, 0.5);
+    auto [cos, sin] = ropeTables(k.N, k.D, dt, dev);
+    auto a = qkNormRopeForward(qkv, k.H, k.KV, k.D, wq, wk, 1e-6, cos, sin);
+    auto b = reference::qkNormRopeForward(qkv, k.H, k.KV, k.D, wq, wk, 1e-6, cos, sin);
+    EXPECT_LE(relMaxError(a.q, b.q), tol.fwd) << "q, D=" << k.D;
+    EXPECT_LE(relMaxError(a.k, b.k), tol.fwd) << "k, D=" << k.D;
+    if (k.norm) EXPECT_LE(relMaxError(a.rq, b.rq), 2e-5);
+    auto dq = randn({k.N, k.H, k.D}, dt, dev), dk = randn({k.N, k.KV, k.D}, dt, dev);
+    auto f32 = qkv.options().dtype(at::kFloat);
+    at::Tensor dwqa = k.norm ? at::zeros({k.D}, f32) : at::Tensor(), dwka = k.norm ? at::zeros({k.D}, f32) : at::Tensor();
+    at::Tensor dwqb = k.norm ? at::zeros({k.D}, f32) : at::Tensor(), dwkb = k.norm ? at::zeros({k.D}, f32) : at::Tensor();
+    auto da = at::zeros({k.N, ld}, qkv.options()), db = at::zeros({k.N, ld}, qkv.options());
+    qkNormRopeBackward(dq, dk, qkv, k.H, k.KV, k.D, wq, wk, a, cos, sin, da, dwqa, dwka);
+    reference::qkNormRopeBackward(dq, dk, qkv, k.H, k.KV, k.D, wq, wk, b, cos, sin, db, dwqb, dwkb);
+    EXPECT_LE(relL2Error(da, db), tol.bwd) << "dqkv, D=" << k.D;
+    if (k.norm) {
+      EXPECT_LE(relL2Error(dwqa, dwqb), tol.acc) << "dwq, D=" << k.D;
+      EXPECT_LE(relL2Error(dwka, dwkb), tol.acc) << "dwk, D=" << k.D;
+    }
+  }
+}
+
+TEST_P(FusedOps, Swiglu) {
+  const auto dt = GetParam();
+  const Tol tol = tolFor(dt);
+  for (auto [N, I] : {std::pair<int64_t, int64_t>{1000, 12288}, {37, 50}}) {
+    auto gu = randn({N, 2 * I}, dt, dev, 3.0), da = randn({N, I}, dt, dev);
+    EXPECT_LE(relMaxError(swigluForward(gu), reference::swigluForward(gu)), tol.fwd);
+    EXPECT_LE(relL2Error(swigluBackward(da, gu), reference::swigluBackward(da, gu)), tol.bwd);
+  }
+}
+
+TEST_P(FusedOps, SoftmaxCrossEntropy) {
+  const auto dt = GetParam();
+  const Tol tol = tolFor(dt);
+  for (auto [n, V] : {std::pair<int64_t, int64_t>{300, 151936}, {37, 131}}) {
+    auto z = randn({n, V}, dt, dev, 4.0);
+    auto y = at::randint(V, {n}, at::TensorOptions().dtype(at::kLong).device(dev));
+    auto za = z.clone(), zb = z.clone();
+    auto la = softmaxCrossEntropyInPlace(za, y, 1.0 / 300), lb = reference::softmaxCrossEntropyInPlace(zb, y, 1.0 / 300);
+    EXPECT_LE(relMaxError(la, lb), 2e-5) << "V=" << V;
+    EXPECT_LE(relL2Error(za, zb), tol.bwd) << "V=" << V;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Dtypes, FusedOps, ::testing::Values(at::kFloat, at::kBFloat16),
+                         [](const auto& info) { return std::string(c10::toString(info.param)); });
+
+}  // namespace

@@ -1,0 +1,135 @@
+// bench_layer: one decoder layer and the LM head of a model shape on one GPU, timed with CUDA
+// events after warm-up (median of --iters): forward, backward from kept activations, backward
+// by recompute (forward again + backward), and the head's fused loss forward+backward; each
+// with the fused kernels and with the eager ATen references (the element-wise code of the
+// transformers model, SLIDEDP_REFERENCE_KERNELS), as TFLOPS of model FLOPs and as ms.
+//
+// FLOPs, as the trainer counts them (6*N*tokens + 12*L*H*D*T*tokens over fwd+bwd): a layer's
+// forward is 2*P*tokens + 4*H*D*T*tokens, its backward twice that; the head's forward
+// 2*V*C*tokens and backward twice that. Recompute is charged the backward's FLOPs only (its
+// extra forward is overhead, which is the point of keeping activations).
+//
+// Usage: bench_layer --config tools/configs/qwen3-8b.json [--rows 4] [--seq-len 4096]
+//                    [--iters 5] [--device-index 0]
+// Prints one "RESULT name=... ms=... tflops=..." line per measurement.
+#include <ATen/ATen.h>
+#include <ATen/cuda/CUDAEvent.h>
+#include <c10/core/InferenceMode.h>
+#include <torch/types.h>
+#include <c10/cuda/CUDAGuard.h>
+#include <torch/cuda.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "kernels/layer_ops.h"
+#include "model/config.h"
+#include "model/decoder.h"
+#include "model/param_layout.h"
+
+using namespace slidedp;
+
+namespace {
+
+double medianMs(int iters, const std::function<void()>& f) {
+  for (int i = 0; i < 2; ++i) f();  // warm-up
+  std::vector<double> ms;
+  for (int i = 0; i < iters; ++i) {
+    at::cuda::CUDAEvent a(cudaEventDefault), b(cudaEventDefault);
+    a.record();
+    f();
+    b.record();
+    b.synchronize();
+    ms.push_back(a.elapsed_time(b));
+  }
+  std::sort(ms.begin(), ms.end());
+  return ms[ms.size() / 2];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string config = "tools/configs/qwen3-8b.json";
+  int64_t rows = 4, T = 4096;
+  int iters = 5, dev_index = 0;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string k = argv[i], v = argv[i + 1];
+    if (k == "--config") config = v;
+    else if (k == "--rows") rows = std::atoll(v.c_str());
+    else if (k == "--seq-len") T = std::atoll(v.c_str());
+    else if (k == "--iters") iters = std::atoi(v.c_str());
+    else if (k == "--device-index") dev_index = std::atoi(v.c_str());
+    else {
+      std::fprintf(stderr, "bench_layer: unknown option %s\n", k.c_str());
+      return 2;
+    }
+  }
+  if (!torch::cuda::is_available()) {
+    std::fprintf(stderr, "bench_layer: no CUDA device\n");
+    return 2;
+  }
+  c10::InferenceMode no_inference(false);
+  torch::NoGradGuard no_grad;
+  const at::Device dev(at::kCUDA, static_cast<c10::DeviceIndex>(dev_index));
+  c10::cuda::CUDAGuard guard(dev);
+  const auto c = model::ModelConfig::load(config);
+  const auto layout = model::ParamLayout::build(c);
+  const auto& unit = layout.units[1];
+  const auto& head = layout.units[layout.headUnit()];
+  const auto bf16 = at::TensorOptions().dtype(at::kBFloat16).device(dev);
+  auto flat = (at::randn({unit.numel}, bf16) * 0.02);
+  for (const auto& p : unit.params)  // norms at 1
+    if (p.name.find("norm") != std::string::npos) flat.narrow(0, p.offset, p.numel).fill_(1.0);
+  auto headFlat = at::randn({head.numel}, bf16) * 0.02;
+  auto embedFlat = at::randn({layout.units[0].numel}, bf16) * 0.02;
+  headFlat.narrow(0, head.get("model.norm.weight").offset, c.hiddenSize).fill_(1.0);
+  auto ctx = model::makeAttentionContext(c, rows, T, at::Tensor(), at::kBFloat16, dev);
+  auto x = at::randn({rows, T, c.hiddenSize}, bf16);
+  auto dy = at::randn({rows, T, c.hiddenSize}, bf16) * 1e-3;
+  auto ids = at::randint(c.vocabSize, {rows, T}, at::TensorOptions().dtype(at::kLong).device(dev));
+  auto gradFlat = at::zeros({unit.numel}, bf16.dtype(at::kFloat));
+  const double tokens = static_cast<double>(rows * T);
+  int64_t P = 0;
+  for (const auto& p : unit.params) P += p.numel;
+  const double fwdFlops = 2.0 * P * tokens + 4.0 * c.numHeads * c.headDim * T * tokens;
+  const double headFwdFlops = 2.0 * c.vocabSize * c.hiddenSize * tokens;
+  std::printf("bench_layer: %s, layer of %.1f M params, %lld x %lld tokens, bf16 on %s\n",
+              config.c_str(), P / 1e6, (long long)rows, (long long)T, dev.str().c_str());
+  for (bool reference : {false, true}) {
+    kernels::setReferenceKernels(reference);
+    const char* tag = reference ? "eager" : "fused";
+    model::LayerActivations acts;
+    const double f = medianMs(iters, [&] {
+      acts = model::LayerActivations();
+      model::decoderLayerForward(c, unit, flat, x, ctx, &acts);
+    });
+    std::printf("kept activations: %.1f MiB per layer\n", acts.bytes() / double(1 << 20));
+    const double bk = medianMs(iters, [&] {
+      model::decoderLayerBackward(c, unit, flat, acts, dy, ctx, gradFlat);
+    });
+    const double br = medianMs(iters, [&] {
+      model::LayerActivations a;
+      model::decoderLayerForward(c, unit, flat, x, ctx, &a);
+      model::decoderLayerBackward(c, unit, flat, a, dy, ctx, gradFlat);
+    });
+    acts = model::LayerActivations();
+    const double hd = medianMs(iters, [&] {
+      model::headForwardBackward(c, head, headFlat, embedFlat, x, ids, 0, 1.0 / tokens);
+    });
+    auto line = [&](const char* what, double ms, double flops) {
+      std::printf("RESULT name=%s_%s ms=%.3f tflops=%.1f\n", tag, what, ms, flops / ms / 1e9);
+    };
+    line("layer_forward", f, fwdFlops);
+    line("layer_backward_kept", bk, 2 * fwdFlops);
+    line("layer_backward_recompute", br, 2 * fwdFlops);
+    line("layer_fwd_bwd_kept", f + bk, 3 * fwdFlops);
+    line("layer_fwd_bwd_recompute", f + br, 3 * fwdFlops);
+    line("head_fwd_bwd", hd, 3 * headFwdFlops);
+  }
+  kernels::setReferenceKernels(false);
+  return 0;
+}
