@@ -1,39 +1,103 @@
 #!/usr/bin/env bash
 # One call on the GPU machine: set-up (no registry there: it uses the machine's own torch
-# 2.11), CUDA build, the GPU tests, the main job on the GPUs, and the runtime benchmark; logs
-# to $OUT (or ./gpu-logs).
+# 2.11), CUDA build, the GPU tests, the layer benchmark, slidedp's own benchmark and the peer
+# comparison (tools/bench/peers.sh); logs to $OUT (or ./gpu-logs). Works on 1..8 GPUs.
 #
-#   bash tools/gpu-check.sh [steps...]  steps: build test main realrun bench adamw (default: all)
+#   bash tools/gpu-check.sh [steps...]
+#     steps: build test layer slidedp peers main realrun adamw   (default: build test layer slidedp)
+#   Environment (each optional):
+#     SLIDEDP_BENCH_CONFIG    model shape of `slidedp` and `peers` (default tools/configs/qwen3-4b.json
+#                             on one GPU, qwen3-8b.json on more)
+#     SLIDEDP_BENCH_SWEEP     --route-sweep of `slidedp` (default: the route @8 and @16, and @8 with
+#                             every layer recomputed)
+#     SLIDEDP_PEERS_ARGS      extra arguments of tools/bench/peers.sh (e.g. --systems, --batches)
+#     SLIDEDP_BUILD_TARGETS   what `build` builds (default: what the other steps run)
 #
 # Fixtures from ../shared do not travel to that machine: copy what tests need into .gpu/shared
-# (git-ignored) and carry it: mkdir -p .gpu/shared/{models,reference} && cp -r
+# (git-ignored) and carry it: mkdir -p .gpu/shared/{models,reference,data} && cp -r
 # ../shared/models/stories260K .gpu/shared/models/ && cp ../shared/reference/* .gpu/shared/reference/
+# && cp ../shared/data/kjv.txt .gpu/shared/data/. DeepSpeed and its missing dependencies travel as
+# wheels in .whl (tools/bench/fetch_peer_wheels.sh); carry it for `peers`.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$(pwd)/gpu-logs}
 mkdir -p "$OUT"
-STEPS=${*:-build test main realrun bench adamw}
+STEPS=${*:-build test layer slidedp}
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export SLIDEDP_BUILD_DIR=${SLIDEDP_BUILD_DIR:-$(pwd)/build-gpu}
 export SLIDEDP_JOBS=${SLIDEDP_JOBS:-$(nproc)}
 B=$SLIDEDP_BUILD_DIR
-EXTRA=""
-[ -d .gpu/shared ] && EXTRA="-DSLIDEDP_SHARED_DIR=$(pwd)/.gpu/shared" && export SLIDEDP_SHARED_DIR=$(pwd)/.gpu/shared
+EXTRA="-DCMAKE_BUILD_TYPE=Release"
+[ -d .gpu/shared ] && EXTRA="$EXTRA -DSLIDEDP_SHARED_DIR=$(pwd)/.gpu/shared" && export SLIDEDP_SHARED_DIR=$(pwd)/.gpu/shared
 export SLIDEDP_CMAKE_ARGS="$EXTRA ${SLIDEDP_CMAKE_ARGS:-}"
+NGPU=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
+GPUS=$(seq -s, 0 $((NGPU > 0 ? NGPU - 1 : 0)))
+if [ "$NGPU" -gt 1 ]; then DEF_CONFIG=tools/configs/qwen3-8b.json; ROUTE=sharded/gpu; else DEF_CONFIG=tools/configs/qwen3-4b.json; ROUTE=replicated/cpu; fi
+CONFIG=${SLIDEDP_BENCH_CONFIG:-$DEF_CONFIG}
 rc=0
 step() { echo "=== $1 ($(date +%T))"; }
 has() { [[ " $STEPS " == *" $1 "* ]]; }
 { nvidia-smi; nvidia-smi topo -m; lscpu | head -20; free -g; df -h /dev/shm; } > "$OUT/machine.txt" 2>&1
+echo "GPUs: $NGPU; $(nproc) CPUs; $(free -g | awk '/Mem:/ {print $2}') GiB RAM; /dev/shm $(df -h /dev/shm | awk 'NR==2 {print $2}')"
+# /dev/shm holds the host state (14 B/param): a VM may mount it small; tmpfs size is a limit only.
+if [ "$(id -u)" -eq 0 ]; then
+  shm_g=$(df -BG /dev/shm | awk 'NR==2 {gsub("G", "", $2); print $2}')
+  [ "${shm_g:-0}" -lt 200 ] && mount -o remount,size=${SLIDEDP_SHM_SIZE:-240G} /dev/shm 2>/dev/null \
+    && echo "/dev/shm remounted: $(df -h /dev/shm | awk 'NR==2 {print $2}')"
+fi
+# Binaries built elsewhere for this torch (tools/gpu-prebuild.sh), when they start here.
+BIN=$B/bin
+if [ -x .prebuilt/bin/slidedp_worker ]; then
+  TORCH_LIB=$(python3 -c 'import os, torch; print(os.path.join(os.path.dirname(torch.__file__), "lib"))')
+  NCCL_LIB=$(python3 -c 'import os, nvidia.nccl; print(os.path.join(list(nvidia.nccl.__path__)[0], "lib"))' 2>/dev/null || true)
+  export LD_LIBRARY_PATH=$(pwd)/.prebuilt/lib:$TORCH_LIB:${NCCL_LIB:+$NCCL_LIB:}/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+  if .prebuilt/bin/slidedp_worker --help > "$OUT/prebuilt-check.log" 2>&1; then
+    BIN=$(pwd)/.prebuilt/bin
+    echo "using prebuilt binaries ($(head -1 .prebuilt/COMMIT | cut -c1-10)$(grep -q dirty .prebuilt/COMMIT && echo ', uncommitted changes'))"
+  else
+    echo "prebuilt binaries do not start here ($(tail -1 "$OUT/prebuilt-check.log")): building"
+  fi
+fi
+if has peers && [ -d .whl ]; then
+  # DeepSpeed's CPU Adam op compiles in the background while slidedp builds and runs.
+  ( python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
+    && PYTHONPATH=/tmp/site python3 -c "from deepspeed.ops.op_builder import CPUAdamBuilder; CPUAdamBuilder().load()" ) \
+    > "$OUT/deepspeed-prebuild.log" 2>&1 &
+fi
 if has build; then
   step build
-  bash tools/setup.sh > "$OUT/build.log" 2>&1 || { rc=1; tail -40 "$OUT/build.log"; }
-  grep -E "slidedp:" "$OUT/build.log" | head -5
+  DEF_TARGETS="slidedp_worker slidedp_generate bench_layer test_layer_ops_gpu test_decoder_gpu test_reference_equivalence test_gpu_job"
+  SLIDEDP_BUILD_TARGETS=${SLIDEDP_BUILD_TARGETS:-$DEF_TARGETS} bash tools/setup.sh > "$OUT/build.log" 2>&1 || { rc=1; tail -40 "$OUT/build.log"; }
+  grep -E "slidedp:|error" "$OUT/build.log" | head -8
 fi
 if has test; then
   step "test (GPU tests; the CPU suite runs in CI)"
-  timeout 300 ctest --test-dir "$B" --output-on-failure -L gpu -j 2 > "$OUT/ctest-gpu.log" 2>&1 || rc=1
-  grep -E "tests passed|Failed|\*\*\*|Test +#|step [0-9]: |worst|overlapping" "$OUT/ctest-gpu.log" | tail -60
+  timeout 300 ctest --test-dir "$B" --output-on-failure -L gpu -j 3 > "$OUT/ctest-gpu.log" 2>&1 || rc=1
+  grep -E "tests passed|Failed|\*\*\*|Test +#|step [0-9]: |worst|overlapping|Not Run" "$OUT/ctest-gpu.log" | tail -40
+fi
+if has layer; then
+  step "layer: one decoder layer + the head, fused vs eager, kept vs recompute"
+  for cfg in tools/configs/qwen3-4b.json tools/configs/qwen3-8b.json; do
+    timeout 120 "$BIN/bench_layer" --config "$cfg" --rows 4 --seq-len 4096 --iters 5 2>&1 | tee -a "$OUT/bench-layer.log" | grep -E "bench_layer|RESULT|kept|rror"
+  done
+fi
+if has slidedp; then
+  step "slidedp: $CONFIG, seq 4096, $NGPU GPU(s)"
+  SWEEP=${SLIDEDP_BENCH_SWEEP:-$ROUTE@8,$ROUTE+recompute@8,$ROUTE@16}
+  SLIDEDP_WORKER=$BIN/slidedp_worker timeout ${SLIDEDP_BENCH_TIMEOUT:-300} launcher/slidedp-run --gpus "$GPUS" --worker-threads 2 -- \
+    --model-config "$CONFIG" --seq-len 4096 --steps ${SLIDEDP_BENCH_STEPS:-3} --warmup-steps 1 --lr 1e-5 \
+    --route-sweep "$SWEEP" --metrics "$OUT/bench-slidedp.jsonl" --trace "$OUT/trace.json" \
+    > "$OUT/bench-slidedp.log" 2>&1 || rc=1
+  grep -E "model |step [0-9]+/|summary|^variant|@[0-9]+ |error|Error" "$OUT/bench-slidedp.log" | cut -c1-400 | tail -30
+fi
+if has peers; then
+  step "peers: slidedp vs FSDP2 / FSDP2 + CPU offload / DeepSpeed ZeRO-Offload"
+  wait  # the DeepSpeed op build
+  tail -3 "$OUT/deepspeed-prebuild.log" 2>/dev/null
+  SLIDEDP_WORKER=$BIN/slidedp_worker OUT=$OUT/peers bash tools/bench/peers.sh --config "$CONFIG" \
+    --seq-len 4096 --gpus "$GPUS" ${SLIDEDP_PEERS_ARGS:-} > "$OUT/peers.log" 2>&1 || rc=1
+  tail -45 "$OUT/peers.log"
 fi
 if has main; then
   step main
@@ -41,8 +105,8 @@ if has main; then
   grep -E "workers:|worker [0-9]|hand-off|done" "$OUT/main-job.log" | head -10
 fi
 if has realrun; then
-  step "real run: stories260K fine-tuned on the KJV text, 2 GPUs (bf16)"
-  SLIDEDP_WORKER=$B/bin/slidedp_worker timeout 180 launcher/slidedp-run --worker-threads 2 -- \
+  step "real run: stories260K fine-tuned on the KJV text (bf16)"
+  SLIDEDP_WORKER=$B/bin/slidedp_worker timeout 180 launcher/slidedp-run --gpus "$GPUS" --worker-threads 2 -- \
     --model "$SLIDEDP_SHARED_DIR/models/stories260K" --data "$SLIDEDP_SHARED_DIR/data/kjv.txt" \
     --steps 40 --batch-size 8 --seq-len 128 --lr 1e-3 --warmup 5 --schedule cosine \
     --metrics "$OUT/realrun.jsonl" --export "$OUT/realrun-model" --export-fp32 > "$OUT/realrun.log" 2>&1 || rc=1
@@ -50,19 +114,10 @@ if has realrun; then
   $B/bin/slidedp_generate --model "$OUT/realrun-model" --prompt "And God said" --max-new-tokens 24 --device cuda 2>&1 | tail -2
   rm -rf "$OUT/realrun-model"
 fi
-if has bench; then
-  step "bench: Qwen3-8B shape, seq 4096, 4 route combinations"
-  SLIDEDP_WORKER=$B/bin/slidedp_worker timeout ${SLIDEDP_BENCH_TIMEOUT:-300} launcher/slidedp-run --worker-threads 2 -- \
-    --model-config tools/configs/qwen3-8b.json --seq-len 4096 --batch-size ${SLIDEDP_BENCH_BATCH:-16} \
-    --steps ${SLIDEDP_BENCH_STEPS:-3} --warmup-steps 1 --lr 1e-5 --chunk-numel 4194304 \
-    --route-sweep ${SLIDEDP_BENCH_ROUTES:-replicated/cpu,sharded/cpu,replicated/gpu,sharded/gpu} \
-    --metrics "$OUT/bench-qwen3-8b.jsonl" > "$OUT/bench-qwen3-8b.log" 2>&1 || rc=1
-  grep -E "mpirun|model |step |summary|^variant|^(replicated|sharded)|error|Error" "$OUT/bench-qwen3-8b.log" | cut -c1-330 | tail -40
-fi
 if has adamw; then
   step "adamw"
   timeout 120 bash tools/bench/bench_adamw.sh --build "$B" --n 256M --threads $(nproc) > "$OUT/bench-adamw.log" 2>&1 || rc=1
   tail -25 "$OUT/bench-adamw.log"
 fi
-echo "=== done rc=$rc"
+echo "=== done rc=$rc ($(date +%T))"
 exit $rc
