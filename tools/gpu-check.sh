@@ -4,7 +4,8 @@
 # comparison (tools/bench/peers.sh); logs to $OUT (or ./gpu-logs). Works on 1..8 GPUs.
 #
 #   bash tools/gpu-check.sh [steps...]
-#     steps: build test layer slidedp peers main realrun adamw   (default: build test layer slidedp)
+#     steps, run in the order given: build test layer slidedp peers main realrun adamw
+#     (default: build test layer slidedp)
 #   Environment (each optional):
 #     SLIDEDP_BENCH_CONFIG    model shape of `slidedp` and `peers` (default tools/configs/qwen3-4b.json
 #                             on one GPU, qwen3-8b.json on more)
@@ -65,24 +66,24 @@ if has peers && [ -d .whl ]; then
     && PYTHONPATH=/tmp/site python3 -c "from deepspeed.ops.op_builder import CPUAdamBuilder; CPUAdamBuilder().load()" ) \
     > "$OUT/deepspeed-prebuild.log" 2>&1 &
 fi
-if has build; then
+do_build() {
   step build
   DEF_TARGETS="slidedp_worker slidedp_generate bench_layer test_layer_ops_gpu test_decoder_gpu test_reference_equivalence test_gpu_job"
   SLIDEDP_BUILD_TARGETS=${SLIDEDP_BUILD_TARGETS:-$DEF_TARGETS} bash tools/setup.sh > "$OUT/build.log" 2>&1 || { rc=1; tail -40 "$OUT/build.log"; }
   grep -E "slidedp:|error" "$OUT/build.log" | head -8
-fi
-if has test; then
+}
+do_test() {
   step "test (GPU tests; the CPU suite runs in CI)"
   timeout 300 ctest --test-dir "$B" --output-on-failure -L gpu -j 3 > "$OUT/ctest-gpu.log" 2>&1 || rc=1
   grep -E "tests passed|Failed|\*\*\*|Test +#|step [0-9]: |worst|overlapping|Not Run" "$OUT/ctest-gpu.log" | tail -40
-fi
-if has layer; then
+}
+do_layer() {
   step "layer: one decoder layer + the head, fused vs eager, kept vs recompute"
   for cfg in tools/configs/qwen3-4b.json tools/configs/qwen3-8b.json; do
     timeout 120 "$BIN/bench_layer" --config "$cfg" --rows 4 --seq-len 4096 --iters 5 2>&1 | tee -a "$OUT/bench-layer.log" | grep -E "bench_layer|RESULT|kept|rror"
   done
-fi
-if has slidedp; then
+}
+do_slidedp() {
   step "slidedp: $CONFIG, seq 4096, $NGPU GPU(s)"
   SWEEP=${SLIDEDP_BENCH_SWEEP:-$ROUTE@8,$ROUTE+recompute@8,$ROUTE@16}
   SLIDEDP_WORKER=$BIN/slidedp_worker timeout ${SLIDEDP_BENCH_TIMEOUT:-300} launcher/slidedp-run --gpus "$GPUS" --worker-threads 2 -- \
@@ -90,21 +91,21 @@ if has slidedp; then
     --route-sweep "$SWEEP" --metrics "$OUT/bench-slidedp.jsonl" --trace "$OUT/trace.json" \
     > "$OUT/bench-slidedp.log" 2>&1 || rc=1
   grep -E "model |step [0-9]+/|summary|^variant|@[0-9]+ |error|Error" "$OUT/bench-slidedp.log" | cut -c1-400 | tail -30
-fi
-if has peers; then
+}
+do_peers() {
   step "peers: slidedp vs FSDP2 / FSDP2 + CPU offload / DeepSpeed ZeRO-Offload"
   wait  # the DeepSpeed op build
   tail -3 "$OUT/deepspeed-prebuild.log" 2>/dev/null
   SLIDEDP_WORKER=$BIN/slidedp_worker OUT=$OUT/peers bash tools/bench/peers.sh --config "$CONFIG" \
     --seq-len 4096 --gpus "$GPUS" ${SLIDEDP_PEERS_ARGS:-} > "$OUT/peers.log" 2>&1 || rc=1
   tail -45 "$OUT/peers.log"
-fi
-if has main; then
+}
+do_main() {
   step main
   SLIDEDP_WORKER=$B/bin/slidedp_worker timeout 120 launcher/slidedp-run > "$OUT/main-job.log" 2>&1 || rc=1
   grep -E "workers:|worker [0-9]|hand-off|done" "$OUT/main-job.log" | head -10
-fi
-if has realrun; then
+}
+do_realrun() {
   step "real run: stories260K fine-tuned on the KJV text (bf16)"
   SLIDEDP_WORKER=$B/bin/slidedp_worker timeout 180 launcher/slidedp-run --gpus "$GPUS" --worker-threads 2 -- \
     --model "$SLIDEDP_SHARED_DIR/models/stories260K" --data "$SLIDEDP_SHARED_DIR/data/kjv.txt" \
@@ -113,11 +114,15 @@ if has realrun; then
   grep -E "mpirun|step (1|10|20|30|40)/|exported|error" "$OUT/realrun.log" | cut -c1-220
   $B/bin/slidedp_generate --model "$OUT/realrun-model" --prompt "And God said" --max-new-tokens 24 --device cuda 2>&1 | tail -2
   rm -rf "$OUT/realrun-model"
-fi
-if has adamw; then
+}
+do_adamw() {
   step "adamw"
   timeout 120 bash tools/bench/bench_adamw.sh --build "$B" --n 256M --threads $(nproc) > "$OUT/bench-adamw.log" 2>&1 || rc=1
   tail -25 "$OUT/bench-adamw.log"
-fi
+}
+for s in $STEPS; do
+  declare -F "do_$s" >/dev/null || { echo "gpu-check.sh: unknown step '$s' (steps: build test layer slidedp peers main realrun adamw)"; exit 2; }
+  "do_$s"
+done
 echo "=== done rc=$rc ($(date +%T))"
 exit $rc

@@ -1,0 +1,965 @@
+#!/usr/bin/env python3
+"""compare.py: runs slidedp and its peers on the same model shape, sequence length and sweep of
+global batches on this machine, and reports tokens/s, TFLOPS per GPU, MFU, peak GPU memory,
+host memory and step time per (system, global batch), the slidedp/peer ratio per row and the
+summary numbers the project's targets are stated in.
+
+  python3 tools/bench/compare.py --config tools/configs/qwen3-4b.json --seq-len 4096 \
+      --batches 4,8,16 --systems slidedp,fsdp2,fsdp2_ac,fsdp2_offload,deepspeed --gpus 0 \
+      --out DIR [--slidedp-args "--chunk-numel 4194304"] [--steps 4 --warmup 1]
+  python3 tools/bench/compare.py --from-results DIR      # re-render from DIR/results.jsonl
+
+Systems: slidedp (one job, launcher/slidedp-run, --route-sweep ROUTE@B for every batch); the
+peers of tools/bench/peer_train.py, each one torchrun job for the whole sweep:
+  fsdp2, fsdp2_ac              FSDP2 (fully_shard per layer), without / with activation checkpointing
+  fsdp2_offload[_ac]           FSDP2 + CPUOffloadPolicy (optimizer on the CPU)
+  deepspeed[_ac]               DeepSpeed ZeRO-2 + offload_optimizer cpu (ZeRO-Offload)
+  deepspeed_z3[_ac]            the same at ZeRO stage 3
+Writes DIR/<system>.log (each subprocess's output), DIR/raw/ (the systems' own records),
+DIR/results.jsonl and DIR/results.csv (one row per system x global batch), DIR/summary.txt
+(the table and the summary lines) and DIR/throughput.png.
+
+Measurements: each system's own step times (median of the steps after the warm-up ones,
+synchronised; slidedp's --metrics, peer_train.py's records); FLOPs = 6 N tokens + 12 L H D T
+tokens (slidedp's formula), MFU against 989.4 TFLOP/s; GPU memory: the system's own allocator
+peak (torch max_memory_reserved; slidedp's gpu_peak_bytes where its metrics have it) and the
+NVML peak of memory used on any of the job's GPUs minus the value before the system started;
+host memory: the peak of system-wide used memory (MemTotal - MemAvailable, /proc/meminfo, read
+at every sample because on the GPU VM MemTotal grows as memory is used) minus the value before
+the system started. Peaks are taken over each batch's time window where the records give one
+(peers: t_start/t_end; slidedp: when its metrics lines appeared), else over the whole run.
+
+The one design decision: every system is one subprocess for its whole sweep (set-up paid once,
+as a user would run it) watched from outside by one sampler thread (0.25 s), so the same host
+and NVML measurements apply to every system, including slidedp's several ranks, whatever
+each system reports about itself; a system that fails, runs out of memory or times out becomes
+rows with that status and the tail of its log, and the driver goes on to the next.
+"""
+import argparse
+import csv
+import datetime
+import json
+import math
+import os
+import re
+import shlex
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import threading
+import time
+
+PROG = "compare"
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+H200_PEAK_BF16_TFLOPS = 989.4
+GIB = float(1 << 30)
+
+# peer name -> peer_train.py arguments
+PEERS = {
+    "fsdp2": ["--system", "fsdp2"],
+    "fsdp2_ac": ["--system", "fsdp2", "--ac"],
+    "fsdp2_offload": ["--system", "fsdp2_offload"],
+    "fsdp2_offload_ac": ["--system", "fsdp2_offload", "--ac"],
+    "deepspeed": ["--system", "deepspeed"],
+    "deepspeed_ac": ["--system", "deepspeed", "--ac"],
+    "deepspeed_z3": ["--system", "deepspeed", "--zero-stage", "3"],
+    "deepspeed_z3_ac": ["--system", "deepspeed", "--zero-stage", "3", "--ac"],
+}
+SYSTEMS = ["slidedp"] + list(PEERS)
+DEFAULT_SYSTEMS = "slidedp,fsdp2,fsdp2_ac,fsdp2_offload,deepspeed"
+FSDP2_PEAK_FROM = ("fsdp2", "fsdp2_ac")
+GEOMEAN_PEERS = ("fsdp2_offload", "deepspeed")
+SLIDEDP_KNOWN = ("step", "variant", "delivery", "reduction", "loss", "lr", "grad_norm", "tokens",
+                 "step_s", "tokens_per_s", "tflops_per_gpu", "gpu_peak_bytes")
+SLIDEDP_BREAKDOWN = ("fwd_s", "head_s", "bwd_s", "h2d_s", "d2h_s", "version_wait_s",
+                     "handoff_wait_s", "leader_wait_s", "leader_update_s")
+# environment of every process started here (GPU machine rules: no NVLink multicast; root)
+BASE_ENV = {"NCCL_NVLS_ENABLE": "0", "TORCH_SYMM_MEM_DISABLE_MULTICAST": "1",
+            "NVSHMEM_DISABLE_NVLS": "1", "OMPI_ALLOW_RUN_AS_ROOT": "1",
+            "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
+CSV_FIRST = ["system", "status", "global_batch", "micro_batch", "accum", "G", "seq_len",
+             "tokens_per_step", "step_s", "tokens_per_s", "tflops_per_gpu", "mfu",
+             "ratio_slidedp_over_this", "gpu_peak_bytes", "gpu_alloc_peak_bytes",
+             "nvml_peak_bytes", "host_peak_bytes", "nvml_peak_run_bytes", "host_peak_run_bytes",
+             "model_params", "layers", "heads", "head_dim", "ac", "threads", "route", "note"]
+
+
+class UsageError(Exception):
+    """A user or configuration error: message and a hint, exit status 2."""
+
+    def __init__(self, msg, hint=None):
+        super().__init__(msg)
+        self.hint = hint
+
+
+def say(msg):
+    print(f"{PROG}: {msg}", flush=True)
+
+
+def warn(msg):
+    print(f"{PROG}: warning: {msg}", file=sys.stderr, flush=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# The model: N and the FLOPs formula
+
+def load_config(path):
+    if not os.path.isfile(path):
+        raise UsageError(f"config file '{path}' not found",
+                         "give a Hugging Face config.json, e.g. tools/configs/qwen3-4b.json")
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except json.JSONDecodeError as e:
+        raise UsageError(f"config file '{path}' is not JSON: {e}")
+
+
+def model_shape(cfg):
+    """(N, L, H, D): parameters (a tied embedding once), layers, heads, head dim of an HF
+    config of the Llama/Mistral/Qwen2/Qwen3 families (the decoders slidedp runs)."""
+    C = cfg["hidden_size"]
+    L = cfg["num_hidden_layers"]
+    H = cfg["num_attention_heads"]
+    KV = cfg.get("num_key_value_heads") or H
+    D = cfg.get("head_dim") or C // H
+    I = cfg["intermediate_size"]
+    V = cfg["vocab_size"]
+    mt = cfg.get("model_type", "")
+    if mt not in ("llama", "mistral", "qwen2", "qwen3"):
+        return None, L, H, D
+    attn = C * H * D + 2 * C * KV * D + H * D * C
+    if mt == "qwen2":
+        attn += H * D + 2 * KV * D            # q, k, v biases
+    elif cfg.get("attention_bias"):
+        attn += H * D + 2 * KV * D + C        # q, k, v, o biases
+    if mt == "qwen3":
+        attn += 2 * D                         # q_norm, k_norm
+    mlp = 3 * C * I + (2 * I + C if cfg.get("mlp_bias") else 0)
+    N = V * C + L * (attn + mlp + 2 * C) + C + (0 if cfg.get("tie_word_embeddings") else V * C)
+    return N, L, H, D
+
+
+def flops_per_step(N, L, H, D, T, tokens):
+    return 6.0 * N * tokens + 12.0 * L * H * D * T * tokens
+
+
+# ---------------------------------------------------------------------------------------------
+# Sampling host memory and NVML
+
+def host_used_bytes():
+    total = avail = None
+    with open("/proc/meminfo") as f:
+        for line in f:
+            if line.startswith("MemTotal:"):
+                total = int(line.split()[1]) * 1024
+            elif line.startswith("MemAvailable:"):
+                avail = int(line.split()[1]) * 1024
+            if total is not None and avail is not None:
+                break
+    return total - avail
+
+
+class Nvml:
+    """Memory used per GPU (NVML indices = nvidia-smi indices), or nothing without pynvml."""
+
+    def __init__(self, gpus):
+        self.handles, self.names, self.totals, self.error = [], [], [], None
+        if not gpus:
+            return
+        try:
+            import pynvml
+            pynvml.nvmlInit()
+            self.nv = pynvml
+            for g in gpus:
+                h = pynvml.nvmlDeviceGetHandleByIndex(g)
+                self.handles.append(h)
+                name = pynvml.nvmlDeviceGetName(h)
+                self.names.append(name.decode() if isinstance(name, bytes) else name)
+                self.totals.append(pynvml.nvmlDeviceGetMemoryInfo(h).total)
+        except Exception as e:  # noqa: BLE001 - NVML is optional
+            self.handles, self.error = [], f"{type(e).__name__}: {e}"
+
+    def used(self):
+        return [self.nv.nvmlDeviceGetMemoryInfo(h).used for h in self.handles]
+
+
+class Sampler(threading.Thread):
+    """Every `interval` s: (time, host used bytes, [GPU used bytes]); optionally stamps the
+    lines appended to a JSONL file (slidedp's metrics) with the time they appeared."""
+
+    def __init__(self, nvml, interval, tail=None):
+        super().__init__(daemon=True)
+        self.nvml, self.interval, self.tail = nvml, interval, tail
+        self.samples, self.lines = [], []
+        self._halt = threading.Event()
+        self._pos, self._buf = 0, ""
+        self.base_host = host_used_bytes()
+        self.base_gpu = nvml.used() if nvml.handles else []
+
+    def sample(self):
+        self.samples.append((time.time(), host_used_bytes(),
+                             self.nvml.used() if self.nvml.handles else []))
+        if self.tail and os.path.exists(self.tail):
+            with open(self.tail) as f:
+                f.seek(self._pos)
+                data = f.read()
+                self._pos = f.tell()
+            self._buf += data
+            *done, self._buf = self._buf.split("\n")
+            now = time.time()
+            for line in done:
+                if line.strip():
+                    self.lines.append((now, line))
+
+    def run(self):
+        while not self._halt.is_set():
+            try:
+                self.sample()
+            except Exception as e:  # noqa: BLE001 - a sampler must not kill the driver
+                warn(f"sampler: {type(e).__name__}: {e}")
+            self._halt.wait(self.interval)
+
+    def stop(self):
+        self._halt.set()
+        self.join()
+        self.sample()
+
+    def peaks(self, t0=None, t1=None):
+        """(host peak - baseline, max over GPUs of (GPU peak - its baseline)) in bytes over
+        [t0, t1] widened by one interval (None: the whole run)."""
+        if t0 is None:
+            sel = self.samples
+        else:
+            lo, hi = t0 - self.interval, t1 + self.interval
+            sel = [s for s in self.samples if lo <= s[0] <= hi]
+        if not sel:
+            return None, None
+        host = max(s[1] for s in sel) - self.base_host
+        gpu = None
+        if self.base_gpu:
+            gpu = max(max(s[2][i] for s in sel) - b for i, b in enumerate(self.base_gpu))
+        return max(0, host), (max(0, gpu) if gpu is not None else None)
+
+
+def settle(nvml, limit=20.0, interval=0.5):
+    """Waits (at most `limit` s) until host and GPU memory in use stop falling or rising, so
+    that the baseline of the next system does not include the previous one's memory that the
+    kernel and driver are still releasing."""
+    t_end = time.time() + limit
+    prev = (host_used_bytes(), nvml.used() if nvml.handles else [])
+    while time.time() < t_end:
+        time.sleep(interval)
+        cur = (host_used_bytes(), nvml.used() if nvml.handles else [])
+        if abs(cur[0] - prev[0]) < (128 << 20) and \
+                all(abs(a - b) < (64 << 20) for a, b in zip(cur[1], prev[1])):
+            return
+        prev = cur
+
+
+# ---------------------------------------------------------------------------------------------
+# Running one system
+
+def tail_lines(path, n=40, frames=True):
+    """The last n non-empty lines of a log; frames=False drops Python traceback frames (the
+    'File ...' lines, their source lines and carets), which from torchrun's agent say nothing."""
+    try:
+        with open(path, errors="replace") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return []
+    out, skip_next = [], False
+    for ln in lines:
+        if not ln.strip():
+            continue
+        if not frames:
+            if re.match(r'\s+File ".*", line \d+', ln):
+                skip_next = True
+                continue
+            if skip_next or re.fullmatch(r"\s*[\^~]+\s*", ln):
+                skip_next = False
+                continue
+        out.append(ln)
+    return out[-n:]
+
+
+def log_shows_oom(path):
+    pat = re.compile(r"out of memory|OutOfMemoryError|CUDA_ERROR_OUT_OF_MEMORY|std::bad_alloc",
+                     re.I)
+    return any(pat.search(ln) for ln in tail_lines(path, 400))
+
+
+def run_process(cmd, env, log_path, timeout, sampler):
+    """Runs cmd in its own session with output to log_path; returns (rc, timed_out, wall s)."""
+    with open(log_path, "w") as log:
+        log.write("$ " + " ".join(shlex.quote(c) for c in cmd) + "\n")
+        log.flush()
+        t0 = time.time()
+        sampler.start()
+        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env,
+                                cwd=ROOT, start_new_session=True)
+        timed_out = False
+        try:
+            rc = proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            warn(f"timeout after {timeout:.0f} s: stopping process group {proc.pid}")
+            rc = stop_group(proc)
+        except BaseException:
+            stop_group(proc)
+            sampler.stop()
+            raise
+        sampler.stop()
+        wall = time.time() - t0
+        log.write(f"\n# {PROG}: exit status {rc}{' (timeout)' if timed_out else ''}, "
+                  f"{wall:.1f} s\n")
+    return rc, timed_out, wall
+
+
+def stop_group(proc):
+    """SIGTERM twice (slidedp checkpoints-and-stops on the first, stops on the second;
+    torchrun and mpirun forward it), then SIGKILL the process group."""
+    for sig, wait in ((signal.SIGTERM, 3), (signal.SIGTERM, 20), (signal.SIGKILL, 10)):
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            break
+        try:
+            return proc.wait(timeout=wait)
+        except subprocess.TimeoutExpired:
+            continue
+    return proc.wait()
+
+
+def env_for(extra):
+    env = dict(os.environ)
+    env.update(BASE_ENV)
+    env.update(extra)
+    return env
+
+
+def peer_command(o, name, raw):
+    cmd = [o.python, "-m", "torch.distributed.run", "--standalone",
+           "--nproc_per_node", str(o.G), os.path.join(HERE, "peer_train.py")]
+    cmd += PEERS[name] + ["--name", name, "--config", o.config_path, "--seq-len", str(o.seq_len),
+                          "--global-batches", ",".join(map(str, o.batches)),
+                          "--steps", str(o.steps), "--warmup", str(o.warmup),
+                          "--device", o.device, "--dtype", o.dtype, "--threads", str(o.threads),
+                          "--out", raw]
+    if o.micro_batch:
+        cmd += ["--micro-batch", str(o.micro_batch)]
+    return cmd + shlex.split(o.peer_args)
+
+
+def slidedp_route(o):
+    return o.slidedp_route or ("sharded/gpu" if o.G > 1 else "replicated/cpu")
+
+
+def slidedp_command(o, metrics):
+    launcher = os.path.join(ROOT, "launcher", "slidedp-run")
+    where = (["--gpus", ",".join(map(str, o.gpus))] if o.device == "cuda"
+             else ["--cpu-workers", str(o.G)])
+    route = slidedp_route(o)
+    sweep = ",".join(f"{route}@{b}" for b in o.batches)
+    cmd = [sys.executable, launcher] + where + shlex.split(o.launcher_args) + ["--"]
+    cmd += ["--model-config", o.config_path, "--seq-len", str(o.seq_len),
+            "--batch-size", str(o.batches[0]), "--steps", str(o.warmup + o.steps),
+            "--warmup-steps", str(o.warmup), "--route-sweep", sweep, "--metrics", metrics,
+            "--lr", "1e-5", "--beta1", "0.9", "--beta2", "0.95", "--weight-decay", "0.1",
+            "--precision", o.dtype]
+    return cmd + shlex.split(o.slidedp_args)
+
+
+def read_jsonl(path):
+    out = []
+    if not os.path.exists(path):
+        return out
+    with open(path) as f:
+        for i, line in enumerate(f, 1):
+            line = line.strip()
+            if not line:
+                continue
+            try:
+                out.append(json.loads(line))
+            except json.JSONDecodeError:
+                warn(f"{path}:{i}: not JSON, skipped")
+    return out
+
+
+def median_or_none(xs):
+    xs = [x for x in xs if isinstance(x, (int, float))]
+    return statistics.median(xs) if xs else None
+
+
+def slidedp_rows(o, metrics_path, sampler):
+    """One row per batch from slidedp's per-step metrics: medians over the non-warm-up steps
+    of each variant (its label is ROUTE@B)."""
+    recs = read_jsonl(metrics_path)
+    stamps = {}
+    for (t, line) in sampler.lines:
+        try:
+            r = json.loads(line)
+            stamps[r.get("step")] = t
+        except json.JSONDecodeError:
+            pass
+    by_variant = {}
+    for r in recs:
+        by_variant.setdefault(r.get("variant"), []).append(r)
+    route = slidedp_route(o)
+    rows = {}
+    prev_end = None  # when the previous variant's last line appeared
+    for B in o.batches:
+        vs = by_variant.get(f"{route}@{B}", [])
+        timed = vs[o.warmup:]
+        if not timed:
+            continue
+        step_s = median_or_none([r.get("step_s") for r in timed])
+        row = {"status": "ok", "global_batch": B, "route": route, "step_s": step_s,
+               "step_times": [r.get("step_s") for r in timed],
+               "loss": timed[-1].get("loss"), "micro_batch": None, "accum": None}
+        for k in SLIDEDP_BREAKDOWN:
+            row[k] = median_or_none([r.get(k) for r in timed])
+        for k, v in timed[-1].items():  # fields newer than this script (e.g. kept_layers)
+            if k not in row and k not in SLIDEDP_KNOWN and isinstance(v, (int, float)):
+                row[k] = median_or_none([r.get(k) for r in timed])
+        peaks = [r.get("gpu_peak_bytes") for r in vs if r.get("gpu_peak_bytes") is not None]
+        row["gpu_peak_bytes"] = max(peaks) if peaks else None
+        row["tflops_per_gpu_reported"] = median_or_none([r.get("tflops_per_gpu") for r in timed])
+        # the batch's window: from the end of the previous variant (or this variant's first
+        # step's start) to the appearance of its last line
+        t_first, t_last = stamps.get(vs[0].get("step")), stamps.get(vs[-1].get("step"))
+        if t_first is not None and t_last is not None:
+            row["t_start"] = prev_end if prev_end is not None else \
+                t_first - (vs[0].get("step_s") or 0.0)
+            row["t_end"] = t_last
+            prev_end = t_last
+        rows[B] = row
+    return rows
+
+
+def peer_rows(o, raw):
+    rows = {}
+    for r in read_jsonl(raw):
+        rows[r["global_batch"]] = dict(r)
+    return rows
+
+
+def run_system(o, name, index, count):
+    log = os.path.join(o.out, f"{name}.log")
+    raw_dir = os.path.join(o.out, "raw")
+    os.makedirs(raw_dir, exist_ok=True)
+    nvml = Nvml(o.gpus if o.device == "cuda" else [])
+    info = {"system": name, "log": log}
+    if name == "slidedp":
+        raw = os.path.join(raw_dir, "slidedp-metrics.jsonl")
+        cmd = slidedp_command(o, raw)
+        env = env_for({})
+        worker = os.environ.get("SLIDEDP_WORKER", os.path.join(ROOT, "build", "bin", "slidedp_worker"))
+        if not os.access(worker, os.X_OK):
+            note = f"{worker} not found (build it: bash tools/setup.sh, or set SLIDEDP_WORKER)"
+            warn(f"[{index}/{count}] slidedp: {note}; skipped")
+            with open(log, "w") as f:
+                f.write(note + "\n")
+            info.update(cmd=cmd, rc=None, timed_out=False, wall_s=0.0, skipped=note)
+            return info, {}, None, note
+    else:
+        raw = os.path.join(raw_dir, f"{name}.jsonl")
+        cmd = peer_command(o, name, raw)
+        extra = {"OMP_NUM_THREADS": str(o.threads)}
+        if o.device == "cuda":
+            extra.update(CUDA_DEVICE_ORDER="PCI_BUS_ID",
+                         CUDA_VISIBLE_DEVICES=",".join(map(str, o.gpus)))
+            if o.alloc_conf and "PYTORCH_CUDA_ALLOC_CONF" not in os.environ:
+                extra["PYTORCH_CUDA_ALLOC_CONF"] = o.alloc_conf
+        env = env_for(extra)
+    if os.path.exists(raw):
+        os.remove(raw)
+    settle(nvml)
+    say(f"[{index}/{count}] {name}: " + " ".join(shlex.quote(c) for c in cmd))
+    say(f"[{index}/{count}] {name}: log {log}")
+    sampler = Sampler(nvml, o.sample_interval, tail=raw if name == "slidedp" else None)
+    rc, timed_out, wall = run_process(cmd, env, log, o.timeout, sampler)
+    info.update(cmd=cmd, rc=rc, timed_out=timed_out, wall_s=round(wall, 1))
+    rows = slidedp_rows(o, raw, sampler) if name == "slidedp" else peer_rows(o, raw)
+    host_run, gpu_run = sampler.peaks()
+    info.update(host_peak_run_bytes=host_run, nvml_peak_run_bytes=gpu_run,
+                nvml_error=nvml.error, gpu_names=nvml.names, gpu_total_bytes=nvml.totals)
+    for B, row in rows.items():
+        if row.get("t_start") is not None and row.get("t_end") is not None:
+            h, g = sampler.peaks(row["t_start"], row["t_end"])
+            row["peak_window"] = "batch"
+        elif row.get("status") == "ok":
+            h, g = host_run, gpu_run
+            row["peak_window"] = "run"
+        else:
+            h = g = None
+        row["host_peak_bytes"], row["nvml_peak_bytes"] = h, g
+        row["host_peak_run_bytes"], row["nvml_peak_run_bytes"] = host_run, gpu_run
+    say(f"[{index}/{count}] {name}: exit status {rc}{' (timeout)' if timed_out else ''} after "
+        f"{wall:.0f} s; {len(rows)}/{len(o.batches)} batch(es) recorded")
+    return info, rows, (rc, timed_out), None
+
+
+def complete_rows(o, name, rows, outcome, skipped, info, shape):
+    """One row per requested batch: the system's own record, or the process's fate."""
+    N, L, H, D = shape
+    out = []
+    missing_seen = False
+    tail = [ln.strip() for ln in tail_lines(info["log"], 3, frames=False)]
+    for B in o.batches:
+        row = rows.get(B)
+        if row is None:
+            if skipped:
+                status, note = "error", skipped
+            else:
+                rc, timed_out = outcome
+                if missing_seen:
+                    status, note = "not_run", "not run: an earlier batch of this job did not finish"
+                elif timed_out:
+                    status = "timeout"
+                    note = f"timeout after {o.timeout:.0f} s: " + " | ".join(tail)
+                elif log_shows_oom(info["log"]):
+                    status = "oom"
+                    note = f"exit status {rc}, the log shows out of memory: " + " | ".join(tail)
+                else:
+                    status = "error"
+                    killed = rc in (-9, 137) or any("Signal 9 (SIGKILL)" in ln
+                                                    for ln in tail_lines(info["log"], 60))
+                    note = (f"exit status {rc}"
+                            + (" (a rank was SIGKILLed: the host's OOM killer? see dmesg)"
+                               if killed else "") + ": " + " | ".join(tail))
+            missing_seen = True
+            row = {"global_batch": B, "status": status, "note": note}
+        row = dict(row)
+        row["system"] = name
+        row.setdefault("G", o.G)
+        row.setdefault("seq_len", o.seq_len)
+        row["tokens_per_step"] = B * o.seq_len
+        row.setdefault("config", o.config_path)
+        if name == "slidedp":
+            row.update(model_params=N, layers=L, heads=H, head_dim=D, ac=None,
+                       threads=None)
+            row.setdefault("note", f"route {slidedp_route(o)}")
+            if row.get("status") == "ok" and row.get("step_s"):
+                tokens = B * o.seq_len
+                row["tokens_per_s"] = tokens / row["step_s"]
+                if N:
+                    tf = flops_per_step(N, L, H, D, o.seq_len, tokens) / row["step_s"] / o.G / 1e12
+                    row.update(tflops_per_gpu=tf,
+                               mfu=tf / H200_PEAK_BF16_TFLOPS if o.device == "cuda" else None)
+        else:
+            if N and row.get("model_params") not in (None, N):
+                warn(f"{name}: N = {row['model_params']} counted by the model, {N} from the "
+                     "config formula: the FLOPs use the model's count")
+        row["log"] = info["log"]
+        out.append(row)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Report: table, summary, CSV, plot
+
+def fmt(x, spec, dash="-"):
+    """format(x, spec), or the dash right-aligned to the spec's width when x is None."""
+    if x is None:
+        m = re.match(r"(\d+)", spec)
+        return dash.rjust(int(m.group(1))) if m else dash
+    return format(x, spec)
+
+
+def gib(b):
+    return None if b is None else b / GIB
+
+
+def add_ratios(rows):
+    sd = {r["global_batch"]: r for r in rows if r["system"] == "slidedp" and r["status"] == "ok"}
+    for r in rows:
+        s = sd.get(r["global_batch"])
+        r["ratio_slidedp_over_this"] = (
+            s["tokens_per_s"] / r["tokens_per_s"]
+            if s and r["system"] != "slidedp" and r["status"] == "ok" and r.get("tokens_per_s")
+            else None)
+
+
+def table(rows):
+    hdr = (f"{'system':<17} {'B':>4} {'mb x acc':>9} {'status':<8} {'tok/s':>9} {'TFLOPS/GPU':>10} "
+           f"{'MFU%':>6} {'step s':>8} {'GPU GiB':>8} {'NVML GiB':>8} {'host GiB':>8} "
+           f"{'slidedp/x':>9}")
+    lines = [hdr, "-" * len(hdr)]
+    for r in rows:
+        mb = (f"{r['micro_batch']}x{r['accum']}" if r.get("micro_batch") is not None
+              else "-")
+        mfu = r.get("mfu")
+        lines.append(
+            f"{r['system']:<17} {r['global_batch']:>4} {mb:>9} {r['status']:<8} "
+            f"{fmt(r.get('tokens_per_s'), '9.0f')} {fmt(r.get('tflops_per_gpu'), '10.1f')} "
+            f"{fmt(None if mfu is None else 100 * mfu, '6.1f')} {fmt(r.get('step_s'), '8.3f')} "
+            f"{fmt(gib(r.get('gpu_peak_bytes')), '8.1f')} {fmt(gib(r.get('nvml_peak_bytes')), '8.1f')} "
+            f"{fmt(gib(r.get('host_peak_bytes')), '8.1f')} "
+            f"{fmt(r.get('ratio_slidedp_over_this'), '9.2f')}")
+    return "\n".join(lines)
+
+
+def geomean(xs):
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else None
+
+
+def summary_lines(rows):
+    out = []
+    ok = [r for r in rows if r["status"] == "ok" and r.get("tokens_per_s")]
+    sd = [r for r in ok if r["system"] == "slidedp"]
+    best = max(sd, key=lambda r: r["tokens_per_s"]) if sd else None
+    if best:
+        out.append(f"slidedp best: {best['tokens_per_s']:.0f} tok/s at global batch "
+                   f"{best['global_batch']} ({best.get('route', '')}), "
+                   f"{fmt(best.get('tflops_per_gpu'), '.1f')} TFLOPS/GPU")
+    else:
+        out.append("slidedp best: none (no ok slidedp row)")
+    fs = [r for r in ok if r["system"] in FSDP2_PEAK_FROM]
+    fpk = max(fs, key=lambda r: r["tokens_per_s"]) if fs else None
+    if fpk:
+        out.append(f"FSDP2 peak (best over batch and AC among {', '.join(FSDP2_PEAK_FROM)}): "
+                   f"{fpk['tokens_per_s']:.0f} tok/s ({fpk['system']}, global batch "
+                   f"{fpk['global_batch']})")
+    else:
+        out.append(f"FSDP2 peak: none (no ok row of {', '.join(FSDP2_PEAK_FROM)})")
+    if best and fpk:
+        out.append(f"slidedp best / FSDP2 peak = {best['tokens_per_s'] / fpk['tokens_per_s']:.3f}")
+    peers = [s for s in dict.fromkeys(r["system"] for r in rows) if s != "slidedp"]
+    order = [p for p in GEOMEAN_PEERS if p in peers] + [p for p in peers if p not in GEOMEAN_PEERS]
+    sd_by_b = {r["global_batch"]: r for r in sd}
+    for p in order:
+        pr = {r["global_batch"]: r for r in rows if r["system"] == p}
+        both = [b for b in sorted(pr) if b in sd_by_b and pr[b]["status"] == "ok"
+                and pr[b].get("tokens_per_s")]
+        left = [f"{b} ({'slidedp ' + slidedp_status(rows, b) if b not in sd_by_b else p + ' ' + pr[b]['status']})"
+                for b in sorted(pr) if b not in both]
+        g = geomean([sd_by_b[b]["tokens_per_s"] / pr[b]["tokens_per_s"] for b in both])
+        out.append(f"geomean slidedp/{p} over global batches {','.join(map(str, both)) or 'none'} "
+                   f"(both ok): {fmt(g, '.3f')}"
+                   + (f"; left out: {', '.join(left)}" if left else ""))
+    return out
+
+
+def slidedp_status(rows, b):
+    for r in rows:
+        if r["system"] == "slidedp" and r["global_batch"] == b:
+            return r["status"]
+    return "not run"
+
+
+def write_csv(path, rows):
+    keys = list(CSV_FIRST)
+    for r in rows:
+        for k in r:
+            if k not in keys:
+                keys.append(k)
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=keys)
+        w.writeheader()
+        for r in rows:
+            w.writerow({k: (json.dumps(v) if isinstance(v, (list, dict)) else v)
+                        for k, v in r.items()})
+
+
+def plot(path, rows, meta):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError as e:
+        warn(f"no plot ({e}); pip install matplotlib")
+        return False
+    systems = list(dict.fromkeys(r["system"] for r in rows))
+    batches = sorted({r["global_batch"] for r in rows})
+    fig, ax = plt.subplots(1, 3, figsize=(18, 5.2))
+    for s in systems:
+        rs = sorted((r for r in rows if r["system"] == s), key=lambda r: r["global_batch"])
+        good = [r for r in rs if r["status"] == "ok" and r.get("tokens_per_s")]
+        style = dict(marker="o", lw=2.5 if s == "slidedp" else 1.5)
+        line = ax[0].plot([r["global_batch"] for r in good], [r["tokens_per_s"] for r in good],
+                          label=s, **style)[0]
+        bad = [r for r in rs if r["status"] != "ok"]
+        for r in bad:
+            ax[0].plot(r["global_batch"], 0, marker="x", ms=9, color=line.get_color())
+            ax[0].annotate(r["status"], (r["global_batch"], 0), textcoords="offset points",
+                           xytext=(4, 6 + 10 * systems.index(s)), fontsize=7,
+                           color=line.get_color())
+        mem = [(r["global_batch"], r.get("gpu_peak_bytes") or r.get("nvml_peak_bytes"))
+               for r in good]
+        mem = [(b, m / GIB) for b, m in mem if m]
+        if mem:
+            ax[1].plot(*zip(*mem), label=s, color=line.get_color(), **style)
+        host = [(r["global_batch"], r["host_peak_bytes"] / GIB) for r in good
+                if r.get("host_peak_bytes") is not None]
+        if host:
+            ax[2].plot(*zip(*host), label=s, color=line.get_color(), **style)
+    if not ax[1].lines:
+        ax[1].text(0.5, 0.5, "no GPU memory measured" + (" (CPU run)" if meta.get("device") == "cpu" else ""),
+                   ha="center", va="center", transform=ax[1].transAxes, color="grey")
+    totals = meta.get("gpu_total_bytes") or []
+    if totals:
+        ax[1].axhline(min(totals) / GIB, color="grey", ls="--", lw=1)
+        ax[1].annotate("GPU capacity", (batches[0], min(totals) / GIB), fontsize=8,
+                       color="grey", textcoords="offset points", xytext=(2, -12))
+    titles = ("tokens/s (x: oom/error/timeout)", "peak GPU memory, GiB (own allocator, else NVML)",
+              "peak host memory in use above baseline, GiB")
+    for a, t in zip(ax, titles):
+        a.set_xscale("log", base=2)
+        a.set_xlim(batches[0] / 1.3, batches[-1] * 1.3)
+        a.set_xticks(batches)
+        a.set_xticklabels([str(b) for b in batches])
+        a.set_xlabel("global batch (rows of %s tokens)" % meta.get("seq_len", "T"))
+        a.set_title(t, fontsize=10)
+        a.grid(alpha=0.3)
+        a.set_ylim(bottom=0)
+    ax[0].legend(fontsize=8)
+    fig.suptitle(f"{os.path.basename(str(meta.get('config', '')))}, G = {meta.get('G')} "
+                 f"({meta.get('device_name', meta.get('device', ''))}), T = {meta.get('seq_len')}",
+                 fontsize=11)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return True
+
+
+def report(out_dir, rows, meta, runs):
+    add_ratios(rows)
+    text = [f"slidedp vs peers: {meta.get('config')} (N = {meta.get('model_params')}), "
+            f"T = {meta.get('seq_len')}, G = {meta.get('G')} on {meta.get('device_name', meta.get('device'))}, "
+            f"{meta.get('host', '')} ({meta.get('cpu_count')} CPUs); {meta.get('warmup')} warm-up + "
+            f"{meta.get('steps')} timed steps per batch, medians",
+            "", table(rows), "",
+            "GPU GiB: the system's own allocator peak (torch max_memory_reserved; slidedp: its "
+            "gpu_peak_bytes); NVML GiB and host GiB: peak above the value before the system "
+            "started (per batch window where known). slidedp/x: slidedp tokens/s over this row's "
+            "at the same global batch.", ""]
+    text += summary_lines(rows)
+    if runs:
+        text += ["", "runs:"]
+        for r in runs:
+            text.append(f"  {r['system']}: exit {r.get('rc')}{' (timeout)' if r.get('timed_out') else ''}, "
+                        f"{r.get('wall_s')} s, log {r['log']}"
+                        + (f" [{r['skipped']}]" if r.get("skipped") else ""))
+            if r.get("cmd"):
+                text.append("    $ " + " ".join(shlex.quote(c) for c in r["cmd"]))
+        fails = [r for r in runs if (r.get("rc") not in (0, None) or r.get("timed_out"))]
+        for r in fails:
+            text += ["", f"tail of {r['log']} (traceback frames left out):"] + \
+                ["  " + ln for ln in tail_lines(r["log"], 25, frames=False)]
+    body = "\n".join(text) + "\n"
+    print("\n" + body)
+    with open(os.path.join(out_dir, "summary.txt"), "w") as f:
+        f.write(body)
+    write_csv(os.path.join(out_dir, "results.csv"), rows)
+    with open(os.path.join(out_dir, "results.jsonl"), "w") as f:
+        for r in rows:
+            f.write(json.dumps(r) + "\n")
+    with open(os.path.join(out_dir, "meta.json"), "w") as f:
+        json.dump(dict(meta, runs=runs), f, indent=1)
+    png = os.path.join(out_dir, "throughput.png")
+    if plot(png, rows, meta):
+        say(f"wrote {out_dir}/results.csv, results.jsonl, summary.txt, throughput.png")
+
+
+# ---------------------------------------------------------------------------------------------
+
+def parse_int_list(text, what):
+    try:
+        out = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        out = []
+    if not out or min(out) < 0 or (what == "--batches" and min(out) <= 0):
+        raise UsageError(f"{what} takes a comma-separated list of "
+                         f"{'positive ' if what == '--batches' else ''}integers (got '{text}')")
+    return out
+
+
+def visible_gpus():
+    cvd = os.environ.get("CUDA_VISIBLE_DEVICES", "")
+    if re.fullmatch(r"\d+(,\d+)*", cvd):
+        return [int(x) for x in cvd.split(",")]
+    return nvidia_smi_gpus()
+
+
+def nvidia_smi_gpus():
+    """GPU indices nvidia-smi lists ([] without nvidia-smi or GPUs)."""
+    smi = shutil.which("nvidia-smi")
+    if smi:
+        try:
+            r = subprocess.run([smi, "--query-gpu=index", "--format=csv,noheader"],
+                               capture_output=True, text=True, timeout=30)
+            if r.returncode == 0:
+                return [int(x) for x in r.stdout.split() if x.strip().isdigit()]
+        except (OSError, subprocess.SubprocessError):
+            pass
+    return []
+
+
+def parse_args(argv):
+    ap = argparse.ArgumentParser(prog="compare.py", description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter,
+                                 epilog="Systems: " + ", ".join(SYSTEMS))
+    ap.add_argument("--config", help="Hugging Face config.json of the model shape (random init)")
+    ap.add_argument("--seq-len", type=int, default=4096, help="tokens per row T (default 4096)")
+    ap.add_argument("--batches", default="4,8,16",
+                    help="comma-separated global batches, rows per optimizer step (default 4,8,16)")
+    ap.add_argument("--systems", default=DEFAULT_SYSTEMS,
+                    help=f"comma-separated systems to run, in this order (default {DEFAULT_SYSTEMS})")
+    ap.add_argument("--gpus", default=None,
+                    help="comma-separated GPU indices as nvidia-smi numbers them (default: "
+                         "CUDA_VISIBLE_DEVICES, else every GPU); G = their count")
+    ap.add_argument("--device", choices=("cuda", "cpu"), default="cuda",
+                    help="cuda (default) or cpu: every system on CPU ranks (tests)")
+    ap.add_argument("--cpu-workers", type=int, default=2,
+                    help="G with --device cpu: slidedp CPU workers and peer ranks (default 2)")
+    ap.add_argument("--out", default="bench-out", help="output folder (default bench-out)")
+    ap.add_argument("--steps", type=int, default=4, help="timed steps per batch (default 4)")
+    ap.add_argument("--warmup", type=int, default=1, help="warm-up steps per batch before them (default 1)")
+    ap.add_argument("--dtype", choices=("bf16", "fp32"), default=None,
+                    help="compute dtype of every system (default bf16 on cuda, fp32 on cpu)")
+    ap.add_argument("--micro-batch", type=int, default=0,
+                    help="peers: rows per forward per rank (default 0: global/G, no accumulation)")
+    ap.add_argument("--threads", type=int, default=0,
+                    help="peers: CPU threads per rank (default os.cpu_count() // G)")
+    ap.add_argument("--peer-args", default="", help="extra arguments for peer_train.py")
+    ap.add_argument("--slidedp-route", default=None,
+                    help="slidedp route delivery/reduction[+offload] (default sharded/gpu when "
+                         "G > 1, replicated/cpu when G = 1)")
+    ap.add_argument("--slidedp-args", default="",
+                    help="extra slidedp_worker flags, e.g. \"--chunk-numel 4194304 --activations auto\"")
+    ap.add_argument("--launcher-args", default="",
+                    help="extra launcher/slidedp-run options before --, e.g. \"--worker-threads 2\"")
+    ap.add_argument("--timeout-per-system", dest="timeout", type=float, default=900.0,
+                    help="seconds one system (its whole sweep) may run before it is stopped "
+                         "and recorded as timeout (default 900)")
+    ap.add_argument("--alloc-conf", default="expandable_segments:True",
+                    help="PYTORCH_CUDA_ALLOC_CONF of the peers unless it is set already "
+                         "(default expandable_segments:True; '' for torch's default)")
+    ap.add_argument("--sample-interval", type=float, default=0.25,
+                    help="seconds between host/NVML memory samples (default 0.25)")
+    ap.add_argument("--python", default=sys.executable,
+                    help="interpreter with torch for the peers (default: this one)")
+    ap.add_argument("--from-results", metavar="DIR", default=None,
+                    help="re-render the table, CSV, summary and plot from DIR/results.jsonl; "
+                         "runs nothing")
+    o = ap.parse_args(argv)
+    if o.from_results:
+        return o
+    if not o.config:
+        raise UsageError("--config is required (or --from-results DIR)",
+                         "e.g. --config tools/configs/qwen3-4b.json")
+    o.cfg = load_config(o.config)
+    o.config_path = os.path.relpath(os.path.abspath(o.config), ROOT) \
+        if os.path.abspath(o.config).startswith(ROOT + os.sep) else os.path.abspath(o.config)
+    o.batches = sorted(set(parse_int_list(o.batches, "--batches")))
+    o.systems = [s.strip() for s in o.systems.split(",") if s.strip()]
+    bad = [s for s in o.systems if s not in SYSTEMS]
+    if bad or not o.systems:
+        raise UsageError(f"unknown system(s) {', '.join(bad) or '(none given)'}",
+                         f"known: {', '.join(SYSTEMS)}")
+    if o.seq_len <= 0 or o.steps <= 0 or o.warmup < 0 or o.micro_batch < 0 or o.threads < 0:
+        raise UsageError("--seq-len and --steps must be positive; --warmup, --micro-batch, "
+                         "--threads must not be negative")
+    if o.device == "cuda":
+        o.gpus = parse_int_list(o.gpus, "--gpus") if o.gpus else visible_gpus()
+        if not o.gpus:
+            raise UsageError("no GPU found (CUDA_VISIBLE_DEVICES unset and nvidia-smi lists none)",
+                             "pass --gpus 0,1 on the GPU machine, or --device cpu for a test run")
+        if len(set(o.gpus)) != len(o.gpus):
+            raise UsageError(f"--gpus lists a GPU twice ({o.gpus})")
+        listed = nvidia_smi_gpus()
+        if listed and any(g not in listed for g in o.gpus):
+            raise UsageError(f"--gpus {','.join(map(str, o.gpus))}: nvidia-smi lists GPU(s) "
+                             f"{','.join(map(str, listed))}", "see nvidia-smi -L")
+        o.G = len(o.gpus)
+    else:
+        if o.cpu_workers <= 0:
+            raise UsageError("--cpu-workers must be positive")
+        o.gpus, o.G = [], o.cpu_workers
+    if o.dtype is None:
+        o.dtype = "bf16" if o.device == "cuda" else "fp32"
+    unit = o.G * (o.micro_batch or 1)
+    bad = [b for b in o.batches if b % unit]
+    if bad:
+        raise UsageError(f"global batch(es) {','.join(map(str, bad))} not divisible by "
+                         + (f"G*micro = {o.G}*{o.micro_batch}" if o.micro_batch else f"G = {o.G}"),
+                         f"use multiples of {unit}")
+    if o.threads == 0:
+        o.threads = max(1, (os.cpu_count() or 1) // o.G)
+    return o
+
+
+def main(argv):
+    o = parse_args(argv)
+    if o.from_results:
+        d = o.from_results
+        path = os.path.join(d, "results.jsonl")
+        if not os.path.isfile(path):
+            raise UsageError(f"{path} not found", "give the --out folder of an earlier run")
+        rows = read_jsonl(path)
+        if not rows:
+            raise UsageError(f"{path} holds no rows")
+        meta = {}
+        if os.path.isfile(os.path.join(d, "meta.json")):
+            with open(os.path.join(d, "meta.json")) as f:
+                meta = json.load(f)
+        runs = meta.pop("runs", [])
+        for k in ("config", "G", "seq_len", "model_params"):
+            meta.setdefault(k, rows[0].get(k))
+        report(d, rows, meta, runs)
+        return 0
+
+    os.makedirs(o.out, exist_ok=True)
+    shape = model_shape(o.cfg)
+    nv = Nvml(o.gpus if o.device == "cuda" else [])
+    meta = {"config": o.config_path, "model_params": shape[0], "layers": shape[1],
+            "heads": shape[2], "head_dim": shape[3], "G": o.G, "gpus": o.gpus,
+            "device": o.device, "dtype": o.dtype, "seq_len": o.seq_len, "batches": o.batches,
+            "steps": o.steps, "warmup": o.warmup, "systems": o.systems,
+            "micro_batch": o.micro_batch, "threads_per_rank": o.threads,
+            "slidedp_route": slidedp_route(o), "slidedp_args": o.slidedp_args,
+            "peer_args": o.peer_args, "alloc_conf_peers": os.environ.get("PYTORCH_CUDA_ALLOC_CONF", o.alloc_conf),
+            "host": socket.gethostname(), "cpu_count": os.cpu_count(),
+            "device_name": (f"{nv.names[0]} x{o.G}" if nv.names else
+                            ("CPU ranks" if o.device == "cpu" else "GPU")),
+            "gpu_total_bytes": nv.totals, "nvml": nv.error or ("ok" if nv.handles else "not used"),
+            "started": datetime.datetime.now().isoformat(timespec="seconds")}
+    if o.device == "cuda" and not nv.handles:
+        warn(f"NVML unavailable ({nv.error}): no NVML GPU memory column")
+    say(f"{o.config_path}: N = {shape[0]}, L = {shape[1]}; T = {o.seq_len}; global batches "
+        f"{o.batches}; G = {o.G} ({meta['device_name']}); systems {', '.join(o.systems)}; "
+        f"output {o.out}")
+    rows, runs = [], []
+    for i, name in enumerate(o.systems, 1):
+        info, got, outcome, skipped = run_system(o, name, i, len(o.systems))
+        runs.append(info)
+        rows += complete_rows(o, name, got, outcome, skipped, info, shape)
+        # keep what is known after every system: a later crash of the driver loses nothing
+        with open(os.path.join(o.out, "results.jsonl"), "w") as f:
+            for r in rows:
+                f.write(json.dumps(r) + "\n")
+    if shape[0] is None:
+        counted = [r.get("model_params") for r in rows if r.get("model_params")]
+        meta["model_params"] = counted[0] if counted else None
+    meta["finished"] = datetime.datetime.now().isoformat(timespec="seconds")
+    report(o.out, rows, meta, runs)
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main(sys.argv[1:]))
+    except UsageError as e:
+        print(f"{PROG}: error: {e}", file=sys.stderr)
+        if e.hint:
+            print(f"HINT: {e.hint}", file=sys.stderr)
+        sys.exit(2)
+    except BrokenPipeError:  # e.g. `compare.py --from-results DIR | head`
+        sys.exit(0)
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        sys.exit(130)
