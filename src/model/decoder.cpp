@@ -5,7 +5,10 @@
 #include <torch/torch.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <cstdlib>
+#include <string>
 #include <tuple>
 
 #include "common/errors.h"
@@ -225,8 +228,17 @@ Tensor backProject(const Tensor& dy, const Tensor& x, const Tensor& w, const Ten
   return at::mm(dy, w);
 }
 
-bool flashAttention(const Tensor& q, const AttentionContext& ctx) {
+bool fusedAttention(const Tensor& q, const AttentionContext& ctx) {
   return q.is_cuda() && q.scalar_type() == at::kBFloat16 && !ctx.mask.defined();
+}
+
+std::atomic<int>& attentionKernelFlag() {
+  static std::atomic<int> k{[] {
+    const char* v = std::getenv("SLIDEDP_ATTENTION");
+    return v && std::string(v) == "cudnn" ? static_cast<int>(AttentionKernel::kCudnn)
+                                          : static_cast<int>(AttentionKernel::kFlash);
+  }()};
+  return k;
 }
 
 struct AttnShape {
@@ -244,13 +256,22 @@ Tensor attentionForward(const Tensor& q, const Tensor& k, const Tensor& v, const
                         const AttentionContext& ctx, LayerActivations* keep) {
   auto q4 = headsView(q, s, s.H), k4 = headsView(k, s, s.KV), v4 = headsView(v, s, s.KV);
   const int64_t N = s.B * s.T;
-  if (flashAttention(q, ctx)) {
-    // FlashAttention-2 in ATen: GQA without repeating k/v; saves only out and log-sum-exp.
-    auto r = at::_scaled_dot_product_flash_attention(q4, k4, v4, 0.0, /*is_causal=*/true,
-                                                     /*return_debug_mask=*/false, s.scale);
-    Tensor out = std::get<0>(r).transpose(1, 2).reshape({N, s.H * s.D});
+  if (fusedAttention(q, ctx)) {
+    // FlashAttention-2 or cuDNN in ATen: GQA without repeating k/v; they save only the output
+    // and the log-sum-exp.
+    const bool cudnn = attentionKernel() == AttentionKernel::kCudnn;
+    auto r = cudnn ? at::_scaled_dot_product_cudnn_attention(q4, k4, v4, std::nullopt,
+                                                             /*compute_log_sumexp=*/true, 0.0,
+                                                             /*is_causal=*/true, false, s.scale)
+                   : at::_scaled_dot_product_flash_attention(q4, k4, v4, 0.0, /*is_causal=*/true,
+                                                             /*return_debug_mask=*/false, s.scale);
+    Tensor out4 = std::get<0>(r);
+    Tensor out = out4.transpose(1, 2).reshape({N, s.H * s.D});
     if (keep) {
+      keep->attnOut4 = out4;
       keep->lse = std::get<1>(r);
+      keep->cumSeqQ = std::get<2>(r);
+      keep->cumSeqK = std::get<3>(r);
       keep->philoxSeed = std::get<6>(r);
       keep->philoxOffset = std::get<7>(r);
     }
@@ -274,11 +295,16 @@ std::tuple<Tensor, Tensor, Tensor> attentionBackward(const Tensor& dout, const T
   auto q4 = headsView(q, s, s.H), k4 = headsView(k, s, s.KV), v4 = headsView(v, s, s.KV);
   auto do4 = headsView(dout, s, s.H);
   Tensor dq, dk, dv;
-  if (flashAttention(q, ctx) && a.lse.defined()) {
-    auto out4 = headsView(a.attn, s, s.H);
-    auto g = at::_scaled_dot_product_flash_attention_backward(
-        do4, q4, k4, v4, out4, a.lse, Tensor(), Tensor(), s.T, s.T, 0.0, /*is_causal=*/true,
-        a.philoxSeed, a.philoxOffset, s.scale);
+  if (fusedAttention(q, ctx) && a.lse.defined()) {
+    const Tensor& out4 = a.attnOut4;
+    if (do4.strides() != out4.strides()) do4 = at::empty_like(out4).copy_(do4);  // O's layout
+    auto g = attentionKernel() == AttentionKernel::kCudnn
+                 ? at::_scaled_dot_product_cudnn_attention_backward(
+                       do4, q4, k4, v4, out4, a.lse, a.philoxSeed, a.philoxOffset, Tensor(),
+                       a.cumSeqQ, a.cumSeqK, s.T, s.T, 0.0, /*is_causal=*/true, s.scale)
+                 : at::_scaled_dot_product_flash_attention_backward(
+                       do4, q4, k4, v4, out4, a.lse, a.cumSeqQ, a.cumSeqK, s.T, s.T, 0.0,
+                       /*is_causal=*/true, a.philoxSeed, a.philoxOffset, s.scale);
     dq = std::get<0>(g);
     dk = std::get<1>(g);
     dv = std::get<2>(g);
@@ -312,9 +338,21 @@ Tensor rows2d(const Tensor& t, int64_t N) { return t.reshape({N, t.size(-1)}); }
 
 int64_t LayerActivations::bytes() const {
   int64_t b = 0;
-  for (const Tensor* t : {&x, &rstd1, &rstd2, &qkv, &rq, &rk, &attn, &lse, &h1, &gu})
-    if (t->defined()) b += t->numel() * static_cast<int64_t>(t->element_size());
+  std::vector<const void*> seen;
+  for (const Tensor* t : {&x, &rstd1, &rstd2, &qkv, &rq, &rk, &attn, &attnOut4, &lse, &h1, &gu}) {
+    if (!t->defined()) continue;
+    const void* p = t->storage().data();
+    if (std::find(seen.begin(), seen.end(), p) != seen.end()) continue;
+    seen.push_back(p);
+    b += static_cast<int64_t>(t->storage().nbytes());
+  }
   return b;
+}
+
+AttentionKernel attentionKernel() { return static_cast<AttentionKernel>(attentionKernelFlag().load()); }
+void setAttentionKernel(AttentionKernel k) { attentionKernelFlag().store(static_cast<int>(k)); }
+const char* attentionKernelName(AttentionKernel k) {
+  return k == AttentionKernel::kCudnn ? "cuDNN" : "FlashAttention-2";
 }
 
 at::Tensor decoderLayerForward(const ModelConfig& c, const UnitLayout& unit, const at::Tensor& flat,

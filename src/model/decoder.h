@@ -75,13 +75,23 @@ struct LayerActivations {
   at::Tensor qkv;           // [N, Q + 2 KV*D]: q, k, v projections (pre-norm, pre-RoPE)
   at::Tensor rq, rk;        // [N, H], [N, KV] fp32 q_norm / k_norm rstd (Qwen3), else undefined
   at::Tensor attn;          // [N, Q] attention output (before o_proj)
-  at::Tensor lse;           // flash attention: [B, H, T] fp32 log-sum-exp; undefined otherwise
-  at::Tensor philoxSeed, philoxOffset;  // flash attention's RNG state (no dropout: unused)
+  at::Tensor attnOut4;      // the attention kernel's own output [B, H, T, D] (attn's storage)
+  at::Tensor lse;           // flash/cuDNN attention: fp32 log-sum-exp; undefined otherwise
+  at::Tensor cumSeqQ, cumSeqK, philoxSeed, philoxOffset;  // the kernel's bookkeeping
   at::Tensor h1;            // [N, C] residual stream after attention
   at::Tensor gu;            // [N, 2I] gate | up projections
-  /// Device bytes held by these tensors (views of the same storage counted once per tensor).
+  /// Device bytes held by these tensors (each storage counted once).
   int64_t bytes() const;
 };
+
+/// The fused attention kernel of bf16 CUDA layers without a packed-document mask:
+/// FlashAttention-2 (ATen's _scaled_dot_product_flash_attention, the default) or cuDNN's
+/// (_scaled_dot_product_cudnn_attention). Process-wide; the environment variable
+/// SLIDEDP_ATTENTION=flash|cudnn sets the initial value.
+enum class AttentionKernel { kFlash, kCudnn };
+AttentionKernel attentionKernel();
+void setAttentionKernel(AttentionKernel k);
+const char* attentionKernelName(AttentionKernel k);
 
 /// Decoder layer forward: x [B, T, C] -> [B, T, C], in flat's dtype, no autograd. With `keep`,
 /// also fills it for decoderLayerBackward(acts). Attention: flash attention (CUDA, bf16, plain

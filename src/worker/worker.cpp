@@ -86,6 +86,8 @@ struct Worker::Impl {
   // the head and backward of the previous step needed (-1: not measured yet).
   int64_t budget_bytes = 0;
   int64_t measured_reserve = -1;
+  int64_t measured_tokens = -1;    // the step's tokens the reserve was measured for
+  int64_t fragmentation = 0;       // previous step: peak reserved - peak allocated bytes
 
 #ifdef SLIDEDP_WITH_CUDA
   std::optional<c10::cuda::CUDAStream> copy_stream, d2h_stream, offload_stream;
@@ -185,6 +187,24 @@ struct Worker::Impl {
       return c10::cuda::CUDACachingAllocator::getDeviceStats(device.index()).allocated_bytes[0].peak;
 #endif
     return 0;
+  }
+  int64_t peakReservedBytes() const {
+#ifdef SLIDEDP_WITH_CUDA
+    if (cuda)
+      return c10::cuda::CUDACachingAllocator::getDeviceStats(device.index()).reserved_bytes[0].peak;
+#endif
+    return 0;
+  }
+  /// A new batch shape: what was measured for the old one no longer holds, and the cached blocks
+  /// of its sizes go back to the device.
+  void newShape(int64_t tokens) {
+    if (tokens == measured_tokens) return;
+    measured_reserve = -1;
+    fragmentation = 0;
+    measured_tokens = tokens;
+#ifdef SLIDEDP_WITH_CUDA
+    if (cuda) c10::cuda::CUDACachingAllocator::emptyCache();
+#endif
   }
   void resetPeak() const {
 #ifdef SLIDEDP_WITH_CUDA
@@ -545,9 +565,10 @@ struct Worker::Impl {
     int64_t tokens = 0, mb_tokens = 0;
     for (const auto& m : mbs) tokens += m.ids.numel(), mb_tokens = std::max(mb_tokens, m.ids.numel());
     const int64_t boundary_bytes = tokens * config.hiddenSize * static_cast<int64_t>(at::elementSize(cdtype));
-    const int64_t reserve = reserveBytes(tokens, mb_tokens);
+    newShape(tokens);
+    const int64_t reserve = reserveBytes(tokens, mb_tokens) + fragmentation;
     resetPeak();
-    int64_t step_peak = 0;
+    int64_t step_peak = 0, step_peak_reserved = 0;
     int slot = 0;
     waitVersion(0, s - 1, &st.delivery_wait_s);
     at::Tensor cur = deliver(0, slot);
@@ -590,6 +611,7 @@ struct Worker::Impl {
     mark(1);
     const int64_t forward_level = allocatedBytes();
     step_peak = peakAllocatedBytes();
+    step_peak_reserved = peakReservedBytes();
     resetPeak();
 
     // ---- head: forward + backward of final norm, LM head and chunked cross-entropy --------
@@ -686,6 +708,10 @@ struct Worker::Impl {
       const int64_t after_peak = peakAllocatedBytes();
       measured_reserve = std::max<int64_t>(0, after_peak - forward_level);
       st.gpu_peak_bytes = std::max(step_peak, after_peak);
+      // What the allocator held beyond what was allocated at the peak (fragmentation) also has
+      // to fit the budget next step.
+      fragmentation = std::max<int64_t>(0, std::max(step_peak_reserved, peakReservedBytes()) -
+                                               st.gpu_peak_bytes);
     }
     st.compute_forward_s = st.forward_s;
     st.compute_head_s = st.head_s;

@@ -147,7 +147,10 @@ TEST(ReferenceEquivalence, ThreeStepsMatchTheFloat64Reference) {
   if (ctx.world_rank == 0) {
     std::printf("leader unit updates overlapping a worker's backward of an earlier unit: %d\n",
                 overlapping);
-    if (!clip) EXPECT_GT(overlapping, 0) << "leader updates never overlapped worker backward";
+    // CPU workers' spans are the compute itself; a CUDA worker's are host issue times, which do
+    // not bound when the GPU ran the unit, so the overlap is only asserted for CPU workers.
+    if (!clip && ropts.device == DeviceKind::kCpu)
+      EXPECT_GT(overlapping, 0) << "leader updates never overlapped worker backward";
   }
   trainer.reset();
   freeRankContext(ctx);

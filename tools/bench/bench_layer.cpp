@@ -99,37 +99,63 @@ int main(int argc, char** argv) {
   const double headFwdFlops = 2.0 * c.vocabSize * c.hiddenSize * tokens;
   std::printf("bench_layer: %s, layer of %.1f M params, %lld x %lld tokens, bf16 on %s\n",
               config.c_str(), P / 1e6, (long long)rows, (long long)T, dev.str().c_str());
-  for (bool reference : {false, true}) {
-    kernels::setReferenceKernels(reference);
-    const char* tag = reference ? "eager" : "fused";
-    model::LayerActivations acts;
-    const double f = medianMs(iters, [&] {
+  struct Variant {
+    const char* tag;
+    bool reference;
+    model::AttentionKernel attention;
+  };
+  at::Tensor y0, dx0;  // the first variant's layer output and input gradient
+  for (const Variant& v : {Variant{"fused", false, model::AttentionKernel::kFlash},
+                           Variant{"fused_cudnn", false, model::AttentionKernel::kCudnn},
+                           Variant{"eager", true, model::AttentionKernel::kFlash}}) {
+    kernels::setReferenceKernels(v.reference);
+    model::setAttentionKernel(v.attention);
+    const char* tag = v.tag;
+    try {
+      model::LayerActivations acts;
+      at::Tensor y, dx;
+      const double f = medianMs(iters, [&] {
+        acts = model::LayerActivations();
+        y = model::decoderLayerForward(c, unit, flat, x, ctx, &acts);
+      });
+      std::printf("%s (%s attention): kept activations %.1f MiB per layer\n", tag,
+                  model::attentionKernelName(v.attention), acts.bytes() / double(1 << 20));
+      const double bk = medianMs(iters, [&] {
+        dx = model::decoderLayerBackward(c, unit, flat, acts, dy, ctx, gradFlat);
+      });
+      const double br = medianMs(iters, [&] {
+        model::LayerActivations a;
+        model::decoderLayerForward(c, unit, flat, x, ctx, &a);
+        model::decoderLayerBackward(c, unit, flat, a, dy, ctx, gradFlat);
+      });
       acts = model::LayerActivations();
-      model::decoderLayerForward(c, unit, flat, x, ctx, &acts);
-    });
-    std::printf("kept activations: %.1f MiB per layer\n", acts.bytes() / double(1 << 20));
-    const double bk = medianMs(iters, [&] {
-      model::decoderLayerBackward(c, unit, flat, acts, dy, ctx, gradFlat);
-    });
-    const double br = medianMs(iters, [&] {
-      model::LayerActivations a;
-      model::decoderLayerForward(c, unit, flat, x, ctx, &a);
-      model::decoderLayerBackward(c, unit, flat, a, dy, ctx, gradFlat);
-    });
-    acts = model::LayerActivations();
-    const double hd = medianMs(iters, [&] {
-      model::headForwardBackward(c, head, headFlat, embedFlat, x, ids, 0, 1.0 / tokens);
-    });
-    auto line = [&](const char* what, double ms, double flops) {
-      std::printf("RESULT name=%s_%s ms=%.3f tflops=%.1f\n", tag, what, ms, flops / ms / 1e9);
-    };
-    line("layer_forward", f, fwdFlops);
-    line("layer_backward_kept", bk, 2 * fwdFlops);
-    line("layer_backward_recompute", br, 2 * fwdFlops);
-    line("layer_fwd_bwd_kept", f + bk, 3 * fwdFlops);
-    line("layer_fwd_bwd_recompute", f + br, 3 * fwdFlops);
-    line("head_fwd_bwd", hd, 3 * headFwdFlops);
+      const double hd = medianMs(iters, [&] {
+        model::headForwardBackward(c, head, headFlat, embedFlat, x, ids, 0, 1.0 / tokens);
+      });
+      auto rel = [](const at::Tensor& a, const at::Tensor& b) {
+        auto d = (a.to(at::kDouble) - b.to(at::kDouble)).norm().item<double>();
+        return d / std::max(b.to(at::kDouble).norm().item<double>(), 1e-30);
+      };
+      if (!y0.defined()) {
+        y0 = y.clone();
+        dx0 = dx.clone();
+      }
+      std::printf("RESULT name=%s_agreement y_rel_l2=%.2e dx_rel_l2=%.2e (vs fused FlashAttention-2)\n",
+                  tag, rel(y, y0), rel(dx, dx0));
+      auto line = [&](const char* what, double ms, double flops) {
+        std::printf("RESULT name=%s_%s ms=%.3f tflops=%.1f\n", tag, what, ms, flops / ms / 1e9);
+      };
+      line("layer_forward", f, fwdFlops);
+      line("layer_backward_kept", bk, 2 * fwdFlops);
+      line("layer_backward_recompute", br, 2 * fwdFlops);
+      line("layer_fwd_bwd_kept", f + bk, 3 * fwdFlops);
+      line("layer_fwd_bwd_recompute", f + br, 3 * fwdFlops);
+      line("head_fwd_bwd", hd, 3 * headFwdFlops);
+    } catch (const std::exception& e) {
+      std::printf("RESULT name=%s failed: %.300s\n", tag, e.what());
+    }
   }
+  model::setAttentionKernel(model::AttentionKernel::kFlash);
   kernels::setReferenceKernels(false);
   return 0;
 }
