@@ -97,7 +97,8 @@ do_peers() {
   wait  # the DeepSpeed op build
   tail -3 "$OUT/deepspeed-prebuild.log" 2>/dev/null
   SLIDEDP_WORKER=$BIN/slidedp_worker OUT=$OUT/peers bash tools/bench/peers.sh --config "$CONFIG" \
-    --seq-len 4096 --gpus "$GPUS" ${SLIDEDP_PEERS_ARGS:-} > "$OUT/peers.log" 2>&1 || rc=1
+    --seq-len 4096 --gpus "$GPUS" --launcher-args "--worker-threads 2" ${SLIDEDP_PEERS_ARGS:-} \
+    > "$OUT/peers.log" 2>&1 || rc=1
   tail -45 "$OUT/peers.log"
 }
 do_main() {

@@ -94,6 +94,9 @@ void addTrainOptions(CLI::App& app, TrainJobOptions& o) {
                 "(the layer's saved activations, no recompute) or auto (keep layers while the GPU "
                 "memory budget allows, recompute the rest; CPU workers keep)")
       ->check(CLI::IsMember({"recompute", "keep", "auto"}))->capture_default_str();
+  g->add_option("--attention", o.attention, "Attention kernel of bf16 GPU workers (plain causal "
+                "rows): cudnn or flash (FlashAttention-2); packed documents use torch SDPA with a mask")
+      ->check(CLI::IsMember({"cudnn", "flash"}))->capture_default_str();
   g->add_option("--max-kept-layers", o.train.max_kept_layers, "At most this many decoder layers "
                 "keep their activations per step (-1: no cap)")->capture_default_str();
   g->add_option("--gpu-memory-budget", o.train.gpu_memory_budget_gib, "GiB of its GPU a worker "
@@ -372,6 +375,7 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
     o.train.reduction = parseReductionRoute(o.reduction);
     o.train.schedule = optim::parseLrScheduleKind(o.schedule);
     o.train.activations = parseActivationPolicy(o.activations);
+    o.train.flash_attention = o.attention == "flash";
     o.train.total_steps = o.steps;
     o.train.bf16_compute = o.precision == "bf16" || (o.precision == "auto" && ctx.device == DeviceKind::kCuda);
     if (o.steps < 1) throwUserError("--steps must be >= 1, got {}", o.steps);

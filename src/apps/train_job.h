@@ -44,6 +44,7 @@ struct TrainJobOptions {
   std::string schedule = "constant";
   std::string precision = "auto";  // auto | bf16 | fp32
   std::string activations = "auto";  // recompute | keep | auto
+  std::string attention = "cudnn";   // cudnn | flash
   double heartbeat_timeout_s = 30;
   TrainOptions train;
 };

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <tuple>
@@ -235,8 +236,8 @@ bool fusedAttention(const Tensor& q, const AttentionContext& ctx) {
 std::atomic<int>& attentionKernelFlag() {
   static std::atomic<int> k{[] {
     const char* v = std::getenv("SLIDEDP_ATTENTION");
-    return v && std::string(v) == "cudnn" ? static_cast<int>(AttentionKernel::kCudnn)
-                                          : static_cast<int>(AttentionKernel::kFlash);
+    return v && std::string(v) == "flash" ? static_cast<int>(AttentionKernel::kFlash)
+                                          : static_cast<int>(AttentionKernel::kCudnn);
   }()};
   return k;
 }
@@ -259,15 +260,28 @@ Tensor attentionForward(const Tensor& q, const Tensor& k, const Tensor& v, const
   if (fusedAttention(q, ctx)) {
     // FlashAttention-2 or cuDNN in ATen: GQA without repeating k/v; they save only the output
     // and the log-sum-exp.
-    const bool cudnn = attentionKernel() == AttentionKernel::kCudnn;
-    auto r = cudnn ? at::_scaled_dot_product_cudnn_attention(q4, k4, v4, std::nullopt,
-                                                             /*compute_log_sumexp=*/true, 0.0,
-                                                             /*is_causal=*/true, false, s.scale)
-                   : at::_scaled_dot_product_flash_attention(q4, k4, v4, 0.0, /*is_causal=*/true,
-                                                             /*return_debug_mask=*/false, s.scale);
+    AttentionKernel kernel = attentionKernel();
+    decltype(at::_scaled_dot_product_flash_attention(q4, k4, v4)) r;
+    if (kernel == AttentionKernel::kCudnn) {
+      try {
+        r = at::_scaled_dot_product_cudnn_attention(q4, k4, v4, std::nullopt,
+                                                    /*compute_log_sumexp=*/true, 0.0,
+                                                    /*is_causal=*/true, false, s.scale);
+      } catch (const c10::Error& e) {
+        std::fprintf(stderr, "slidedp: cuDNN attention refused [B=%lld, H=%lld, KV=%lld, T=%lld, "
+                     "D=%lld] (%.200s); using FlashAttention-2 from now on\n", (long long)s.B,
+                     (long long)s.H, (long long)s.KV, (long long)s.T, (long long)s.D, e.what());
+        setAttentionKernel(AttentionKernel::kFlash);
+        kernel = AttentionKernel::kFlash;
+      }
+    }
+    if (kernel == AttentionKernel::kFlash)
+      r = at::_scaled_dot_product_flash_attention(q4, k4, v4, 0.0, /*is_causal=*/true,
+                                                  /*return_debug_mask=*/false, s.scale);
     Tensor out4 = std::get<0>(r);
     Tensor out = out4.transpose(1, 2).reshape({N, s.H * s.D});
     if (keep) {
+      keep->attnKernel = static_cast<int>(kernel);
       keep->attnOut4 = out4;
       keep->lse = std::get<1>(r);
       keep->cumSeqQ = std::get<2>(r);
@@ -298,7 +312,7 @@ std::tuple<Tensor, Tensor, Tensor> attentionBackward(const Tensor& dout, const T
   if (fusedAttention(q, ctx) && a.lse.defined()) {
     const Tensor& out4 = a.attnOut4;
     if (do4.strides() != out4.strides()) do4 = at::empty_like(out4).copy_(do4);  // O's layout
-    auto g = attentionKernel() == AttentionKernel::kCudnn
+    auto g = a.attnKernel == static_cast<int>(AttentionKernel::kCudnn)
                  ? at::_scaled_dot_product_cudnn_attention_backward(
                        do4, q4, k4, v4, out4, a.lse, a.philoxSeed, a.philoxOffset, Tensor(),
                        a.cumSeqQ, a.cumSeqK, s.T, s.T, 0.0, /*is_causal=*/true, s.scale)

@@ -54,6 +54,7 @@ struct TrainOptions {
   double gpu_memory_budget_gib = 0; // auto policy: GiB of the GPU a worker may allocate
                                     // (0: the device's total memory minus 3 GiB)
   bool offload_activations = false;  // boundary activations of recomputed layers to pinned host
+  bool flash_attention = false;      // bf16 GPU workers: FlashAttention-2 instead of cuDNN's
   // AdamW (torch.optim.AdamW semantics; decay only on ndim >= 2, as HF Trainer)
   double lr = 1e-3;
   double beta1 = 0.9;

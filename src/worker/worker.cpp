@@ -145,6 +145,8 @@ struct Worker::Impl {
     }
 #endif
     if (!cuda) at::set_num_threads(1);  // CPU workers share the host with the leader
+    model::setAttentionKernel(opts.flash_attention ? model::AttentionKernel::kFlash
+                                                   : model::AttentionKernel::kCudnn);
     for (int k = 0; k < opts.window_slots; ++k)
       window.push_back(at::empty({max_window_numel}, at::TensorOptions().dtype(cdtype).device(device)));
     handoff_thread = std::thread([this] { handoffLoop(); });

@@ -105,9 +105,9 @@ int main(int argc, char** argv) {
     model::AttentionKernel attention;
   };
   at::Tensor y0, dx0;  // the first variant's layer output and input gradient
-  for (const Variant& v : {Variant{"fused", false, model::AttentionKernel::kFlash},
+  for (const Variant& v : {Variant{"fused_flash", false, model::AttentionKernel::kFlash},
                            Variant{"fused_cudnn", false, model::AttentionKernel::kCudnn},
-                           Variant{"eager", true, model::AttentionKernel::kFlash}}) {
+                           Variant{"eager_flash", true, model::AttentionKernel::kFlash}}) {
     kernels::setReferenceKernels(v.reference);
     model::setAttentionKernel(v.attention);
     const char* tag = v.tag;
@@ -155,7 +155,6 @@ int main(int argc, char** argv) {
       std::printf("RESULT name=%s failed: %.300s\n", tag, e.what());
     }
   }
-  model::setAttentionKernel(model::AttentionKernel::kFlash);
   kernels::setReferenceKernels(false);
   return 0;
 }
