@@ -100,6 +100,8 @@ do_peers() {
     --seq-len 4096 --gpus "$GPUS" --launcher-args "--worker-threads 2" ${SLIDEDP_PEERS_ARGS:-} \
     > "$OUT/peers.log" 2>&1 || rc=1
   tail -45 "$OUT/peers.log"
+  # The device tool brings back a few files only: the comparison's folder goes as one archive.
+  tar czf "$OUT/peers.tgz" -C "$OUT" peers && rm -rf "$OUT/peers"
 }
 do_main() {
   step main

@@ -73,6 +73,10 @@ SYSTEMS = ["slidedp"] + list(PEERS)
 DEFAULT_SYSTEMS = "slidedp,fsdp2,fsdp2_ac,fsdp2_offload,deepspeed"
 FSDP2_PEAK_FROM = ("fsdp2", "fsdp2_ac")
 GEOMEAN_PEERS = ("fsdp2_offload", "deepspeed")
+# The offload peers' best setting per global batch: the best ok row of the family's variants.
+PEER_FAMILIES = {"FSDP2 + CPU offload": ("fsdp2_offload", "fsdp2_offload_ac"),
+                 "DeepSpeed ZeRO-Offload": ("deepspeed", "deepspeed_ac", "deepspeed_z3",
+                                            "deepspeed_z3_ac")}
 SLIDEDP_KNOWN = ("step", "variant", "delivery", "reduction", "loss", "lr", "grad_norm", "tokens",
                  "step_s", "tokens_per_s", "tflops_per_gpu", "gpu_peak_bytes")
 SLIDEDP_BREAKDOWN = ("fwd_s", "head_s", "bwd_s", "h2d_s", "d2h_s", "version_wait_s",
@@ -641,6 +645,19 @@ def summary_lines(rows):
         out.append(f"geomean slidedp/{p} over global batches {','.join(map(str, both)) or 'none'} "
                    f"(both ok): {fmt(g, '.3f')}"
                    + (f"; left out: {', '.join(left)}" if left else ""))
+    for fam, members in PEER_FAMILIES.items():
+        ran = [m for m in members if m in peers]
+        if len(ran) < 2:
+            continue  # one variant: its own line above says it all
+        best_b = {}
+        for r in ok:
+            if r["system"] in ran and (r["global_batch"] not in best_b or
+                                       r["tokens_per_s"] > best_b[r["global_batch"]]["tokens_per_s"]):
+                best_b[r["global_batch"]] = r
+        both = [b for b in sorted(best_b) if b in sd_by_b]
+        g = geomean([sd_by_b[b]["tokens_per_s"] / best_b[b]["tokens_per_s"] for b in both])
+        which = ", ".join(f"{b}: {best_b[b]['system']}" for b in both)
+        out.append(f"geomean slidedp / {fam} at its best setting per batch ({which}): {fmt(g, '.3f')}")
     return out
 
 
