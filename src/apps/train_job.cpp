@@ -379,6 +379,14 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
     o.train.total_steps = o.steps;
     o.train.bf16_compute = o.precision == "bf16" || (o.precision == "auto" && ctx.device == DeviceKind::kCuda);
     if (o.steps < 1) throwUserError("--steps must be >= 1, got {}", o.steps);
+    if (o.train.loss_chunk_tokens < 0)
+      throwUserError("--loss-chunk-tokens must be >= 0 (0: about 1 GiB of logits per chunk), got {}",
+                     o.train.loss_chunk_tokens);
+    if (o.train.max_kept_layers < -1)
+      throwUserError("--max-kept-layers must be >= 0, or -1 for no cap; got {}", o.train.max_kept_layers);
+    if (o.train.gpu_memory_budget_gib < 0)
+      throwUserError("--gpu-memory-budget must be >= 0 GiB (0: the GPU's memory minus 3 GiB), got {}",
+                     o.train.gpu_memory_budget_gib);
     if (o.batch_size < 1 || o.seq_len < 2)
       throwUserError("--batch-size must be >= 1 and --seq-len >= 2 (got {} and {})", o.batch_size, o.seq_len);
     if (o.data.rfind("reference:", 0) == 0) {

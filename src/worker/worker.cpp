@@ -176,26 +176,18 @@ struct Worker::Impl {
 #endif
   }
 
-  int64_t allocatedBytes() const {
+  /// The caching allocator's byte counters of this worker's GPU (zeros on CPU workers).
+  struct MemStat {
+    int64_t allocated = 0, peak_allocated = 0, peak_reserved = 0;
+  };
+  MemStat memStat() const {
 #ifdef SLIDEDP_WITH_CUDA
-    if (cuda)
-      return c10::cuda::CUDACachingAllocator::getDeviceStats(device.index()).allocated_bytes[0].current;
+    if (cuda) {
+      const auto st = c10::cuda::CUDACachingAllocator::getDeviceStats(device.index());
+      return {st.allocated_bytes[0].current, st.allocated_bytes[0].peak, st.reserved_bytes[0].peak};
+    }
 #endif
-    return 0;
-  }
-  int64_t peakAllocatedBytes() const {
-#ifdef SLIDEDP_WITH_CUDA
-    if (cuda)
-      return c10::cuda::CUDACachingAllocator::getDeviceStats(device.index()).allocated_bytes[0].peak;
-#endif
-    return 0;
-  }
-  int64_t peakReservedBytes() const {
-#ifdef SLIDEDP_WITH_CUDA
-    if (cuda)
-      return c10::cuda::CUDACachingAllocator::getDeviceStats(device.index()).reserved_bytes[0].peak;
-#endif
-    return 0;
+    return {};
   }
   /// A new batch shape: what was measured for the old one no longer holds, and the cached blocks
   /// of its sizes go back to the device.
@@ -588,7 +580,7 @@ struct Worker::Impl {
       if (u > 0 && (opts.max_kept_layers < 0 || st.kept_layers < opts.max_kept_layers)) {
         if (opts.activations == ActivationPolicy::kKeep) keep = true;
         if (opts.activations == ActivationPolicy::kAuto)
-          keep = !cuda || allocatedBytes() + keptBytes(tokens) + (L - u) * boundary_bytes + reserve <=
+          keep = !cuda || memStat().allocated + keptBytes(tokens) + (L - u) * boundary_bytes + reserve <=
                               budget_bytes;
       }
       for (auto& m : mbs) {
@@ -611,9 +603,10 @@ struct Worker::Impl {
     }
     st.forward_s = sec(t0, nowNs());
     mark(1);
-    const int64_t forward_level = allocatedBytes();
-    step_peak = peakAllocatedBytes();
-    step_peak_reserved = peakReservedBytes();
+    const MemStat at_forward_end = memStat();
+    const int64_t forward_level = at_forward_end.allocated;
+    step_peak = at_forward_end.peak_allocated;
+    step_peak_reserved = at_forward_end.peak_reserved;
     resetPeak();
 
     // ---- head: forward + backward of final norm, LM head and chunked cross-entropy --------
@@ -707,12 +700,12 @@ struct Worker::Impl {
       st.trace.insert(st.trace.end(), handoff_trace.begin(), handoff_trace.end());
     }
     if (cuda) {
-      const int64_t after_peak = peakAllocatedBytes();
-      measured_reserve = std::max<int64_t>(0, after_peak - forward_level);
-      st.gpu_peak_bytes = std::max(step_peak, after_peak);
+      const MemStat at_end = memStat();
+      measured_reserve = std::max<int64_t>(0, at_end.peak_allocated - forward_level);
+      st.gpu_peak_bytes = std::max(step_peak, at_end.peak_allocated);
       // What the allocator held beyond what was allocated at the peak (fragmentation) also has
       // to fit the budget next step.
-      fragmentation = std::max<int64_t>(0, std::max(step_peak_reserved, peakReservedBytes()) -
+      fragmentation = std::max<int64_t>(0, std::max(step_peak_reserved, at_end.peak_reserved) -
                                                st.gpu_peak_bytes);
     }
     st.compute_forward_s = st.forward_s;
