@@ -81,8 +81,9 @@ void addTrainOptions(CLI::App& app, TrainJobOptions& o) {
   g->add_option("--steps", o.steps, "Optimizer steps (per route with --route-sweep)")->capture_default_str();
   g->add_option("--delivery", o.delivery, "Delivery route: replicated or sharded")->capture_default_str();
   g->add_option("--reduction", o.reduction, "Reduction route: cpu or gpu")->capture_default_str();
-  g->add_option("--route-sweep", o.route_sweep, "Benchmark: comma-separated delivery/reduction pairs, "
-                "--steps each, e.g. replicated/cpu,sharded/gpu");
+  g->add_option("--route-sweep", o.route_sweep, "Benchmark: comma-separated variants "
+                "delivery/reduction[+clip][+offload][+keep|+recompute|+auto][@rows], --steps each, "
+                "e.g. replicated/cpu,sharded/gpu+recompute@32 (@rows: that variant's global batch)");
   g->add_option("--warmup-steps", o.warmup_steps, "Steps left out of the summary (per route)")->capture_default_str();
   g->add_option("--precision", o.precision, "Worker compute dtype: auto (bf16 on GPUs, fp32 on CPU "
                 "workers), bf16 (from the leader's bf16 copy) or fp32 (from the FP32 master)")
@@ -149,7 +150,16 @@ std::vector<RunVariant> parseVariants(const TrainJobOptions& o) {
     RunVariant v{item, o.train, 0};
     std::string rest = item;
     if (const auto at = rest.find('@'); at != std::string::npos) {
-      v.batch_rows = std::stoll(rest.substr(at + 1));
+      const std::string rows = rest.substr(at + 1);
+      size_t used = 0;
+      try {
+        v.batch_rows = std::stoll(rows, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (rows.empty() || used != rows.size() || v.batch_rows < 1)
+        throw AgreedError(fmt::format("--route-sweep item '{}': '@{}' is not a positive number of "
+                                      "rows (the variant's global batch)", item, rows));
       rest = rest.substr(0, at);
     }
     std::vector<std::string> parts;
@@ -163,7 +173,11 @@ std::vector<RunVariant> parseVariants(const TrainJobOptions& o) {
     v.opts.reduction = parseReductionRoute(parts[0].substr(slash + 1));
     v.opts.max_grad_norm = 0;
     v.opts.offload_activations = false;
+    int policies = 0;
     for (size_t i = 1; i < parts.size(); ++i) {
+      if ((parts[i] == "keep" || parts[i] == "recompute" || parts[i] == "auto") && ++policies > 1)
+        throw AgreedError(fmt::format("--route-sweep item '{}': give at most one of +keep, "
+                                      "+recompute, +auto", item));
       if (parts[i] == "clip")
         v.opts.max_grad_norm = o.train.max_grad_norm > 0 ? o.train.max_grad_norm : 1.0;
       else if (parts[i] == "offload")
@@ -384,7 +398,10 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
                      o.train.loss_chunk_tokens);
     if (o.train.max_kept_layers < -1)
       throwUserError("--max-kept-layers must be >= 0, or -1 for no cap; got {}", o.train.max_kept_layers);
-    if (o.train.gpu_memory_budget_gib < 0)
+    if (o.train.micro_batch_rows < 0)
+      throwUserError("--micro-batch-rows must be >= 0 (0: all of a worker's rows at once), got {}",
+                     o.train.micro_batch_rows);
+    if (!(o.train.gpu_memory_budget_gib >= 0) || !std::isfinite(o.train.gpu_memory_budget_gib))
       throwUserError("--gpu-memory-budget must be >= 0 GiB (0: the GPU's memory minus 3 GiB), got {}",
                      o.train.gpu_memory_budget_gib);
     if (o.batch_size < 1 || o.seq_len < 2)

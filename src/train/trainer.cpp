@@ -127,12 +127,23 @@ Trainer::Trainer(const RankContext& ctx, const std::string& model_dir, const Tra
     }
   }
   agreeOrThrow(ctx.world, problem.empty(), problem);
+  problem.clear();
   if (!ctx.isLeader()) {
-    seg_ = shm::Segment::open(name, job, opts.wait_timeout_s);
-    worker_ = std::make_unique<Worker>(ctx, seg_, spec_, state_, config_, layout_, plan_, opts_);
-    worker_->setBaseStep(first_step_ - 1);
+    // A worker's configuration error (e.g. an option for GPU workers on CPU workers) is agreed
+    // like the leader's, so the leader unwinds and removes the segment instead of being aborted.
+    try {
+      seg_ = shm::Segment::open(name, job, opts.wait_timeout_s);
+      worker_ = std::make_unique<Worker>(ctx, seg_, spec_, state_, config_, layout_, plan_, opts_);
+      worker_->setBaseStep(first_step_ - 1);
+    } catch (const UserError& e) {
+      problem = fmt::format("{}: {}", ctx.describe(), e.what());
+    }
   }
-  MPI_CHECK(MPI_Barrier(ctx.world));
+  if (!problem.empty()) {
+    worker_.reset();
+    seg_ = shm::Segment();  // unmap before the leader removes it
+  }
+  agreeOrThrow(ctx.world, problem.empty(), problem);
 }
 
 Trainer::~Trainer() {

@@ -878,9 +878,9 @@ def parse_args(argv):
     if bad or not o.systems:
         raise UsageError(f"unknown system(s) {', '.join(bad) or '(none given)'}",
                          f"known: {', '.join(SYSTEMS)}")
-    if o.seq_len <= 0 or o.steps <= 0 or o.warmup < 0 or o.micro_batch < 0 or o.threads < 0:
-        raise UsageError("--seq-len and --steps must be positive; --warmup, --micro-batch, "
-                         "--threads must not be negative")
+    if o.seq_len < 2 or o.steps <= 0 or o.warmup < 0 or o.micro_batch < 0 or o.threads < 0:
+        raise UsageError("--seq-len must be >= 2 (a row needs a next-token target) and --steps "
+                         "positive; --warmup, --micro-batch, --threads must not be negative")
     if o.device == "cuda":
         o.gpus = parse_int_list(o.gpus, "--gpus") if o.gpus else visible_gpus()
         if not o.gpus:
