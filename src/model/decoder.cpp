@@ -220,8 +220,8 @@ Tensor projectGateUp(const LayerParams& p, const Tensor& h) {
   return at::cat({project(h, p.gate, p.gateb), project(h, p.up, p.upb)}, 1);
 }
 
-// The gradient of y = x @ w^T with respect to x, and w's gradient added to gw (fp32).
-// Fused matrices (qkv, gu) when both the weights and their gradient views are fused.
+// The gradient of y = x @ w^T (+ b) with respect to x; w's (and b's) gradient added to gw
+// (gb), fp32.
 Tensor backProject(const Tensor& dy, const Tensor& x, const Tensor& w, const Tensor& gw,
                    const Tensor& gb) {
   addmmAccumulate(gw, dy.t(), x);
@@ -281,7 +281,7 @@ Tensor attentionForward(const Tensor& q, const Tensor& k, const Tensor& v, const
     Tensor out4 = std::get<0>(r);
     Tensor out = out4.transpose(1, 2).reshape({N, s.H * s.D});
     if (keep) {
-      keep->attnKernel = static_cast<int>(kernel);
+      keep->attnKernel = kernel;
       keep->attnOut4 = out4;
       keep->lse = std::get<1>(r);
       keep->cumSeqQ = std::get<2>(r);
@@ -312,7 +312,7 @@ std::tuple<Tensor, Tensor, Tensor> attentionBackward(const Tensor& dout, const T
   if (fusedAttention(q, ctx) && a.lse.defined()) {
     const Tensor& out4 = a.attnOut4;
     if (do4.strides() != out4.strides()) do4 = at::empty_like(out4).copy_(do4);  // O's layout
-    auto g = a.attnKernel == static_cast<int>(AttentionKernel::kCudnn)
+    auto g = a.attnKernel == AttentionKernel::kCudnn
                  ? at::_scaled_dot_product_cudnn_attention_backward(
                        do4, q4, k4, v4, out4, a.lse, a.philoxSeed, a.philoxOffset, Tensor(),
                        a.cumSeqQ, a.cumSeqK, s.T, s.T, 0.0, /*is_causal=*/true, s.scale)
@@ -455,8 +455,8 @@ at::Tensor decoderLayerBackward(const ModelConfig& c, const UnitLayout& unit, co
                               c.qkNorm ? g.qNorm : Tensor(), c.qkNorm ? g.kNorm : Tensor());
   dqkv.narrow(1, Q + KVD, KVD).copy_(dv);
   dq = dk = dv = Tensor();
-  auto x2 = a.x.reshape({N, C});
-  Tensor h = kernels::rmsNormApply(x2.contiguous(), a.rstd1, p.inNorm);
+  auto x2 = a.x.reshape({N, C}).contiguous();
+  Tensor h = kernels::rmsNormApply(x2, a.rstd1, p.inNorm);
   Tensor dh;
   if (p.qkv.defined()) {
     dh = backProject(dqkv, h, p.qkv, g.qkv, Tensor());
@@ -467,7 +467,7 @@ at::Tensor decoderLayerBackward(const ModelConfig& c, const UnitLayout& unit, co
   }
   dqkv = Tensor();
   h = Tensor();
-  Tensor dx = kernels::rmsNormBackward(dh, x2.contiguous(), a.rstd1, p.inNorm, g.inNorm);
+  Tensor dx = kernels::rmsNormBackward(dh, x2, a.rstd1, p.inNorm, g.inNorm);
   dx.add_(dh1);
   return dx.view({B, T, C});
 }

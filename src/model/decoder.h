@@ -63,6 +63,17 @@ at::Tensor embeddingForward(const ModelConfig& config, const at::Tensor& embedFl
 void embeddingBackward(const ModelConfig& config, const at::Tensor& inputIds,
                        const at::Tensor& gradOut, at::Tensor& gradEmbedFlat);
 
+/// The fused attention kernel of bf16 CUDA layers without a packed-document mask: cuDNN's
+/// (ATen's _scaled_dot_product_cudnn_attention, the default: 6-13% faster per layer than
+/// FlashAttention-2 on H200, tools/bench/bench_layer) or FlashAttention-2
+/// (_scaled_dot_product_flash_attention). Process-wide; the environment variable
+/// SLIDEDP_ATTENTION=flash|cudnn sets the initial value. A shape cuDNN refuses falls back to
+/// FlashAttention-2 for the rest of the process (logged once).
+enum class AttentionKernel { kFlash, kCudnn };
+AttentionKernel attentionKernel();
+void setAttentionKernel(AttentionKernel k);
+const char* attentionKernelName(AttentionKernel k);
+
 /// What a decoder layer's forward keeps for its backward when its activations are kept
 /// (instead of recomputed): the input and every tensor that only a GEMM could give back. The
 /// rest (the RMSNorm outputs, rotated q/k, the SwiGLU product) is recomputed element-wise in
@@ -78,23 +89,14 @@ struct LayerActivations {
   at::Tensor attnOut4;      // the attention kernel's own output [B, H, T, D] (attn's storage)
   at::Tensor lse;           // flash/cuDNN attention: fp32 log-sum-exp; undefined otherwise
   at::Tensor cumSeqQ, cumSeqK, philoxSeed, philoxOffset;  // the kernel's bookkeeping
-  int attnKernel = 0;       // the AttentionKernel that produced them
+  AttentionKernel attnKernel = AttentionKernel::kFlash;  // the kernel that produced them
   at::Tensor h1;            // [N, C] residual stream after attention
   at::Tensor gu;            // [N, 2I] gate | up projections
   /// Device bytes held by these tensors (each storage counted once).
   int64_t bytes() const;
 };
 
-/// The fused attention kernel of bf16 CUDA layers without a packed-document mask: cuDNN's
-/// (ATen's _scaled_dot_product_cudnn_attention, the default: 6-13% faster per layer than
-/// FlashAttention-2 on H200, tools/bench/bench_layer) or FlashAttention-2
-/// (_scaled_dot_product_flash_attention). Process-wide; the environment variable
-/// SLIDEDP_ATTENTION=flash|cudnn sets the initial value. A shape cuDNN refuses falls back to
-/// FlashAttention-2 for the rest of the process (logged once).
-enum class AttentionKernel { kFlash, kCudnn };
-AttentionKernel attentionKernel();
-void setAttentionKernel(AttentionKernel k);
-const char* attentionKernelName(AttentionKernel k);
+
 
 /// Decoder layer forward: x [B, T, C] -> [B, T, C], in flat's dtype, no autograd. With `keep`,
 /// also fills it for decoderLayerBackward(acts). Attention: flash attention (CUDA, bf16, plain
