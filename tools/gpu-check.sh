@@ -4,7 +4,7 @@
 # comparison (tools/bench/peers.sh); logs to $OUT (or ./gpu-logs). Works on 1..8 GPUs.
 #
 #   bash tools/gpu-check.sh [steps...]
-#     steps, run in the order given: build test layer slidedp peers main realrun adamw
+#     steps, run in the order given: build test layer profile slidedp packed peers main realrun adamw
 #     (default: build test layer slidedp)
 #   Environment (each optional):
 #     SLIDEDP_BENCH_CONFIG    model shape of `slidedp` and `peers` (default tools/configs/qwen3-4b.json
@@ -83,6 +83,19 @@ do_layer() {
     timeout 120 "$BIN/bench_layer" --config "$cfg" --rows 4 --seq-len 4096 --iters 5 2>&1 | tee -a "$OUT/bench-layer.log" | grep -E "bench_layer|RESULT|kept|rror"
   done
 }
+do_profile() {
+  step "profile: per-op GPU time of one decoder layer and the head (bench_layer --profile)"
+  mkdir -p "$OUT/traces"
+  for spec in ${SLIDEDP_PROFILE_SHAPES:-qwen3-4b:8 qwen3-4b:4 qwen3-8b:4}; do
+    cfg=${spec%%:*}; rows=${spec##*:}
+    mkdir -p "$OUT/traces/$cfg-r$rows"
+    timeout 240 "$BIN/bench_layer" --config "tools/configs/$cfg.json" --rows "$rows" --seq-len 4096 \
+      --iters 5 --profile 1 --trace-dir "$OUT/traces/$cfg-r$rows" > "$OUT/traces/$cfg-r$rows.log" 2>&1 || rc=1
+    cat "$OUT/traces/$cfg-r$rows.log" >> "$OUT/profile.log"
+    grep -E "bench_layer:|RESULT name=(fused_cudnn|profile)|GPU busy" "$OUT/traces/$cfg-r$rows.log"
+  done
+  tar czf "$OUT/profile-traces.tgz" -C "$OUT" traces && rm -rf "$OUT/traces"
+}
 do_slidedp() {
   step "slidedp: $CONFIG, seq 4096, $NGPU GPU(s)"
   SWEEP=${SLIDEDP_BENCH_SWEEP:-$ROUTE@8,$ROUTE+recompute@8,$ROUTE@16}
@@ -91,6 +104,17 @@ do_slidedp() {
     --route-sweep "$SWEEP" --metrics "$OUT/bench-slidedp.jsonl" --trace "$OUT/trace.json" \
     > "$OUT/bench-slidedp.log" 2>&1 || rc=1
   grep -E "model |step [0-9]+/|summary|^variant|@[0-9]+ |error|Error" "$OUT/bench-slidedp.log" | cut -c1-400 | tail -30
+}
+do_packed() {
+  step "packed: rows of packed documents (256-2048 tokens, variable-length attention) vs plain rows"
+  SWEEP=${SLIDEDP_PACKED_SWEEP:-$ROUTE@8,$ROUTE@16}
+  for data in synthetic synthetic-packed:256:2048; do
+    SLIDEDP_WORKER=$BIN/slidedp_worker timeout ${SLIDEDP_BENCH_TIMEOUT:-300} launcher/slidedp-run --gpus "$GPUS" --worker-threads 2 -- \
+      --model-config "$CONFIG" --seq-len 4096 --steps ${SLIDEDP_BENCH_STEPS:-3} --warmup-steps 1 --lr 1e-5 \
+      --data "$data" --route-sweep "$SWEEP" > "$OUT/bench-packed-${data%%:*}.log" 2>&1 || rc=1
+    echo "--- data $data"
+    grep -E "^variant|@[0-9]+ |error|Error" "$OUT/bench-packed-${data%%:*}.log" | cut -c1-300 | tail -8
+  done
 }
 do_peers() {
   step "peers: slidedp vs FSDP2 / FSDP2 + CPU offload / DeepSpeed ZeRO-Offload"
@@ -124,7 +148,7 @@ do_adamw() {
   tail -25 "$OUT/bench-adamw.log"
 }
 for s in $STEPS; do
-  declare -F "do_$s" >/dev/null || { echo "gpu-check.sh: unknown step '$s' (steps: build test layer slidedp peers main realrun adamw)"; exit 2; }
+  declare -F "do_$s" >/dev/null || { echo "gpu-check.sh: unknown step '$s' (steps: build test layer profile slidedp packed peers main realrun adamw)"; exit 2; }
   "do_$s"
 done
 echo "=== done rc=$rc ($(date +%T))"
