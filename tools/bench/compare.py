@@ -690,7 +690,7 @@ def summary_lines(rows):
             out.append(f"T = {T}:")
         out += ["  " + ln if len(Ts) > 1 else ln
                 for ln in summary_lines_at([r for r in rows if r.get("seq_len") == T])]
-    if len(Ts) > 1:
+    if len(Ts) > 1 and any(r["system"] == "slidedp" for r in rows):
         peers = [s for s in dict.fromkeys(r["system"] for r in rows) if s != "slidedp"]
         for p in peers:
             parts = []
