@@ -63,7 +63,8 @@ if [ -x .prebuilt/bin/slidedp_worker ]; then
     echo "prebuilt binaries do not start here ($(tail -1 "$OUT/prebuilt-check.log")): building"
   fi
 fi
-if has peers && [ -d .whl ]; then
+# (not when SLIDEDP_PEERS_ARGS names --systems without a deepspeed one: e.g. the long-sequence run)
+if has peers && [ -d .whl ] && ! [[ "${SLIDEDP_PEERS_ARGS:-}" == *--systems* && "${SLIDEDP_PEERS_ARGS:-}" != *deepspeed* ]]; then
   # DeepSpeed's CPU Adam op compiles in the background while slidedp builds and runs.
   ( python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
     && PYTHONPATH=/tmp/site python3 -c "from deepspeed.ops.op_builder import CPUAdamBuilder; CPUAdamBuilder().load()" ) \
