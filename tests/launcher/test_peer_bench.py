@@ -12,6 +12,7 @@ without a GPU, in three parts (CTest runs each as its own test):
           calls Liger's patch of the config's model_type with the issue's arguments (a stand-in
           liger_kernel package); clear errors for bad input.
   liger   the real Liger-Kernel patch (the wheel in <repo>/.whl or an installed liger_kernel):
+          peer_train's FSDP2 set-up (with AC) on the patched model completes on a CPU rank;
           the model built after peer_train.apply_liger has LigerRMSNorm, LigerSwiGLUMLP, Liger's
           rope and fused linear cross-entropy forward, the same parameter count (so the same
           FLOPs) and initialises under peer_train's rules. Exit 77 (CTest: skipped) without it.
@@ -413,6 +414,38 @@ print(json.dumps({"desc": desc, "before": before, "after": type(m).forward.__mod
         self.assertEqual(got["n_plain"], got["n_liger"])  # same N, same FLOPs
         self.assertTrue(got["norm_ones"])
         self.assertAlmostEqual(got["mlp_std"], 0.02, delta=0.004)
+
+    def test_fsdp2_set_up_with_liger_and_ac(self):
+        """peer_train's FSDP2 set-up (meta build, checkpoint_wrapper, fully_shard, to_empty,
+        init, rotary restore) on the Liger-patched model, on one gloo rank; the step itself
+        needs a GPU (Triton)."""
+        code = r"""
+import json, os, sys, torch, torch.distributed as dist
+import peer_train as pt
+os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(pt.free_port()), RANK="0",
+                  WORLD_SIZE="1", LOCAL_RANK="0")
+dist.init_process_group("gloo")
+a = pt.parse_args(["--system", "fsdp2", "--ac", "--config", sys.argv[1], "--device", "cpu"])
+desc = pt.apply_liger("qwen3")
+step, set_batch, n, state = pt.build_fsdp2(a, pt.load_config(a.config), torch.device("cpu"), 1,
+                                           offload=False)
+import gc
+kinds = [type(o).__name__ for o in gc.get_objects() if isinstance(o, torch.nn.Module)]
+print(json.dumps({"n": n, "desc": state["desc"], "liger": desc,
+                  "rms": kinds.count("LigerRMSNorm"), "mlp": kinds.count("LigerSwiGLUMLP"),
+                  "eager_rms": kinds.count("Qwen3RMSNorm")}))
+dist.destroy_process_group()
+"""
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+            x for x in (LIGER_DIR, BENCH, os.environ.get("PYTHONPATH", "")) if x))
+        p = subprocess.run([sys.executable, "-c", code, TINY], capture_output=True, text=True,
+                           env=env, timeout=300)
+        self.assertEqual(p.returncode, 0, p.stderr[-3000:])
+        got = json.loads(p.stdout.strip().splitlines()[-1])
+        self.assertEqual(got["n"], 106880)  # qwen3-tiny, as without Liger
+        self.assertIn("checkpoint_wrapper per layer", got["desc"])
+        # 2 layers x (input, post-attention, q, k norms) + the final norm; 2 MLPs
+        self.assertEqual((got["rms"], got["mlp"], got["eager_rms"]), (9, 2, 0))
 
 
 class CpuRun(unittest.TestCase):

@@ -67,7 +67,9 @@ import threading
 import time
 
 PROG = "compare"
-REPORT_RESERVE_S = 15    # --time-budget: kept for the report after the last run
+# --time-budget: kept after the last run's timeout for stopping it (stop_group: up to 33 s)
+# and the report (a few s)
+REPORT_RESERVE_S = 45
 MIN_RUN_S = 45           # --time-budget: a run with less than this left is not started
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -538,7 +540,10 @@ def run_system(o, name, T, index, count, timeout):
         env = env_for(extra)
     if os.path.exists(raw):
         os.remove(raw)
+    t_settle = time.time()
     settle(nvml)
+    if o.time_budget:  # the wait counts against the budget
+        timeout = max(1.0, timeout - (time.time() - t_settle))
     say(f"[{index}/{count}] {tag}: " + " ".join(shlex.quote(c) for c in cmd))
     say(f"[{index}/{count}] {tag}: log {log}, timeout {timeout:.0f} s")
     sampler = Sampler(nvml, o.sample_interval, tail=raw if name == "slidedp" else None)
