@@ -11,14 +11,17 @@
 #                             on one GPU, qwen3-8b.json on more)
 #     SLIDEDP_BENCH_SWEEP     --route-sweep of `slidedp` (default: the route @8 and @16, and @8 with
 #                             every layer recomputed)
-#     SLIDEDP_PEERS_ARGS      extra arguments of tools/bench/peers.sh (e.g. --systems, --batches)
+#     SLIDEDP_PEERS_ARGS      extra arguments of tools/bench/peers.sh (e.g. --systems, --batches,
+#                             --time-budget S; long sequences: "--seq-lens 65536,131072 --batches 1
+#                             --systems slidedp,fsdp2_liger_ac", which override the --seq-len 4096
+#                             given here)
 #     SLIDEDP_BUILD_TARGETS   what `build` builds (default: what the other steps run)
 #
 # Fixtures from ../shared do not travel to that machine: copy what tests need into .gpu/shared
 # (git-ignored) and carry it: mkdir -p .gpu/shared/{models,reference,data} && cp -r
 # ../shared/models/stories260K .gpu/shared/models/ && cp ../shared/reference/* .gpu/shared/reference/
-# && cp ../shared/data/kjv.txt .gpu/shared/data/. DeepSpeed and its missing dependencies travel as
-# wheels in .whl (tools/bench/fetch_peer_wheels.sh); carry it for `peers`.
+# && cp ../shared/data/kjv.txt .gpu/shared/data/. DeepSpeed, Liger-Kernel and their missing
+# dependencies travel as wheels in .whl (tools/bench/fetch_peer_wheels.sh); carry it for `peers`.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$(pwd)/gpu-logs}
@@ -60,7 +63,8 @@ if [ -x .prebuilt/bin/slidedp_worker ]; then
     echo "prebuilt binaries do not start here ($(tail -1 "$OUT/prebuilt-check.log")): building"
   fi
 fi
-if has peers && [ -d .whl ]; then
+# (not when SLIDEDP_PEERS_ARGS names --systems without a deepspeed one: e.g. the long-sequence run)
+if has peers && [ -d .whl ] && ! [[ "${SLIDEDP_PEERS_ARGS:-}" == *--systems* && "${SLIDEDP_PEERS_ARGS:-}" != *deepspeed* ]]; then
   # DeepSpeed's CPU Adam op compiles in the background while slidedp builds and runs.
   ( python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
     && PYTHONPATH=/tmp/site python3 -c "from deepspeed.ops.op_builder import CPUAdamBuilder; CPUAdamBuilder().load()" ) \
@@ -117,13 +121,14 @@ do_packed() {
   done
 }
 do_peers() {
-  step "peers: slidedp vs FSDP2 / FSDP2 + CPU offload / DeepSpeed ZeRO-Offload"
+  step "peers: slidedp vs FSDP2 (eager, Liger) / FSDP2 + CPU offload / DeepSpeed ZeRO-Offload (eager, Liger)"
   wait  # the DeepSpeed op build
   tail -3 "$OUT/deepspeed-prebuild.log" 2>/dev/null
   SLIDEDP_WORKER=$BIN/slidedp_worker OUT=$OUT/peers bash tools/bench/peers.sh --config "$CONFIG" \
     --seq-len 4096 --gpus "$GPUS" --launcher-args "--worker-threads 2" ${SLIDEDP_PEERS_ARGS:-} \
     > "$OUT/peers.log" 2>&1 || rc=1
-  tail -45 "$OUT/peers.log"
+  sed -n '/^slidedp vs peers:/,/^runs:/p' "$OUT/peers.log" | head -80  # the table and summary
+  tail -8 "$OUT/peers.log"
   # The device tool brings back a few files only: the comparison's folder goes as one archive.
   tar czf "$OUT/peers.tgz" -C "$OUT" peers && rm -rf "$OUT/peers"
 }
