@@ -245,6 +245,66 @@ __global__ void rmsNormBackwardKernel(const T* __restrict__ dy, const T* __restr
   }
 }
 
+/// Two consecutive elements as one 4-byte (bf16) or 8-byte (fp32) access.
+template <typename T>
+struct alignas(2 * sizeof(T)) Pack2 {
+  T v[2];
+};
+
+// RMSNorm backward, one warp per row (grid-stride), two passes over the row (the second reads
+// it back from L2): dot = mean(dn * n), then dx. The weight gradient is summed per block in
+// shared memory (lane l adds columns 2l, 2l+1 of each 64-column step: at most 2-way bank
+// conflicts) and added once per block to dw. Needs C even and aligned rows.
+template <typename T>
+__global__ void rmsNormBackwardWarpKernel(const T* __restrict__ dy, const T* __restrict__ x,
+                                          const float* __restrict__ rstd, const T* __restrict__ w,
+                                          const T* __restrict__ residual, T* __restrict__ dx,
+                                          float* __restrict__ dw, int64_t N, int64_t C) {
+  extern __shared__ float dws[];  // [C]
+  const bool wantDw = dw != nullptr;
+  if (wantDw) {
+    for (int64_t i = threadIdx.x; i < C; i += blockDim.x) dws[i] = 0.f;
+    __syncthreads();
+  }
+  const int lane = threadIdx.x & 31, wpb = blockDim.x >> 5;
+  const int64_t C2 = C / 2;
+  for (int64_t row = static_cast<int64_t>(blockIdx.x) * wpb + (threadIdx.x >> 5); row < N;
+       row += static_cast<int64_t>(gridDim.x) * wpb) {
+    const float r = rstd[row];
+    const Pack2<T>* x2 = reinterpret_cast<const Pack2<T>*>(x + row * C);
+    const Pack2<T>* g2 = reinterpret_cast<const Pack2<T>*>(dy + row * C);
+    const Pack2<T>* w2 = reinterpret_cast<const Pack2<T>*>(w);
+    float dot = 0.f;
+    for (int64_t j = lane; j < C2; j += 32) {
+      const Pack2<T> xv = x2[j], gv = g2[j], wv = w2[j];
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        const float n = Io<T>::ld(xv.v[e]) * r, g = Io<T>::ld(gv.v[e]);
+        dot += g * Io<T>::ld(wv.v[e]) * n;
+        if (wantDw) atomicAdd(dws + 2 * j + e, g * Io<T>::rnd(n));
+      }
+    }
+    dot = warpSum(dot) / static_cast<float>(C);
+    Pack2<T>* d2 = reinterpret_cast<Pack2<T>*>(dx + row * C);
+    const Pack2<T>* r2 = residual ? reinterpret_cast<const Pack2<T>*>(residual + row * C) : nullptr;
+    for (int64_t j = lane; j < C2; j += 32) {
+      const Pack2<T> xv = x2[j], gv = g2[j], wv = w2[j];
+      Pack2<T> o;
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        const float n = Io<T>::ld(xv.v[e]) * r;
+        const float g = r * (Io<T>::ld(gv.v[e]) * Io<T>::ld(wv.v[e]) - n * dot);
+        o.v[e] = r2 ? Io<T>::st(Io<T>::rnd(g) + Io<T>::ld(r2[j].v[e])) : Io<T>::st(g);
+      }
+      d2[j] = o;
+    }
+  }
+  if (wantDw) {
+    __syncthreads();
+    for (int64_t i = threadIdx.x; i < C; i += blockDim.x) atomicAdd(dw + i, dws[i]);
+  }
+}
+
 // ---- Q/K norm + RoPE -----------------------------------------------------------------------
 template <typename T>
 __global__ void qkNormRopeForwardKernel(const T* __restrict__ qkv, int64_t ld, int H, int KV,
@@ -748,15 +808,26 @@ cudaError_t rmsNormBackward(DType dtype, const void* dy, const void* x, const fl
                             int64_t N, int64_t C, cudaStream_t stream) {
   if (C > rmsNormBackwardMaxColumns(dtype)) return cudaErrorInvalidValue;
   if (N == 0) return cudaSuccess;
-  const int64_t grid = std::min<int64_t>(N, static_cast<int64_t>(smCount()) * 8);
   return dispatch(dtype, [&](auto* tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
+    const size_t smem = static_cast<size_t>(C) * sizeof(float);
+    if (C % 2 == 0 && smem <= kMaxSharedBytes &&
+        reinterpret_cast<uintptr_t>(dy) % (2 * sizeof(T)) == 0 &&
+        reinterpret_cast<uintptr_t>(x) % (2 * sizeof(T)) == 0 &&
+        reinterpret_cast<uintptr_t>(w) % (2 * sizeof(T)) == 0 &&
+        reinterpret_cast<uintptr_t>(dx) % (2 * sizeof(T)) == 0 &&
+        reinterpret_cast<uintptr_t>(residual) % (2 * sizeof(T)) == 0) {
+      const int64_t warpGrid = std::min<int64_t>((N + 7) / 8, static_cast<int64_t>(smCount()) * 8);
+      rmsNormBackwardWarpKernel<T><<<static_cast<unsigned>(warpGrid), 256, smem, stream>>>(
+          static_cast<const T*>(dy), static_cast<const T*>(x), rstd, static_cast<const T*>(w),
+          static_cast<const T*>(residual), static_cast<T*>(dx), dwAccum, N, C);
+      return;
+    }
     // At least 256 threads a row (more rows' loads in flight), at most what the kernel's
     // registers allow; 8 blocks per SM.
-    const int threads = std::min(
-        threadsFor(std::max<int64_t>((C + kNormColsPerThread - 1) / kNormColsPerThread, 256)),
-        maxThreads(rmsNormBackwardKernel<T>));
-    rmsNormBackwardKernel<T><<<static_cast<unsigned>(grid), threads, 0, stream>>>(
+    const int threads = std::min(threadsFor((C + kNormColsPerThread - 1) / kNormColsPerThread),
+                                 maxThreads(rmsNormBackwardKernel<T>));
+    rmsNormBackwardKernel<T><<<gridForRows(N), threads, 0, stream>>>(
         static_cast<const T*>(dy), static_cast<const T*>(x), rstd, static_cast<const T*>(w),
         static_cast<const T*>(residual), static_cast<T*>(dx), dwAccum, N, C);
   });

@@ -66,11 +66,13 @@ double profileScopes(const std::string& title, const std::function<void()>& work
   if (!tracePath.empty()) result->save(tracePath);
 
   std::vector<CpuOp> cpu;
-  std::vector<GpuAct> gpu;
+  std::vector<GpuAct> gpu, ranges;  // kernels/copies/memsets; the scopes' GPU-time ranges
+  constexpr uint8_t kGpuUserAnnotation = 2;  // libkineto::ActivityType::GPU_USER_ANNOTATION
   for (const auto& e : result->events()) {
     if (e.deviceType() == c10::DeviceType::CUDA) {
       if (e.durationNs() == 0) continue;
-      gpu.push_back({e.name(), e.startNs(), e.endNs(), e.linkedCorrelationId()});
+      (e.activityType() == kGpuUserAnnotation ? ranges : gpu)
+          .push_back({e.name(), e.startNs(), e.endNs(), e.linkedCorrelationId()});
     } else if (e.deviceType() == c10::DeviceType::CPU && e.correlationId() != 0) {
       CpuOp op{e.name(), e.startNs(), e.endNs(), e.startThreadId(), e.correlationId(),
                e.scope() == static_cast<uint8_t>(at::RecordScope::USER_SCOPE), {}};
@@ -106,6 +108,16 @@ double profileScopes(const std::string& title, const std::function<void()>& work
   std::map<std::string, Row> rows;
   std::map<std::string, std::pair<int, double>> kernelTotals;  // kernel name -> (count, ns)
   std::sort(gpu.begin(), gpu.end(), [](const GpuAct& a, const GpuAct& b) { return a.start < b.start; });
+  // A kernel's scope: the innermost scope range on the GPU timeline that holds it (kernels
+  // launched outside any ATen op, e.g. the fused ones, have no linked op), else through the
+  // launching op on the CPU timeline.
+  auto rangeOf = [&](const GpuAct& g) -> const GpuAct* {
+    const GpuAct* best = nullptr;
+    for (const auto& r : ranges)
+      if (r.start <= g.start && g.end <= r.end && (!best || r.end - r.start < best->end - best->start))
+        best = &r;
+    return best;
+  };
   for (const auto& g : gpu) {
     std::string scope = "(unattributed)";
     const CpuOp* op = nullptr;
@@ -113,6 +125,7 @@ double profileScopes(const std::string& title, const std::function<void()>& work
       op = &cpu[it->second];
       scope = scopeOf(*op);
     }
+    if (const GpuAct* r = rangeOf(g)) scope = r->name;
     Row& r = rows[scope];
     if (r.kernels == 0) r.order = rows.size();
     r.scope = scope;
