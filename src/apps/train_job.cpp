@@ -404,7 +404,8 @@ void checkHostMemoryUpFront(const RankContext& ctx, const TrainJobOptions& o,
     }
     const HostMemoryNeed need = estimateHostMemory(HostStateLayout::build(spec), ctx.local_size, rows,
                                                    o.seq_len, cfg.hiddenSize, cfg.numLayers,
-                                                   offload && ctx.device == DeviceKind::kCuda);
+                                                   offload && ctx.device == DeviceKind::kCuda,
+                                                   o.train.micro_batch_rows);
     const uint64_t available = testHookMemAvailable(memAvailableBytes());
     if (ctx.world_rank == 0)
       SLIDEDP_LOG_INFO("host memory: the job needs {}; {} available", need.describe(),

@@ -1,5 +1,6 @@
 #include "runtime/host_memory.h"
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -15,12 +16,29 @@ std::string HostMemoryNeed::describe() const {
                      shm::formatBytes(offload_bytes), shm::formatBytes(token_bytes));
 }
 
+uint64_t powerOf2Ceil(uint64_t n) {
+  uint64_t p = 1;
+  while (p < n) p <<= 1;
+  return p;
+}
+
 HostMemoryNeed estimateHostMemory(const HostStateLayout& state, int ranks, int64_t B, int64_t T,
-                                  int64_t C, int64_t L, bool offload) {
+                                  int64_t C, int64_t L, bool offload, int64_t micro_batch_rows) {
   HostMemoryNeed n;
   n.segment_bytes = state.layout.totalBytes();
   const uint64_t tokens = static_cast<uint64_t>(B) * static_cast<uint64_t>(T);
-  if (offload) n.offload_bytes = static_cast<uint64_t>(L) * tokens * static_cast<uint64_t>(C) * 2;
+  if (offload) {
+    const int64_t G = std::max(1, ranks - 1);
+    for (int64_t w = 0; w < G; ++w) {  // rows split as rowsForWorker does: the first B % G get one more
+      const int64_t rows = B / G + (w < B % G ? 1 : 0);
+      const int64_t mb = micro_batch_rows > 0 ? micro_batch_rows : rows;
+      for (int64_t r0 = 0; r0 < rows; r0 += mb) {
+        const uint64_t bytes = static_cast<uint64_t>(std::min(mb, rows - r0)) *
+                               static_cast<uint64_t>(T) * static_cast<uint64_t>(C) * 2;
+        n.offload_bytes += static_cast<uint64_t>(L) * powerOf2Ceil(bytes);
+      }
+    }
+  }
   n.token_bytes = 3 * 8 * tokens * static_cast<uint64_t>(ranks + 1);
   return n;
 }

@@ -20,7 +20,10 @@ struct HostMemoryNeed {
                                // (12 B/param), bf16 copy (2 B/param), gradient staging ring,
                                // clipping's FP32 gradient region
   uint64_t offload_bytes = 0;  // pinned activation offload (--offload-activations): every
-                               // decoder layer's boundary activation, L x B x T x C x 2 bytes
+                               // decoder layer's boundary activation of every micro-batch,
+                               // [rows, T, C] bf16, each rounded up to a power of two by
+                               // torch's CachingHostAllocator (PowerOf2Ceil: a 2.5 GiB
+                               // activation takes a 4 GiB pinned block)
   uint64_t token_bytes = 0;    // per-token host buffers: token ids, labels and position ids
                                // (int64) of the global batch on every rank, plus each worker's
                                // rows (3 x 8 B x B x T x (ranks + 1))
@@ -32,9 +35,13 @@ struct HostMemoryNeed {
 
 /// The need of a job on one node: `state` as HostStateLayout::build gives it, `ranks` the
 /// node's ranks (1 + G), B global rows, T tokens per row, C hidden size, L decoder layers,
-/// `offload` whether boundary activations go to pinned host memory (bf16).
+/// `offload` whether boundary activations go to pinned host memory (bf16), in micro-batches
+/// of `micro_batch_rows` rows (0: all of a worker's B / G rows at once).
 HostMemoryNeed estimateHostMemory(const HostStateLayout& state, int ranks, int64_t B, int64_t T,
-                                  int64_t C, int64_t L, bool offload);
+                                  int64_t C, int64_t L, bool offload, int64_t micro_batch_rows = 0);
+
+/// The smallest power of two >= n (n >= 1), as torch's pinned-memory allocator rounds.
+uint64_t powerOf2Ceil(uint64_t n);
 
 /// MemAvailable of /proc/meminfo in bytes (the kernel's estimate of what can be allocated
 /// without swapping); 0 when unknown.
