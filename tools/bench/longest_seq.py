@@ -14,10 +14,12 @@ twice, then SIGKILL) at --probe-timeout or when the --time-budget would be excee
 outcome is ok (tokens/s of the last step), oom (out of GPU or host memory), timeout (not
 trainable within the bound: reported apart, never as a length that trains) or error.
 
-Bounded in time: a probe is not started when its predicted time (the previous probe's time,
-scaled by the square of the length ratio: attention dominates at these lengths) exceeds the
-remaining budget; the search then stops and prints its bracket, and --known-ok/--known-fail
-continue it in the next call (the GPU machine's calls last at most 10 minutes).
+Bounded in time: a probe's time is predicted from the last probe that trained (its start-up
+plus its step time scaled by the square of the length ratio: attention dominates at these
+lengths); it runs 1 step instead of --steps when --steps would not fit its limit, and is not
+started when even that would not fit: the search then stops and prints its bracket, and
+--known-ok/--known-fail continue it in the next call (the GPU machine's calls last at most 10
+minutes, and a 256K-token step of the Qwen3-4B shape took ~3 minutes on one H200).
 
 Prints one line per probe and a table at the end; writes every probe to DIR/longest.jsonl.
 The ratio of the two longest lengths is printed when both systems ran.
@@ -63,7 +65,8 @@ def parse_args(argv):
                     help="bisect until the bracket is below this fraction of the longest ok")
     ap.add_argument("--align", type=int, default=4096, help="lengths are multiples of this")
     ap.add_argument("--steps", type=int, default=2,
-                    help="optimizer steps per probe (the last one is timed)")
+                    help="optimizer steps per probe, the last one timed (1 when the predicted "
+                         "probe would not fit its time limit)")
     ap.add_argument("--probe-timeout", type=float, default=480, help="seconds per probe, at most")
     ap.add_argument("--time-budget", type=float, default=540,
                     help="seconds for the whole search (all systems)")
@@ -109,20 +112,20 @@ def raised_config(a, T, folder):
     return path
 
 
-def command(a, system, T, cfg, folder):
-    """(argv, environment additions, metrics file) of one probe."""
+def command(a, system, T, cfg, folder, steps):
+    """(argv, environment additions, metrics file) of one probe of `steps` optimizer steps."""
     metrics = os.path.join(folder, f"{system}-{T}.jsonl")
     if system == "slidedp":
         worker = os.environ.get("SLIDEDP_WORKER", os.path.join(ROOT, "build/bin/slidedp_worker"))
         argv = [os.path.join(ROOT, "launcher/slidedp-run"), "--gpus", a.gpus, "--", "--model-config",
-                cfg, "--seq-len", str(T), "--batch-size", "1", "--steps", str(a.steps),
-                "--warmup-steps", str(a.steps - 1), "--lr", "1e-5", "--metrics", metrics]
+                cfg, "--seq-len", str(T), "--batch-size", "1", "--steps", str(steps),
+                "--warmup-steps", str(steps - 1), "--lr", "1e-5", "--metrics", metrics]
         return argv, {"SLIDEDP_WORKER": worker}, metrics
     G = len(a.gpus.split(","))
     argv = [a.python, "-m", "torch.distributed.run", "--standalone", f"--nproc_per_node={G}",
             os.path.join(ROOT, "tools/bench/peer_train.py"), "--system", "fsdp2", "--ac",
             "--config", cfg, "--seq-len", str(T), "--global-batches", str(G), "--steps", "1",
-            "--warmup", str(a.steps - 1), "--out", metrics]
+            "--warmup", str(steps - 1), "--out", metrics]
     if system == "fsdp2_liger_ac":
         argv.insert(argv.index("--ac"), "--liger")
     return argv, {}, metrics
@@ -137,16 +140,16 @@ def simulated(system, T):
     if system not in limits:
         return None
     ok = T <= int(limits[system])
-    return {"system": system, "T": T, "seconds": 1.0, "rc": 0 if ok else 1,
+    return {"system": system, "T": T, "steps": 1, "seconds": 1.0, "rc": 0 if ok else 1,
             "status": "ok" if ok else "oom", "tokens_per_s": 1e9 / T if ok else None}
 
 
-def run_probe(a, system, T, limit_s, folder):
+def run_probe(a, system, T, limit_s, folder, steps):
     sim = simulated(system, T)
     if sim is not None:
         return sim
     cfg = raised_config(a, T, folder)
-    argv, env_add, metrics = command(a, system, T, cfg, folder)
+    argv, env_add, metrics = command(a, system, T, cfg, folder, steps)
     if a.dry_run:
         log(f"[dry run] {system} T={T}: {' '.join(argv)}")
         return {"system": system, "T": T, "status": "dry-run", "seconds": 0.0}
@@ -176,7 +179,8 @@ def run_probe(a, system, T, limit_s, folder):
             rc = p.wait()
     seconds = time.monotonic() - t0
     text = open(logfile, errors="replace").read()
-    rec = {"system": system, "T": T, "seconds": round(seconds, 1), "rc": rc, "log": logfile}
+    rec = {"system": system, "T": T, "steps": steps, "seconds": round(seconds, 1), "rc": rc,
+           "log": logfile}
     tokens_per_s = None
     if os.path.isfile(metrics):
         for line in open(metrics):
@@ -214,7 +218,7 @@ def search(a, system, deadline, folder, results):
     ok = max(a.known_ok.get(system, [0]))
     fail = min(a.known_fail.get(system, [0]) or [0]) or None
     best_rate = None
-    last_T, last_s = None, None
+    last = None  # the last probe that trained: (T, start-up seconds, step seconds)
     T = align(a, max(a.start, ok * 2 if ok else a.start)) if fail is None else None
     while True:
         if fail is None:
@@ -227,13 +231,21 @@ def search(a, system, deadline, folder, results):
             if T <= ok or T >= fail:
                 break
         remaining = deadline - time.monotonic()
-        predicted = last_s * (T / last_T) ** 2 if last_s else None
-        if remaining < 30 or (predicted and predicted > remaining):
+        limit = min(a.probe_timeout, remaining)
+        # Predicted probe time: the last probe's start-up plus its step time scaled by the
+        # square of the length ratio (attention dominates here); --steps, or 1 step when
+        # --steps would not fit (a probe that trains one step shows the length fits).
+        steps, predicted = a.steps, None
+        if last:
+            step_s = last[2] * (T / last[0]) ** 2
+            predicted = last[1] + steps * step_s
+            if predicted > limit and steps > 1:
+                steps, predicted = 1, last[1] + step_s
+        if remaining < 30 or (predicted and predicted > limit):
             log(f"{system}: stopping at T={T}: {remaining:.0f} s left"
                 + (f", the probe would take about {predicted:.0f} s" if predicted else ""))
             break
-        limit = min(a.probe_timeout, remaining)
-        rec = run_probe(a, system, T, limit, folder)
+        rec = run_probe(a, system, T, limit, folder, steps)
         results.append(rec)
         with open(os.path.join(folder, "longest.jsonl"), "a") as f:
             f.write(json.dumps(rec) + "\n")
@@ -243,7 +255,9 @@ def search(a, system, deadline, folder, results):
             break
         if rec["status"] == "ok":
             ok, best_rate = T, rec["tokens_per_s"]
-            last_T, last_s = T, rec["seconds"]
+            step_s = rec.get("step_s") or rec["seconds"] / (rec.get("steps") or 1)
+            startup = max(0.0, rec["seconds"] - (rec.get("steps") or 1) * step_s)
+            last = (T, startup, step_s)
             if fail is None:
                 T = T * 2
         else:
