@@ -3,7 +3,9 @@
 # trains iff T <= the system's limit): doubling then bisection finds, per system, the longest
 # aligned length within the resolution, its tokens/s, the ratio, and the continuation flags;
 # a search continued with --known-ok/--known-fail probes only inside the bracket; a dry run
-# prints the real commands (slidedp-run with --seq-len, torchrun peer_train.py --liger --ac).
+# prints the real commands (slidedp-run with --seq-len, torchrun peer_train.py --liger --ac);
+# with the worker binary as $1, real slidedp probes on a CPU worker (stories260K, 64..256
+# tokens) train and report their tokens/s from the job's metrics.
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 py="$here/../../tools/bench/longest_seq.py"
@@ -29,4 +31,12 @@ echo "$r" | grep -q 'peer_train.py --system fsdp2 --liger --ac .*--seq-len 65536
   || fail "dry run: no peer line"
 grep -q '"max_position_embeddings": 65536' "$out"/c/probes-*/config-65536.json || fail "config not raised"
 python3 "$py" --systems nope --out "$out/d" > /dev/null 2>&1 && fail "an unknown system was accepted"
+if [ -n "${1:-}" ]; then
+  shared="${SLIDEDP_SHARED_DIR:-$here/../../../shared}"
+  r=$(SLIDEDP_WORKER="$1" python3 "$py" --config "$shared/models/stories260K/config.json" --systems slidedp \
+      --cpu-workers 1 --start 64 --max 256 --align 64 --out "$out/e" 2>&1) || fail "CPU probes: $r"
+  echo "$r"
+  echo "$r" | grep -Eq 'slidedp T=256: ok in [0-9]+ s [0-9]+ tok/s' || fail "the 256-token CPU probe did not train"
+  echo "$r" | grep -Eq '^slidedp +256 +[0-9]+ +- ' || fail "CPU search: no longest 256 with its tokens/s"
+fi
 echo "PASS"

@@ -75,6 +75,8 @@ def parse_args(argv):
     ap.add_argument("--known-fail", default="",
                     help="continue a search: SYSTEM=T,... lengths already known not to train")
     ap.add_argument("--gpus", default="0", help="slidedp-run --gpus; torchrun ranks = their count")
+    ap.add_argument("--cpu-workers", type=int, default=0,
+                    help="slidedp only: N CPU workers instead of --gpus (tests without a GPU)")
     ap.add_argument("--python", default=os.environ.get("SLIDEDP_PYTHON", sys.executable),
                     help="interpreter with torch/transformers for the peer")
     ap.add_argument("--out", default=os.environ.get("OUT", "longest-out"), help="output folder")
@@ -117,7 +119,8 @@ def command(a, system, T, cfg, folder, steps):
     metrics = os.path.join(folder, f"{system}-{T}.jsonl")
     if system == "slidedp":
         worker = os.environ.get("SLIDEDP_WORKER", os.path.join(ROOT, "build/bin/slidedp_worker"))
-        argv = [os.path.join(ROOT, "launcher/slidedp-run"), "--gpus", a.gpus, "--", "--model-config",
+        where = ["--cpu-workers", str(a.cpu_workers)] if a.cpu_workers else ["--gpus", a.gpus]
+        argv = [os.path.join(ROOT, "launcher/slidedp-run"), *where, "--", "--model-config",
                 cfg, "--seq-len", str(T), "--batch-size", "1", "--steps", str(steps),
                 "--warmup-steps", str(steps - 1), "--lr", "1e-5", "--metrics", metrics]
         return argv, {"SLIDEDP_WORKER": worker}, metrics
