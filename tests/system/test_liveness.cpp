@@ -99,3 +99,31 @@ TEST(Liveness, AStoppedRankIsDetectedWithinTheStallTimeoutAndNamed) {
     std::remove(pids_file.c_str());
   }
 }
+
+TEST(Liveness, AStoppedRankIsAlsoCaughtByTheHeartbeatTimeout) {
+  // The other proof: with a long stall timeout (60 s), a stopped rank's silent heartbeat
+  // thread (--heartbeat-timeout 2) ends the job, and the message names the rank.
+  const std::string name = fmt::format("slidedp-liveness-hb-{}", getpid());
+  const std::string pids_file = "/tmp/" + name + ".pids";
+  std::remove(pids_file.c_str());
+  Proc p = start(train({}, {"--shm-name", name, "--pid-file", pids_file, "--steps", "100000",
+                            "--heartbeat-timeout", "2", "--stall-timeout", "60"}));
+  const auto pids = waitForPids(pids_file, 3);
+  ASSERT_EQ(pids.size(), 3u);
+  ASSERT_TRUE(waitForText(p, "step 3/", 120)) << readFile(p.log);
+  const auto t0 = steady_clock::now();
+  ASSERT_EQ(kill(pids[1], SIGSTOP), 0);
+  Result r = wait(p, 60);
+  // The stopped rank is not continued on this path: mpirun ends it.
+  EXPECT_TRUE(waitAllGone(pids, 15)) << "a rank outlived the job by 15 s";
+  const double s = duration<double>(steady_clock::now() - t0).count();
+  std::printf("SIGSTOP of rank 1, heartbeat path: all ranks gone %.2f s later\n", s);
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.output.find(fmt::format("rank 1 (node 0, local rank 1, pid {}) sent no heartbeat",
+                                      pids[1])),
+            std::string::npos)
+      << r.output;
+  EXPECT_FALSE(Segment::exists(name)) << r.output;
+  for (pid_t pid : pids) kill(pid, SIGKILL);
+  std::remove(pids_file.c_str());
+}
