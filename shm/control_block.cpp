@@ -13,6 +13,13 @@
 
 namespace slidedp::shm {
 
+namespace {
+std::atomic<uint64_t> g_progress{0};
+}  // namespace
+
+void noteProgress() { g_progress.fetch_add(1, std::memory_order_relaxed); }
+uint64_t progressCount() { return g_progress.load(std::memory_order_relaxed); }
+
 uint64_t monotonicNs() {
   timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -121,26 +128,38 @@ uint64_t ControlBlock::waitAtLeast(const PaddedCounter& counter, uint64_t target
                                    double timeout_s, const std::string& waiter,
                                    const WaitDescription& what, uint32_t max_sleep_us) const {
   uint64_t v = counter.load();
-  if (v >= target) return v;
+  if (v >= target) {
+    noteProgress();
+    return v;
+  }
   // Phase 1: spin (a producer a few microseconds away is the common case).
   for (int i = 0; i < 2000; ++i) {
     _mm_pause();
-    if ((v = counter.load()) >= target) return v;
+    if ((v = counter.load()) >= target) {
+      noteProgress();
+      return v;
+    }
   }
   const uint64_t start = monotonicNs();
-  const uint64_t deadline = start + static_cast<uint64_t>(timeout_s * 1e9);
+  const bool bounded = timeout_s > 0;
+  const uint64_t deadline = bounded ? start + static_cast<uint64_t>(timeout_s * 1e9) : UINT64_MAX;
   uint32_t sleep_us = 1;
   for (uint64_t iter = 0;; ++iter) {
-    if ((v = counter.load()) >= target) return v;
+    if ((v = counter.load()) >= target) {
+      noteProgress();
+      return v;
+    }
     if (aborted())
       throw JobAbortedError(fmt::format("{} stopped waiting: the job was aborted by rank {}: {}",
                                         waiter, abortRank(), abortMessage()));
     const uint64_t now = monotonicNs();
     if (now >= deadline)
       throw TimeoutError(fmt::format(
-          "{} timed out after {:.1f} s waiting for {} to reach {} (it is {}). HINT: a peer rank "
-          "is stuck or dead; raise --wait-timeout if the step is legitimately this slow",
-          waiter, (now - start) * 1e-9, what ? what() : std::string("a counter"), target, v));
+          "{} timed out after {:.1f} s waiting for {} to reach {} (it is {}). HINT: --wait-timeout "
+          "{} set this deadline; without it (the default, 0) a wait ends only when the watchdog "
+          "proves a peer dead, hung or stalled",
+          waiter, (now - start) * 1e-9, what ? what() : std::string("a counter"), target, v,
+          timeout_s));
     if (iter < 64) {
       sched_yield();
     } else {

@@ -4,9 +4,14 @@
 // Every counter is a monotonically increasing 64-bit value in its own cache line
 // (PaddedCounter), written with release and read with acquire ordering, so a consumer that
 // sees a counter value also sees every byte the producer wrote before publishing it.
-// Waits are bounded: spin with pause, then yield, then sleep with backoff; they check the
-// job-wide abort flag while waiting and throw TimeoutError naming the waiting rank and the
-// counter after the timeout.
+// Waits spin with pause, then yield, then sleep with backoff, and check the job-wide abort
+// flag while waiting. Liveness, not deadlines (design.md, "Liveness"): a wait has no deadline
+// by default; it ends early only when the abort flag is set, which the watchdog of some rank
+// (runtime/job_guard.h) does once it has proved a node peer dead (pid gone), hung (heartbeat
+// thread silent) or stalled (stopped by a signal or a debugger while its progress counter
+// stood still). A legitimately long step (minutes of GPU or CPU work) is never cut short.
+// A deadline can still be asked for (timeout_s > 0: TimeoutError naming the waiting rank and
+// the counter), as an upper bound for tests and benchmarks.
 //
 // Memory map of the control region (all offsets multiples of 64 bytes):
 //   ControlHeader
@@ -44,11 +49,13 @@ struct alignas(kCacheLine) RankSlot {
   std::atomic<int64_t> pid{0};            // 0 until the rank has attached
   std::atomic<uint64_t> start_time{0};    // /proc/<pid>/stat field 22, to detect pid reuse
   std::atomic<uint64_t> heartbeat_ns{0};  // CLOCK_MONOTONIC of the last heartbeat
+  std::atomic<uint64_t> progress{0};      // the rank's progressCount() at its last heartbeat
   std::atomic<uint32_t> state{0};         // RankState
   std::atomic<uint32_t> abort_seen{0};    // 1 once this rank has seen the abort flag
   std::atomic<int32_t> world_rank{-1};
-  char pad_[kCacheLine - 36];
+  char pad_[kCacheLine - 44];
 };
+static_assert(offsetof(RankSlot, progress) == 24, "RankSlot layout");
 static_assert(sizeof(RankSlot) == kCacheLine, "one rank slot per cache line");
 
 enum class RankState : uint32_t { kAbsent = 0, kAttached = 1, kDetached = 2 };
@@ -104,11 +111,13 @@ class ControlBlock {
   std::string abortMessage() const;
   int abortRank() const;
 
-  /// Waits until `counter.load() >= target` and returns the value seen.
+  /// Waits until `counter.load() >= target` and returns the value seen; counts one unit of
+  /// this process's progress (noteProgress) when it returns.
   /// Spins ~20 µs, then yields, then sleeps with backoff up to `max_sleep_us`.
   /// Throws JobAbortedError if the abort flag is set while waiting (the first error's text
-  /// in the message), TimeoutError after `timeout_s` seconds naming `waiter` (e.g.
-  /// "worker 2") and what()'s description.
+  /// in the message: the watchdog's verdict on the dead, hung or stalled peer).
+  /// `timeout_s` <= 0 (the runtime's default): no deadline. `timeout_s` > 0: TimeoutError
+  /// after that many seconds naming `waiter` (e.g. "worker 2") and what()'s description.
   uint64_t waitAtLeast(const PaddedCounter& counter, uint64_t target, double timeout_s,
                        const std::string& waiter, const WaitDescription& what,
                        uint32_t max_sleep_us = 100) const;
@@ -123,5 +132,12 @@ class ControlBlock {
 
 /// CLOCK_MONOTONIC in nanoseconds (system-wide, so comparable across processes).
 uint64_t monotonicNs();
+
+/// This process's progress counter: bumped by every completed waitAtLeast and by the
+/// runtime at its milestones (a step, a unit); published in the rank's RankSlot::progress by
+/// the watchdog with each heartbeat. Thread-safe, lock-free, relaxed (a hint for the stall
+/// verdict, not a synchronisation point).
+void noteProgress();
+uint64_t progressCount();
 
 }  // namespace slidedp::shm

@@ -49,6 +49,16 @@ bool processAlive(int64_t pid, uint64_t start_time) {
   return start_time == 0 || processStartTime(pid) == start_time;
 }
 
+char processState(int64_t pid) {
+  if (pid <= 0) return '\0';
+  std::ifstream f("/proc/" + std::to_string(pid) + "/stat");
+  std::string s;
+  if (!f || !std::getline(f, s)) return '\0';
+  const size_t close = s.rfind(')');
+  if (close == std::string::npos || close + 2 >= s.size()) return '\0';
+  return s[close + 2];
+}
+
 uint64_t Segment::shmFreeBytes() {
   struct statvfs st {};
   if (statvfs(kShmDir, &st) != 0) return 0;

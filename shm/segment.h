@@ -25,7 +25,7 @@
 namespace slidedp::shm {
 
 inline constexpr uint64_t kSegmentMagic = 0x3150444544494c53ull;  // "SLIDEDP1"
-inline constexpr uint32_t kSegmentFormatVersion = 1;
+inline constexpr uint32_t kSegmentFormatVersion = 2;  // 2: RankSlot::progress
 inline constexpr uint32_t kMaxRegions = 1024;
 inline constexpr const char* kSegmentPrefix = "slidedp-";
 inline constexpr const char* kShmDir = "/dev/shm";
@@ -142,5 +142,10 @@ uint64_t processStartTime(int64_t pid);
 /// True if `pid` is a live (not zombie) process whose start time is `start_time`
 /// (start_time 0: any).
 bool processAlive(int64_t pid, uint64_t start_time);
+/// The scheduler state of `pid` (field 3 of /proc/<pid>/stat, the main thread's): 'R'
+/// running, 'S' sleeping (also: blocked in a CUDA synchronisation or a futex), 'D' in
+/// uninterruptible I/O, 'T' stopped by a signal (SIGSTOP, SIGTSTP), 't' stopped by a debugger,
+/// 'Z' zombie; '\0' when there is no such process.
+char processState(int64_t pid);
 
 }  // namespace slidedp::shm

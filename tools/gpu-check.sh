@@ -4,7 +4,7 @@
 # comparison (tools/bench/peers.sh); logs to $OUT (or ./gpu-logs). Works on 1..8 GPUs.
 #
 #   bash tools/gpu-check.sh [steps...]
-#     steps, run in the order given: build test layer profile slidedp packed peers main realrun adamw
+#     steps, run in the order given: build test layer profile slidedp packed peers longest main realrun adamw
 #     (default: build test layer slidedp)
 #   Environment (each optional):
 #     SLIDEDP_BENCH_CONFIG    model shape of `slidedp` and `peers` (default tools/configs/qwen3-4b.json
@@ -16,6 +16,10 @@
 #                             --systems slidedp,fsdp2_liger_ac", which override the --seq-len 4096
 #                             given here)
 #     SLIDEDP_BUILD_TARGETS   what `build` builds (default: what the other steps run)
+#     SLIDEDP_LONGEST_ARGS    extra arguments of tools/bench/longest_seq.py (`longest`: the longest
+#                             trainable sequence of slidedp and FSDP2 + Liger + AC on GPU 0, batch 1,
+#                             doubling then bisection, within a 540 s budget; e.g. --systems slidedp
+#                             --start 262144, or the --known-ok/--known-fail a previous call printed)
 #
 # Fixtures from ../shared do not travel to that machine: copy what tests need into .gpu/shared
 # (git-ignored) and carry it: mkdir -p .gpu/shared/{models,reference,data} && cp -r
@@ -132,6 +136,21 @@ do_peers() {
   # The device tool brings back a few files only: the comparison's folder goes as one archive.
   tar czf "$OUT/peers.tgz" -C "$OUT" peers && rm -rf "$OUT/peers"
 }
+do_longest() {
+  step "longest: the longest trainable sequence, slidedp vs FSDP2 + Liger + AC ($CONFIG, batch 1, GPU 0)"
+  if compgen -G ".whl/*.whl" > /dev/null && ! python3 -c 'import liger_kernel' 2>/dev/null; then
+    python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site \
+      .whl/*.whl > "$OUT/longest-wheels.log" 2>&1 || tail -3 "$OUT/longest-wheels.log"
+    export PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH}
+  fi
+  free -g | head -2
+  SLIDEDP_WORKER=$BIN/slidedp_worker timeout 590 python3 tools/bench/longest_seq.py --config "$CONFIG" \
+    --python python3 --out "$OUT/longest" ${SLIDEDP_LONGEST_ARGS:-} > "$OUT/longest.log" 2>&1 || rc=1
+  cat "$OUT/longest.log" | cut -c1-400
+  # A probe killed by the kernel leaves its trace there (when readable).
+  dmesg 2>/dev/null | grep -iE "out of memory|oom-kill|killed process" | tail -5
+  tar czf "$OUT/longest.tgz" -C "$OUT" longest && rm -rf "$OUT/longest"
+}
 do_main() {
   step main
   SLIDEDP_WORKER=$B/bin/slidedp_worker timeout 120 launcher/slidedp-run > "$OUT/main-job.log" 2>&1 || rc=1
@@ -153,7 +172,7 @@ do_adamw() {
   tail -25 "$OUT/bench-adamw.log"
 }
 for s in $STEPS; do
-  declare -F "do_$s" >/dev/null || { echo "gpu-check.sh: unknown step '$s' (steps: build test layer profile slidedp packed peers main realrun adamw)"; exit 2; }
+  declare -F "do_$s" >/dev/null || { echo "gpu-check.sh: unknown step '$s' (steps: build test layer profile slidedp packed peers longest main realrun adamw)"; exit 2; }
   "do_$s"
 done
 echo "=== done rc=$rc ($(date +%T))"

@@ -46,8 +46,9 @@ struct Options {
   uint64_t chunk_numel = 1 << 22;
   std::string grad_dtype = "f32";
   int handoff_rounds = 64;
-  double wait_timeout_s = 60;
+  double wait_timeout_s = 0;  // none: liveness, not deadlines (runtime/job_guard.h)
   double heartbeat_timeout_s = 30;
+  double stall_timeout_s = 10;
   bool log_all_ranks = false;
   // Testing hooks.
   double hold_s = 0;
@@ -135,10 +136,17 @@ void addOptions(CLI::App& app, Options& o) {
   app.add_option("--handoff-rounds", o.handoff_rounds,
                  "Chunks pushed through the staging ring in the start-up self-check")
       ->check(CLI::Range(0, 1 << 24))->capture_default_str();
-  app.add_option("--wait-timeout", o.wait_timeout_s, "Seconds a rank waits for a counter before failing the job")
-      ->check(CLI::PositiveNumber)->capture_default_str();
+  app.add_option("--wait-timeout", o.wait_timeout_s, "Deadline in seconds of a rank's wait for a "
+                 "peer (0: none; a wait then ends only when the watchdog proves the peer dead, "
+                 "hung or stalled, so a step may legitimately take any time)")
+      ->check(CLI::NonNegativeNumber)->capture_default_str();
   app.add_option("--heartbeat-timeout", o.heartbeat_timeout_s,
-                 "Seconds without a heartbeat after which a node peer is declared hung")
+                 "Seconds without a heartbeat (the watchdog thread of a node peer not scheduled "
+                 "at all) after which that peer is declared hung")
+      ->check(CLI::PositiveNumber)->capture_default_str();
+  app.add_option("--stall-timeout", o.stall_timeout_s,
+                 "Seconds a node peer may stay stopped (SIGSTOP, a debugger: /proc state T/t) "
+                 "with its progress counter unchanged before it is declared stalled")
       ->check(CLI::PositiveNumber)->capture_default_str();
   app.add_flag("--log-all-ranks", o.log_all_ranks, "Log info lines from every rank, not only rank 0");
   auto* t = app.add_option_group("Testing", "Fault injection and hooks for the test suite");
@@ -185,6 +193,7 @@ int runJob(const Options& o, RankContext& ctx, shm::Segment& seg, JobGuard& guar
     if (t.shm_name.empty()) t.shm_name = o.shm_name;
     t.train.wait_timeout_s = o.wait_timeout_s;
     t.heartbeat_timeout_s = o.heartbeat_timeout_s;
+    t.stall_timeout_s = o.stall_timeout_s;
     t.train.chunk_numel = static_cast<int64_t>(o.chunk_numel);
     t.train.ring_slots = o.ring_slots;
     t.train.bf16_staging = o.grad_dtype == "bf16";
@@ -220,10 +229,11 @@ int runJob(const Options& o, RankContext& ctx, shm::Segment& seg, JobGuard& guar
   }
   agreeOrThrow(ctx.world, create_error.empty(), create_error);
   if (!ctx.isLeader()) {
-    seg = shm::Segment::open(name, job_id, o.wait_timeout_s);
+    // The leader created it before the agreement above: the deadline only guards a lost file.
+    seg = shm::Segment::open(name, job_id, o.wait_timeout_s > 0 ? o.wait_timeout_s : 60);
     JobGuard::setSegmentName(name);
   }
-  guard.start(ctx, seg.control(), WatchdogOptions{0.05, o.heartbeat_timeout_s});
+  guard.start(ctx, seg.control(), WatchdogOptions{0.05, o.heartbeat_timeout_s, o.stall_timeout_s});
   if (ctx.isLeader())
     SLIDEDP_LOG_WARN("node {}: segment /dev/shm/{} ({}, {} params, {} workers, /dev/shm free {})\n{}"
                      "units:\n{}", ctx.node_id, name, shm::formatBytes(seg.bytes()),

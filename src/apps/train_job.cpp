@@ -16,7 +16,11 @@
 #include "data/reference_batches.h"
 #include "formats/fs_util.h"
 #include "formats/safetensors.h"
+#include "model/param_layout.h"
+#include "runtime/host_memory.h"
+#include "runtime/host_state_layout.h"
 #include "runtime/job_guard.h"
+#include "runtime/test_hooks.h"
 #include "train/trainer.h"
 
 namespace slidedp {
@@ -411,6 +415,42 @@ int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trai
   return step;
 }
 
+/// The job's host RAM (runtime/host_memory.h) against the node's MemAvailable, before the
+/// leader creates the segment. Collective; throws AgreedError with needed vs available bytes.
+void checkHostMemoryUpFront(const RankContext& ctx, const TrainJobOptions& o,
+                            const std::vector<RunVariant>& variants) {
+  std::string problem;
+  try {
+    const model::ModelConfig cfg = model::ModelConfig::load(o.model.empty() ? o.model_config : o.model);
+    const model::ParamLayout layout = model::ParamLayout::build(cfg);
+    HostStateSpec spec;  // as Trainer builds it
+    for (const auto& u : layout.units) spec.unit_numels.push_back(u.numel);
+    spec.num_workers = std::max(1, ctx.local_size - 1);
+    spec.num_slots = o.train.ring_slots;
+    spec.chunk_numel = static_cast<uint64_t>(std::max<int64_t>(1, o.train.chunk_numel));
+    spec.grad_dtype = o.train.bf16_staging ? shm::DType::kBF16 : shm::DType::kF32;
+    spec.grad_accumulation = o.train.max_grad_norm > 0 || o.train.reserve_grad_accumulation;
+    int64_t rows = o.batch_size;
+    bool offload = o.train.offload_activations;
+    for (const auto& v : variants) {
+      rows = std::max(rows, v.batch_rows);
+      offload |= v.opts.offload_activations;
+    }
+    const HostMemoryNeed need = estimateHostMemory(HostStateLayout::build(spec), ctx.local_size, rows,
+                                                   o.seq_len, cfg.hiddenSize, cfg.numLayers,
+                                                   offload && ctx.device == DeviceKind::kCuda,
+                                                   o.train.micro_batch_rows);
+    const uint64_t available = testHookMemAvailable(memAvailableBytes());
+    if (ctx.world_rank == 0)
+      SLIDEDP_LOG_INFO("host memory: the job needs {}; {} available", need.describe(),
+                       available ? shm::formatBytes(available) : std::string("unknown"));
+    checkHostMemory(need, available);
+  } catch (const UserError& e) {
+    problem = e.what();
+  }
+  agreeOrThrow(ctx.world, problem.empty(), problem);
+}
+
 int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
   std::string problem;
   std::unique_ptr<BatchSource> data;
@@ -440,12 +480,15 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
                      o.train.gpu_memory_budget_gib);
     if (o.batch_size < 1 || o.seq_len < 2)
       throwUserError("--batch-size must be >= 1 and --seq-len >= 2 (got {} and {})", o.batch_size, o.seq_len);
+    // The model's config is read here, before any rank allocates: a sequence longer than it
+    // covers (max_position_embeddings, rope scaling) is refused at once.
+    const model::ModelConfig cfg = model::ModelConfig::load(o.model.empty() ? o.model_config : o.model);
+    if (o.data.rfind("reference:", 0) != 0) cfg.checkSequenceLength(o.seq_len);
     if (o.data.rfind("reference:", 0) == 0) {
       data = std::make_unique<data::ReferenceBatches>(o.data.substr(10));
     } else if (o.data.rfind("synthetic-packed:", 0) == 0) {
       parsePackedSynthetic(o.data);  // checked here, before start-up
     } else if (o.data != "synthetic") {
-      const model::ModelConfig cfg = model::ModelConfig::load(o.model.empty() ? o.model_config : o.model);
       data::DataSpec spec;
       spec.path = o.data;
       spec.format = o.data_format;
@@ -473,6 +516,7 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
   const bool random_init = !o.model_config.empty();
   std::vector<RunVariant> variants = parseVariants(o);
   for (const auto& v : variants) o.train.reserve_grad_accumulation |= v.opts.max_grad_norm > 0;
+  checkHostMemoryUpFront(ctx, o, variants);
   std::string resume = o.resume;
   if (resume == "auto") {
     resume = "";
@@ -511,7 +555,7 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
   }
   JobGuard::setSegmentName(trainer.segment().name());
   JobGuard guard;
-  guard.start(ctx, trainer.segment().control(), WatchdogOptions{0.05, o.heartbeat_timeout_s});
+  guard.start(ctx, trainer.segment().control(), WatchdogOptions{0.05, o.heartbeat_timeout_s, o.stall_timeout_s});
   try {
     runSteps(ctx, o, trainer, *data, variants, synthetic, loader_ptr);
     if (!o.export_dir.empty()) {

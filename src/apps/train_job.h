@@ -46,6 +46,7 @@ struct TrainJobOptions {
   std::string activations = "auto";  // recompute | keep | auto
   std::string attention = "cudnn";   // cudnn | flash
   double heartbeat_timeout_s = 30;
+  double stall_timeout_s = 10;
   TrainOptions train;
 };
 

@@ -1,10 +1,29 @@
 // config.json parsing with explicit refusal of unsupported features (see config.h).
 #include "model/config.h"
 
+#include <algorithm>
+#include <cmath>
+
 #include "common/errors.h"
 #include "formats/fs_util.h"
 
 namespace slidedp::model {
+
+const char* ropeTypeName(RopeConfig::Type type) {
+  switch (type) {
+    case RopeConfig::Type::Default:
+      return "default";
+    case RopeConfig::Type::Linear:
+      return "linear";
+    case RopeConfig::Type::Dynamic:
+      return "dynamic";
+    case RopeConfig::Type::Yarn:
+      return "yarn";
+    case RopeConfig::Type::Llama3:
+      return "llama3";
+  }
+  return "?";
+}
 
 const char* familyName(ModelFamily family) {
   switch (family) {
@@ -57,9 +76,11 @@ bool getBool(const nlohmann::json& j, const char* key, bool dflt, const std::str
 }
 
 // rope_parameters (5.x) or rope_scaling (4.x) object -> RopeConfig; theta given separately
-// for 4.x. `field` names the object in messages.
-RopeConfig parseRope(const nlohmann::json& p, double theta, const std::string& field,
-                     const std::string& src) {
+// for 4.x. `field` names the object in messages. `maxPos` is max_position_embeddings,
+// `topOrig` a top-level original_max_position_embeddings (0: none), which transformers'
+// standardize_rope_params prefers for llama3/yarn.
+RopeConfig parseRope(const nlohmann::json& p, double theta, int64_t maxPos, int64_t topOrig,
+                     const std::string& field, const std::string& src) {
   RopeConfig r;
   r.theta = getNumber(p, "rope_theta", theta, src);
   std::string type = "default";
@@ -70,22 +91,54 @@ RopeConfig parseRope(const nlohmann::json& p, double theta, const std::string& f
   if (present(p, "partial_rotary_factor") && getNumber(p, "partial_rotary_factor", 1.0, src) != 1.0)
     unsupported(src, field + ".partial_rotary_factor", p["partial_rotary_factor"].dump(),
                 "slidedp rotates the whole head dimension");
+  auto requireFactor = [&]() {
+    if (!p.contains("factor"))
+      throwUserError("{}: {} has rope_type {} but no 'factor'", src, field, type);
+    r.factor = getNumber(p, "factor", 1.0, src);
+    if (!(r.factor >= 1.0))
+      throwUserError("{}: {}.factor must be a number >= 1, found {}", src, field, p["factor"].dump());
+  };
+  auto originalMax = [&]() {
+    r.originalMaxPositionEmbeddings =
+        topOrig > 0 ? topOrig : getInt(p, "original_max_position_embeddings", maxPos, src);
+  };
   if (type == "default") {
     r.type = RopeConfig::Type::Default;
+  } else if (type == "linear") {
+    r.type = RopeConfig::Type::Linear;
+    requireFactor();
+  } else if (type == "dynamic") {
+    r.type = RopeConfig::Type::Dynamic;
+    requireFactor();
+  } else if (type == "yarn") {
+    r.type = RopeConfig::Type::Yarn;
+    originalMax();
+    if (p.contains("factor") && p["factor"].is_null()) {
+      // _compute_yarn_parameters: factor None -> max_position_embeddings / original.
+      r.factor = static_cast<double>(maxPos) / static_cast<double>(r.originalMaxPositionEmbeddings);
+    } else {
+      requireFactor();
+    }
+    if (present(p, "attention_factor")) r.attentionFactor = getNumber(p, "attention_factor", 1.0, src);
+    // `x or default` in transformers: 0 and null take the default too.
+    if (double v = getNumber(p, "beta_fast", 0.0, src); v != 0) r.betaFast = v;
+    if (double v = getNumber(p, "beta_slow", 0.0, src); v != 0) r.betaSlow = v;
+    r.mscale = getNumber(p, "mscale", 0.0, src);
+    r.mscaleAllDim = getNumber(p, "mscale_all_dim", 0.0, src);
+    r.truncate = getBool(p, "truncate", true, src);
   } else if (type == "llama3") {
     r.type = RopeConfig::Type::Llama3;
-    for (const char* k :
-         {"factor", "low_freq_factor", "high_freq_factor", "original_max_position_embeddings"})
+    for (const char* k : {"factor", "low_freq_factor", "high_freq_factor"})
       if (!present(p, k)) throwUserError("{}: {} has rope_type llama3 but no '{}'", src, field, k);
     r.factor = getNumber(p, "factor", 1.0, src);
     r.lowFreqFactor = getNumber(p, "low_freq_factor", 1.0, src);
     r.highFreqFactor = getNumber(p, "high_freq_factor", 4.0, src);
-    r.originalMaxPositionEmbeddings = getInt(p, "original_max_position_embeddings", src);
+    originalMax();
     if (r.highFreqFactor == r.lowFreqFactor)
       throwUserError("{}: {}: llama3 rope needs high_freq_factor != low_freq_factor", src, field);
   } else {
     unsupported(src, field + ".rope_type", "\"" + type + "\"",
-                "slidedp implements rope types 'default' and 'llama3' only");
+                "slidedp implements rope types default, linear, dynamic, yarn and llama3");
   }
   return r;
 }
@@ -155,6 +208,7 @@ ModelConfig ModelConfig::fromJson(const nlohmann::json& j, const std::string& sr
   }
 
   // Rotary embeddings: 5.x rope_parameters, else 4.x rope_theta + rope_scaling.
+  const int64_t topOrig = getInt(j, "original_max_position_embeddings", 0, src);
   if (present(j, "rope_parameters")) {
     const auto& p = j["rope_parameters"];
     if (!p.is_object()) throwUserError("{}: 'rope_parameters' is not an object", src);
@@ -162,13 +216,15 @@ ModelConfig ModelConfig::fromJson(const nlohmann::json& j, const std::string& sr
       unsupported(src, "rope_parameters", p.dump(),
                   "per-layer-type rope parameters (sliding/full attention mixes) are not "
                   "supported");
-    c.rope = parseRope(p, getNumber(j, "rope_theta", 10000.0, src), "rope_parameters", src);
+    c.rope = parseRope(p, getNumber(j, "rope_theta", 10000.0, src), c.maxPositionEmbeddings,
+                       topOrig, "rope_parameters", src);
   } else {
     double theta = getNumber(j, "rope_theta", 10000.0, src);
     if (present(j, "rope_scaling")) {
       if (!j["rope_scaling"].is_object())
         throwUserError("{}: 'rope_scaling' is not an object", src);
-      c.rope = parseRope(j["rope_scaling"], theta, "rope_scaling", src);
+      c.rope = parseRope(j["rope_scaling"], theta, c.maxPositionEmbeddings, topOrig,
+                         "rope_scaling", src);
     } else {
       c.rope.theta = theta;
     }
@@ -235,6 +291,23 @@ ModelConfig ModelConfig::load(const std::string& path) {
   return fromJson(j, p);
 }
 
+int64_t ModelConfig::maxSequenceLength() const {
+  const double f = rope.factor;
+  switch (rope.type) {
+    case RopeConfig::Type::Default:
+      return maxPositionEmbeddings;
+    case RopeConfig::Type::Linear:
+    case RopeConfig::Type::Dynamic:
+      return std::max<int64_t>(maxPositionEmbeddings,
+                               static_cast<int64_t>(f * static_cast<double>(maxPositionEmbeddings)));
+    case RopeConfig::Type::Yarn:
+    case RopeConfig::Type::Llama3:
+      return std::max<int64_t>(maxPositionEmbeddings,
+                               static_cast<int64_t>(f * static_cast<double>(rope.originalMaxPositionEmbeddings)));
+  }
+  return maxPositionEmbeddings;
+}
+
 void ModelConfig::checkSequenceLength(int64_t T) const {
   if (slidingWindow && *slidingWindow < T)
     unsupported("config", "sliding_window", std::to_string(*slidingWindow),
@@ -242,9 +315,25 @@ void ModelConfig::checkSequenceLength(int64_t T) const {
                             "windowed; slidedp implements full causal attention. HINT: use "
                             "sequences of at most {} tokens",
                             T, *slidingWindow));
-  if (T > maxPositionEmbeddings)
-    throwUserError("sequence length {} exceeds max_position_embeddings = {}", T,
-                   maxPositionEmbeddings);
+  const int64_t limit = maxSequenceLength();
+  if (T <= limit) return;
+  std::string covers = fmt::format("max_position_embeddings = {}", maxPositionEmbeddings);
+  if (rope.type != RopeConfig::Type::Default)
+    covers += fmt::format(", rope_type {} with factor {:g}{} (up to {})", ropeTypeName(rope.type),
+                          rope.factor,
+                          rope.type == RopeConfig::Type::Yarn || rope.type == RopeConfig::Type::Llama3
+                              ? fmt::format(" x original_max_position_embeddings {}",
+                                            rope.originalMaxPositionEmbeddings)
+                              : std::string(" x max_position_embeddings"),
+                          limit);
+  const int64_t orig = rope.type == RopeConfig::Type::Default ? maxPositionEmbeddings
+                                                              : rope.originalMaxPositionEmbeddings;
+  const double need = std::ceil(static_cast<double>(T) / static_cast<double>(orig));
+  throwUserError("sequence length {} exceeds what the model config covers: {}.\nHINT: extend "
+                 "the context with YaRN in config.json, as Qwen3 reaches 128K: \"rope_scaling\": "
+                 "{{\"rope_type\": \"yarn\", \"factor\": {:g}, \"original_max_position_embeddings\": "
+                 "{}}}; or use --seq-len <= {}",
+                 T, covers, need, orig, limit);
 }
 
 }  // namespace slidedp::model

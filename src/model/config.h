@@ -20,17 +20,29 @@ enum class ModelFamily { Llama, Qwen2, Qwen3, Mistral };
 /// "llama", "qwen2", "qwen3", "mistral" (the HF model_type).
 const char* familyName(ModelFamily family);
 
-/// Rotary position embedding (HF modeling_rope_utils.py).
+/// Rotary position embedding (HF modeling_rope_utils.py; the math is in model/rope.h).
 struct RopeConfig {
-  enum class Type { Default, Llama3 };
+  enum class Type { Default, Linear, Dynamic, Yarn, Llama3 };
   Type type = Type::Default;
   double theta = 10000.0;
-  // llama3 only (_compute_llama3_parameters):
-  double factor = 1.0;
+  double factor = 1.0;  // linear, dynamic, yarn, llama3: the context extension factor
+  // llama3 (_compute_llama3_parameters):
   double lowFreqFactor = 1.0;
   double highFreqFactor = 4.0;
+  // llama3, yarn: the pre-training context (default: max_position_embeddings, as
+  // transformers' standardize_rope_params; a top-level original_max_position_embeddings wins)
   int64_t originalMaxPositionEmbeddings = 8192;
+  // yarn (_compute_yarn_parameters):
+  std::optional<double> attentionFactor;  // cos/sin scaling; default from factor and mscale
+  double betaFast = 32.0;
+  double betaSlow = 1.0;
+  double mscale = 0.0;        // 0: absent
+  double mscaleAllDim = 0.0;  // 0: absent
+  bool truncate = true;
 };
+
+/// "default", "linear", "dynamic", "yarn", "llama3".
+const char* ropeTypeName(RopeConfig::Type type);
 
 struct ModelConfig {
   ModelFamily family = ModelFamily::Llama;
@@ -63,8 +75,15 @@ struct ModelConfig {
   /// Reads and parses `path` (a config.json, or a directory holding one).
   static ModelConfig load(const std::string& path);
 
-  /// Refuses a sequence length the model cannot be trained on exactly: Mistral with
-  /// sliding_window < T (a window would be active). Throws UserError.
+  /// The longest sequence the config covers: max_position_embeddings, or where rope scaling
+  /// extends the context, the longer of it and the extended length (linear, dynamic:
+  /// factor x max_position_embeddings; yarn, llama3: factor x original_max_position_embeddings).
+  int64_t maxSequenceLength() const;
+
+  /// Refuses a sequence length the model cannot be trained on: longer than
+  /// maxSequenceLength() (the message says how to extend the context with YaRN), or Mistral
+  /// with sliding_window < T (a window would be active). Throws UserError. Cheap: call it
+  /// before any rank allocates.
   void checkSequenceLength(int64_t T) const;
 
   /// Query width H * D and key/value width numKvHeads * D.

@@ -132,27 +132,6 @@ Tensor lmHeadWeight(const ModelConfig& config, const UnitLayout& headUnit, const
 
 }  // namespace
 
-at::Tensor ropeInvFreq(const ModelConfig& c) {
-  const int64_t D = c.headDim;
-  // _compute_default_rope_parameters
-  auto invFreq = 1.0 / at::pow(c.rope.theta, at::arange(0, D, 2, at::kLong).to(at::kFloat) /
-                                                 static_cast<double>(D));
-  if (c.rope.type == RopeConfig::Type::Llama3) {
-    // _compute_llama3_parameters
-    const double factor = c.rope.factor, low = c.rope.lowFreqFactor, high = c.rope.highFreqFactor;
-    const double oldLen = static_cast<double>(c.rope.originalMaxPositionEmbeddings);
-    const double lowFreqWavelen = oldLen / low, highFreqWavelen = oldLen / high;
-    auto wavelen = 2 * M_PI / invFreq;
-    auto invFreqLlama = at::where(wavelen > lowFreqWavelen, invFreq / factor, invFreq);
-    auto smooth = (oldLen / wavelen - low) / (high - low);
-    auto smoothed = (1 - smooth) * invFreqLlama / factor + smooth * invFreqLlama;
-    auto isMedium = at::logical_not(wavelen < highFreqWavelen)
-                        .logical_and(at::logical_not(wavelen > lowFreqWavelen));
-    invFreq = at::where(isMedium, smoothed, invFreqLlama);
-  }
-  return invFreq;
-}
-
 AttentionContext makeAttentionContext(const ModelConfig& c, int64_t B, int64_t T,
                                       const at::Tensor& positionIds, at::ScalarType dtype,
                                       at::Device device) {
@@ -164,12 +143,10 @@ AttentionContext makeAttentionContext(const ModelConfig& c, int64_t B, int64_t T
   SLIDEDP_ASSERT(pos.dim() == 2 && pos.size(0) == B && pos.size(1) == T,
                  "position_ids must be [B, T] = [{}, {}]", B, T);
   AttentionContext ctx;
-  // LlamaRotaryEmbedding.forward: freqs = pos * inv_freq in float32, emb = cat(freqs, freqs).
-  auto invFreq = ropeInvFreq(c).to(device);
-  auto freqs = pos.to(at::kFloat).unsqueeze(-1) * invFreq;  // [B, T, D/2]
-  auto emb = at::cat({freqs, freqs}, -1);
-  ctx.cos = emb.cos().to(dtype);  // attention_scaling is 1 for default and llama3
-  ctx.sin = emb.sin().to(dtype);
+  // LlamaRotaryEmbedding.forward: float32 tables (rope.h), then the compute dtype.
+  ropeCosSin(c, pos, &ctx.cos, &ctx.sin);
+  ctx.cos = ctx.cos.to(dtype);
+  ctx.sin = ctx.sin.to(dtype);
   if (positionIds.defined() && T > 1) {
     auto boundary = pos.narrow(1, 1, T - 1) != (pos.narrow(1, 0, T - 1) + 1);  // [B, T-1]
     if (boundary.any().item<bool>()) {

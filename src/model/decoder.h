@@ -3,7 +3,7 @@
 // SwiGLU MLP -> residual) and head (final RMSNorm + LM head + chunked cross-entropy).
 // Formulas follow transformers' modeling_llama.py / modeling_qwen2.py / modeling_qwen3.py /
 // modeling_mistral.py (LlamaRMSNorm, apply_rotary_pos_emb, repeat_kv, LlamaMLP) and
-// modeling_rope_utils.py (_compute_default_rope_parameters, _compute_llama3_parameters).
+// modeling_rope_utils.py (rope.h: default, linear, dynamic, yarn, llama3).
 // Design decisions: (1) a unit's parameters are views into its flat buffer (fp32 or bf16,
 // on CPU or CUDA), so the flat gradient of a backward IS the unit's gradient buffer;
 // (2) forward and backward are written out by hand (no autograd): a layer either keeps the
@@ -23,6 +23,7 @@
 #include "model/config.h"
 #include "model/hf_checkpoint.h"
 #include "model/param_layout.h"
+#include "model/rope.h"  // defines: ropeInvFreq, ropeCosSin (every rope type)
 
 namespace slidedp::model {
 
@@ -41,10 +42,6 @@ struct AttentionContext {
   at::Tensor cuSeqlens;
   int64_t maxSeqlen = 0;
 };
-
-/// RoPE inverse frequencies [D/2], float32 on CPU, exactly as transformers computes them
-/// (default: 1 / theta^(arange(0, D, 2) / D); llama3: _compute_llama3_parameters).
-at::Tensor ropeInvFreq(const ModelConfig& config);
 
 /// Builds the context of a micro-batch of B rows of T tokens. `positionIds` [B, T] int64
 /// (any device) or undefined (then 0..T-1 in every row). Packed documents: a new document

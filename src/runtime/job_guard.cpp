@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <vector>
 
 #include "common/log.h"
 #include "shm/segment.h"
@@ -106,8 +107,15 @@ void JobGuard::stop() {
 void JobGuard::loop() {
   const uint32_t mine = static_cast<uint32_t>(ctx_->local_rank);
   const auto period = std::chrono::microseconds(static_cast<int64_t>(opts_.interval_s * 1e6));
+  // Per peer: since when it has been seen stopped (0: running), and its progress then.
+  struct Stopped {
+    uint64_t since_ns = 0;
+    uint64_t progress = 0;
+  };
+  std::vector<Stopped> stopped(control_.numRanks());
   while (running_.load()) {
     const uint64_t now = shm::monotonicNs();
+    control_.rank(mine).progress.store(shm::progressCount(), std::memory_order_relaxed);
     control_.rank(mine).heartbeat_ns.store(now, std::memory_order_release);
     if (control_.aborted() && control_.abortRank() != ctx_->world_rank) {
       control_.rank(mine).abort_seen.store(1, std::memory_order_release);
@@ -124,10 +132,13 @@ void JobGuard::loop() {
       if (r == mine) continue;
       const shm::RankSlot& peer = control_.rank(r);
       if (peer.state.load(std::memory_order_acquire) !=
-          static_cast<uint32_t>(shm::RankState::kAttached))
+          static_cast<uint32_t>(shm::RankState::kAttached)) {
+        stopped[r] = Stopped{};
         continue;
+      }
       const int64_t pid = peer.pid.load(std::memory_order_relaxed);
       std::string problem;
+      bool stalled = false;
       if (!shm::processAlive(pid, peer.start_time.load(std::memory_order_relaxed))) {
         if (peer.state.load(std::memory_order_acquire) !=
             static_cast<uint32_t>(shm::RankState::kAttached))
@@ -137,11 +148,33 @@ void JobGuard::loop() {
                               peer.world_rank.load(), ctx_->node_id, r, pid);
       } else {
         const uint64_t hb = peer.heartbeat_ns.load(std::memory_order_acquire);
+        const uint64_t progress = peer.progress.load(std::memory_order_relaxed);
         const double silent_s = now > hb ? (now - hb) * 1e-9 : 0.0;
-        if (silent_s > opts_.heartbeat_timeout_s)
+        const char state = shm::processState(pid);
+        if (state == 'T' || state == 't') {
+          if (stopped[r].since_ns == 0 || progress != stopped[r].progress)
+            stopped[r] = Stopped{now, progress};
+        } else {
+          stopped[r] = Stopped{};
+        }
+        const double stopped_s = stopped[r].since_ns ? (now - stopped[r].since_ns) * 1e-9 : 0.0;
+        if (stopped[r].since_ns != 0 && stopped_s > opts_.stall_timeout_s) {
+          stalled = true;
+          problem = fmt::format(
+              "rank {} (node {}, local rank {}, pid {}) is stalled: its process has been stopped "
+              "(state '{}': {}) for {:.1f} s with its progress counter at {} (--stall-timeout "
+              "{:.0f} s). HINT: something sent it SIGSTOP/SIGTSTP or a debugger holds it; raise "
+              "--stall-timeout to debug a rank",
+              peer.world_rank.load(), ctx_->node_id, r, pid, state,
+              state == 'T' ? "stopped by a signal" : "stopped by a debugger", stopped_s,
+              progress, opts_.stall_timeout_s);
+        } else if (silent_s > opts_.heartbeat_timeout_s) {
           problem = fmt::format("rank {} (node {}, local rank {}, pid {}) sent no heartbeat for "
-                                "{:.1f} s (stopped or hung)",
-                                peer.world_rank.load(), ctx_->node_id, r, pid, silent_s);
+                                "{:.1f} s (--heartbeat-timeout {:.0f} s): its process is not "
+                                "being scheduled (stopped or hung)",
+                                peer.world_rank.load(), ctx_->node_id, r, pid, silent_s,
+                                opts_.heartbeat_timeout_s);
+        }
       }
       if (!problem.empty()) {
         // The watchdog cannot unwind the main thread; report and leave. Open MPI ends the
@@ -150,6 +183,9 @@ void JobGuard::loop() {
         const std::string msg =
             fmt::format("slidedp: {} detected a failure: {}\n", ctx_->describe(), problem);
         writeStderr(msg.c_str());
+        // A stopped peer cannot see the abort flag: continue it, so its own watchdog prints
+        // the first error and exits (a rank held by a debugger stays for mpirun to kill).
+        if (stalled) kill(static_cast<pid_t>(pid), SIGCONT);
         unlinkSegmentNoThrow();
         _exit(1);
       }

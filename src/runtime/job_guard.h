@@ -5,10 +5,16 @@
 //  1. failJob(): the failing rank publishes its error in the control block's abort flag,
 //     waits (bounded) until its node peers have seen it, removes the segment and calls
 //     MPI_Abort (which takes down ranks on other nodes too).
-//  2. The watchdog thread of every rank: heartbeats; exits the rank (status 1, after printing
-//     the first error) when the abort flag is set; on the leader and workers alike, notices a
-//     node peer whose process is gone (kill -9, OOM killer) or whose heartbeat stopped, and
-//     fails the job. Open MPI also tears the job down when a rank exits abnormally.
+//  2. The watchdog thread of every rank: heartbeats (carrying the rank's progress counter,
+//     shm::progressCount()); exits the rank (status 1, after printing the first error) when the
+//     abort flag is set; on the leader and workers alike, fails the job when it can prove a
+//     node peer is not coming back: its process is gone (kill -9, OOM killer), its heartbeat
+//     thread has been silent for heartbeat_timeout_s (the whole process is not being
+//     scheduled), or it is stalled: stopped by a signal or a debugger (/proc/<pid>/stat state
+//     'T'/'t') for stall_timeout_s while its progress counter stood still. A peer that is
+//     merely slow (a long GPU kernel, a long CPU update: state R/S/D, heartbeat fresh) is
+//     never declared failed, so waits on peers need no deadline (shm/control_block.h).
+//     Open MPI also tears the job down when a rank exits abnormally.
 //  3. Signal handlers: SIGINT/SIGTERM/SIGHUP (mpirun forwards these; MPI_Abort sends SIGTERM)
 //     and crash signals unlink the segment (shm_unlink is async-signal-safe) before exiting.
 #pragma once
@@ -23,8 +29,10 @@
 namespace slidedp {
 
 struct WatchdogOptions {
-  double interval_s = 0.05;           // heartbeat and check period
-  double heartbeat_timeout_s = 30.0;  // a peer silent this long is declared hung
+  double interval_s = 0.05;           // heartbeat and check period (seconds)
+  double heartbeat_timeout_s = 30.0;  // a peer whose heartbeat thread is silent this long is hung
+  double stall_timeout_s = 10.0;      // a peer stopped (state T/t) this long with no progress is
+                                      // stalled
 };
 
 class JobGuard {

@@ -67,7 +67,9 @@ struct TrainOptions {
   int64_t warmup_steps = 0;
   int64_t total_steps = 0;        // for linear/cosine schedules
   int leader_threads = 0;         // AdamW threads on the leader (0: all cores it may use)
-  double wait_timeout_s = 300;    // bounded waits on counters (seconds)
+  double wait_timeout_s = 0;      // deadline of a wait on a peer's counter, seconds (0: none; a
+                                  // wait ends when the watchdog proves the peer dead, hung or
+                                  // stalled, runtime/job_guard.h)
 
   optim::LrSchedule lrSchedule() const {
     optim::LrSchedule s;

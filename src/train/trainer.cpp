@@ -16,6 +16,8 @@
 #include "formats/checkpoint.h"
 #include "formats/fs_util.h"
 #include "model/hf_checkpoint.h"
+#include "runtime/test_hooks.h"
+#include "shm/control_block.h"
 #include "worker/worker.h"
 
 namespace slidedp {
@@ -132,7 +134,8 @@ Trainer::Trainer(const RankContext& ctx, const std::string& model_dir, const Tra
     // A worker's configuration error (e.g. an option for GPU workers on CPU workers) is agreed
     // like the leader's, so the leader unwinds and removes the segment instead of being aborted.
     try {
-      seg_ = shm::Segment::open(name, job, opts.wait_timeout_s);
+      // Created by the leader before the agreement above: the deadline only guards a lost file.
+      seg_ = shm::Segment::open(name, job, opts.wait_timeout_s > 0 ? opts.wait_timeout_s : 60);
       worker_ = std::make_unique<Worker>(ctx, seg_, spec_, state_, config_, layout_, plan_, opts_);
       worker_->setBaseStep(first_step_ - 1);
     } catch (const UserError& e) {
@@ -249,6 +252,8 @@ StepRecord Trainer::step(int64_t step, BatchSource& data) {
   const auto t0 = std::chrono::steady_clock::now();
   StepRecord rec;
   rec.step = step;
+  shm::noteProgress();
+  testHookSlowStep(ctx_.world_rank, step);
   double mine[5] = {0, 0, 0, 0, 0};  // loss sum (workers), grad norm (leader), tokens, B*T, T (worker 0)
   double times[11] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};  // maxima over ranks
   if (leader_) {

@@ -160,11 +160,14 @@ TEST(ModelConfig, Refusals) {
   j["hidden_act"] = "gelu";
   expectRefused(j, {"hidden_act", "\"gelu\""});
   j = llama3New();
-  j["rope_parameters"]["rope_type"] = "yarn";
-  expectRefused(j, {"rope_parameters.rope_type", "\"yarn\""});
+  j["rope_parameters"]["rope_type"] = "longrope";
+  expectRefused(j, {"rope_parameters.rope_type", "\"longrope\""});
   j = llama3Old();
-  j["rope_scaling"] = {{"type", "linear"}, {"factor", 2.0}};
-  expectRefused(j, {"rope_scaling.rope_type", "\"linear\""});
+  j["rope_scaling"] = {{"type", "linear"}};
+  expectRefused(j, {"rope_type linear", "'factor'"});
+  j = llama3Old();
+  j["rope_scaling"] = {{"type", "yarn"}, {"factor", 0.5}};
+  expectRefused(j, {"factor must be a number >= 1"});
   j = llama3New();
   j["rope_parameters"].erase("low_freq_factor");
   expectRefused(j, {"low_freq_factor"});
@@ -191,6 +194,73 @@ TEST(ModelConfig, Refusals) {
   j = llama3New();
   j["rope_parameters"]["partial_rotary_factor"] = 0.5;
   expectRefused(j, {"partial_rotary_factor"});
+}
+
+TEST(ModelConfig, RopeTypesAndTheSequenceTheyCover) {
+  // Qwen3's documented 128K set-up: YaRN factor 4 over 32K, max_position_embeddings 40960.
+  json q = qwen3();
+  q.erase("rope_parameters");  // the 4.x spelling: rope_theta + rope_scaling
+  q["rope_theta"] = 1e6;
+  q["max_position_embeddings"] = 40960;
+  q["rope_scaling"] = {{"rope_type", "yarn"}, {"factor", 4.0},
+                       {"original_max_position_embeddings", 32768}};
+  auto y = ModelConfig::fromJson(q, "q3");
+  EXPECT_EQ(y.rope.type, RopeConfig::Type::Yarn);
+  EXPECT_DOUBLE_EQ(y.rope.factor, 4.0);
+  EXPECT_EQ(y.rope.originalMaxPositionEmbeddings, 32768);
+  EXPECT_DOUBLE_EQ(y.rope.betaFast, 32.0);
+  EXPECT_DOUBLE_EQ(y.rope.betaSlow, 1.0);
+  EXPECT_TRUE(y.rope.truncate);
+  EXPECT_FALSE(y.rope.attentionFactor.has_value());
+  EXPECT_EQ(y.maxSequenceLength(), 131072);
+  EXPECT_NO_THROW(y.checkSequenceLength(131072));
+  try {
+    y.checkSequenceLength(131073);
+    ADD_FAILURE() << "no error";
+  } catch (const slidedp::UserError& e) {
+    const std::string m = e.what();
+    for (const char* part : {"131073", "max_position_embeddings = 40960", "rope_type yarn",
+                             "factor 4", "(up to 131072)", "\"factor\": 5"})
+      EXPECT_NE(m.find(part), std::string::npos) << part << " not in: " << m;
+  }
+  // 5.x spelling with every optional field; a top-level original_max_position_embeddings
+  // wins (transformers' standardize_rope_params).
+  json q5 = qwen3();
+  q5["rope_parameters"] = {{"rope_type", "yarn"}, {"rope_theta", 1e6}, {"factor", 8.0},
+                           {"beta_fast", 16}, {"beta_slow", 2}, {"mscale", 0.707},
+                           {"mscale_all_dim", 1.0}, {"attention_factor", 1.25},
+                           {"truncate", false}};
+  auto y5 = ModelConfig::fromJson(q5, "q5");
+  EXPECT_EQ(y5.rope.originalMaxPositionEmbeddings, 512);  // default: max_position_embeddings
+  EXPECT_DOUBLE_EQ(y5.rope.betaFast, 16);
+  EXPECT_DOUBLE_EQ(y5.rope.betaSlow, 2);
+  EXPECT_DOUBLE_EQ(y5.rope.mscale, 0.707);
+  EXPECT_DOUBLE_EQ(*y5.rope.attentionFactor, 1.25);
+  EXPECT_FALSE(y5.rope.truncate);
+  q5["original_max_position_embeddings"] = 128;
+  EXPECT_EQ(ModelConfig::fromJson(q5, "q5").rope.originalMaxPositionEmbeddings, 128);
+  // factor null: max_position_embeddings / original.
+  json qn = qwen3();
+  qn.erase("rope_parameters");
+  qn["rope_scaling"] = {{"rope_type", "yarn"}, {"factor", nullptr},
+                        {"original_max_position_embeddings", 128}};
+  EXPECT_DOUBLE_EQ(ModelConfig::fromJson(qn, "qn").rope.factor, 4.0);
+  // linear and dynamic stretch max_position_embeddings itself.
+  json l = llama3Old();
+  l["rope_scaling"] = {{"type", "linear"}, {"factor", 2.0}};
+  auto lc = ModelConfig::fromJson(l, "l");
+  EXPECT_EQ(lc.rope.type, RopeConfig::Type::Linear);
+  EXPECT_EQ(lc.maxSequenceLength(), 512);
+  l["rope_scaling"] = {{"rope_type", "dynamic"}, {"factor", 4.0}};
+  auto dc = ModelConfig::fromJson(l, "d");
+  EXPECT_EQ(dc.rope.type, RopeConfig::Type::Dynamic);
+  EXPECT_EQ(dc.maxSequenceLength(), 1024);
+  EXPECT_THROW(dc.checkSequenceLength(1025), slidedp::UserError);
+  // llama3: the longer of max_position_embeddings and factor x original.
+  auto l3 = ModelConfig::fromJson(llama3New(), "l3");
+  EXPECT_EQ(l3.maxSequenceLength(), 512);  // 8 x 64 > 256
+  // No scaling: max_position_embeddings.
+  EXPECT_EQ(ModelConfig::fromJson(qwen3(), "q3").maxSequenceLength(), 512);
 }
 
 TEST(ParamLayout, Stories260K) {

@@ -1,6 +1,7 @@
 // GPU (label gpu; registered only where SLIDEDP_HAVE_GPU): every unit in bf16 on CUDA against
 // the same unit in fp32 on CUDA, fed the same boundary activations and output gradients, for
-// stories260K and every family fixture; and fp32 on CUDA against transformers' float64
+// stories260K and every family and rope-type fixture (the fused Q/K-norm + RoPE kernel with
+// yarn's scaled cos/sin tables, dynamic's per-document tables); and fp32 on CUDA against transformers' float64
 // reference (bf16_check.h).
 //
 // Tolerances (relative to max |fp32|):
@@ -33,4 +34,6 @@ TEST_P(GpuUnits, Bf16AgainstFp32AndFp32AgainstReference) {
 INSTANTIATE_TEST_SUITE_P(Models, GpuUnits,
                          ::testing::Values("stories260K", "llama3_untied_new",
                                            "llama3_tied_bias_old", "qwen2_tied_old",
-                                           "qwen3_untied_new", "mistral_untied_old"));
+                                           "qwen3_untied_new", "mistral_untied_old",
+                                           "qwen3_yarn_new", "qwen2_yarn_options_old",
+                                           "llama_linear_old", "llama_dynamic_new"));

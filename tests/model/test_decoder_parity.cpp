@@ -1,8 +1,10 @@
 // Every supported family against transformers (tools/fixtures/make_references.py, run by CTest
 // as the FIXTURES_SETUP test model_make_references): tiny random-init Llama-3 (llama3 rope,
 // tied+biases and untied), Qwen2 (q/k/v bias, tied), Qwen3 (q/k norm, head_dim != C/H, untied),
-// Mistral (untied); GQA; transformers 4.x- and 5.x-style config.json; a batch whose second row
-// packs three documents (position_ids reset, no attention across documents).
+// Mistral (untied); GQA; transformers 4.x- and 5.x-style config.json; the long-context rope
+// types (yarn with its attention factor, yarn with every option, linear, dynamic NTK past
+// max_position_embeddings); a batch whose second row packs three documents (position_ids
+// reset, no attention across documents).
 //
 // Tolerances (fp32 on CPU vs float64 transformers stored as fp32):
 //  - logits: max|l - ref| <= 5e-6 * max|ref|   (measured <= 7e-7);
@@ -87,6 +89,38 @@ TEST_P(FamilyParity, LogitsLossAndEveryGradient) {
   EXPECT_GT(relMaxError(unpacked.select(0, 1), readTensor(ref, "logits").select(0, 1)), 1e-3);
 }
 
+// The rotary tables' inputs against transformers' own (rotary_emb before any forward, and
+// the dynamic type's rope_init_fn at seq_len T): the same float32 operations, so they agree
+// to a few float32 roundings (tolerance 1e-6 relative). Each scaled type's
+// cos/sin must differ from the default type's, so the parity above does test the scaling.
+TEST_P(FamilyParity, RopeTablesMatchTransformers) {
+  const std::string dir = caseDir(GetParam());
+  ASSERT_TRUE(slidedp::formats::pathExists(dir + "/reference.safetensors")) << dir;
+  const ModelConfig c = ModelConfig::load(dir + "/model");
+  auto ref = slidedp::formats::SafetensorsFile::open(dir + "/reference.safetensors");
+  EXPECT_EQ(ropeTypeName(c.rope.type), ref.metadata().at("rope.type"));
+  EXPECT_LE(relMaxError(ropeInvFreq(c), readTensor(ref, "rope.inv_freq")), 1e-6);
+  EXPECT_NEAR(ropeAttentionScaling(c), std::stod(ref.metadata().at("rope.attention_scaling")), 1e-12);
+  auto pos = readTensor(ref, "position_ids");
+  const int64_t T = pos.size(1);
+  if (c.rope.type == RopeConfig::Type::Dynamic) {
+    EXPECT_LE(relMaxError(ropeInvFreq(c, T), readTensor(ref, "rope.inv_freq_at_T")), 1e-6);
+  }
+  if (c.rope.type != RopeConfig::Type::Default) {
+    ModelConfig plain = c;
+    plain.rope.type = RopeConfig::Type::Default;
+    at::Tensor cs, sn, cs0, sn0;
+    ropeCosSin(c, pos, &cs, &sn);
+    ropeCosSin(plain, pos, &cs0, &sn0);
+    EXPECT_GT(relMaxError(cs, cs0), 1e-3) << "the rope scaling changes nothing here";
+    if (c.rope.type == RopeConfig::Type::Dynamic) {
+      // Row 0 (24 positions > max_position_embeddings 16) is scaled, row 1's documents not.
+      EXPECT_GT(relMaxError(cs.select(0, 0), cs0.select(0, 0)), 1e-3);
+      EXPECT_EQ(relMaxError(cs.select(0, 1), cs0.select(0, 1)), 0.0);
+    }
+  }
+}
+
 TEST_P(FamilyParity, Bf16UnitsOnCpu) {
   checkBf16AgainstFp32(GetParam(), at::Device(at::kCPU), kCpuBf16Tolerances);
 }
@@ -98,4 +132,6 @@ TEST(Stories260KBf16, UnitsOnCpu) {
 INSTANTIATE_TEST_SUITE_P(Families, FamilyParity,
                          ::testing::Values("llama3_untied_new", "llama3_tied_bias_old",
                                            "qwen2_tied_old", "qwen3_untied_new",
-                                           "mistral_untied_old"));
+                                           "mistral_untied_old", "qwen3_yarn_new",
+                                           "qwen2_yarn_options_old", "llama_linear_old",
+                                           "llama_dynamic_new"));

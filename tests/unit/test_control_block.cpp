@@ -117,3 +117,28 @@ TEST(ControlBlock, AbortKeepsFirstErrorAndWakesWaiters) {
   cb2.setAbort(0, std::string(10000, 'x'));
   EXPECT_EQ(cb2.abortMessage().size(), kAbortMessageBytes - 1);
 }
+
+TEST(ControlBlock, WaitWithoutDeadlineOutlastsASlowProducerAndCountsProgress) {
+  // timeout_s = 0 (the runtime's default): no deadline; the wait returns whenever the
+  // producer publishes, here after 1.5 s (well past the 0.05 s deadline of the test above).
+  Region r(ControlBlock::bytesFor(2, 1, 1));
+  ControlBlock cb = ControlBlock::initialize(r.p, r.n, 2, 1, 1);
+  const uint64_t before = progressCount();
+  std::thread producer([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    cb.layerVersion(0).store(3);
+  });
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_EQ(cb.waitAtLeast(cb.layerVersion(0), 3, 0, "worker 1", {}), 3u);
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  producer.join();
+  EXPECT_GE(s, 1.4);
+  EXPECT_EQ(progressCount(), before + 1);  // one completed wait
+  // And only the abort flag ends such a wait early.
+  std::thread waiter([&] {
+    EXPECT_THROW(cb.waitAtLeast(cb.layerVersion(0), 4, 0, "worker 1", {}), JobAbortedError);
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  cb.setAbort(1, "peer stalled");
+  waiter.join();
+}

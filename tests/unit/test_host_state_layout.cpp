@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "common/errors.h"
+#include "runtime/host_memory.h"
 #include "runtime/host_state_layout.h"
 
 using namespace slidedp;
@@ -40,4 +41,41 @@ TEST(HostStateLayout, UnitsAlignedAndRegionsSized) {
   EXPECT_EQ(HostStateLayout::stagingOffset(spec, 4, 2), (4u * 3u + 2u) * 12345u);
   spec.num_slots = 0;
   EXPECT_THROW(HostStateLayout::build(spec), UserError);
+}
+
+TEST(HostMemory, NeedByPartAndRefusalWithBytes) {
+  HostStateSpec spec;  // stories260K shape, 2 workers
+  spec.num_workers = 2;
+  const HostStateLayout state = HostStateLayout::build(spec);
+  // B = 2 rows of T = 1000 tokens, C = 64, L = 5, 3 ranks.
+  const HostMemoryNeed plain = estimateHostMemory(state, 3, 2, 1000, 64, 5, false);
+  EXPECT_EQ(plain.segment_bytes, state.layout.totalBytes());
+  EXPECT_EQ(plain.offload_bytes, 0u);
+  EXPECT_EQ(plain.token_bytes, 3u * 8 * 2000 * 4);  // ids, labels, positions x (3 ranks + 1)
+  const HostMemoryNeed off = estimateHostMemory(state, 3, 2, 1000, 64, 5, true);
+  // L x (per worker: 1 row x T x C x bf16 = 128000 B, rounded up to 131072 by the pinned
+  // allocator) x 2 workers
+  EXPECT_EQ(off.offload_bytes, 5u * 131072 * 2);
+  EXPECT_EQ(powerOf2Ceil(1), 1u);
+  EXPECT_EQ(powerOf2Ceil(131072), 131072u);
+  EXPECT_EQ(powerOf2Ceil(131073), 262144u);
+  // The 512K case of issue 14 (Qwen3-4B shape, 1 worker, L = 36, C = 2560): a boundary
+  // activation is 2.5 GiB, its pinned block 4 GiB: 144 GiB for the 36 layers.
+  HostStateSpec one;
+  one.num_workers = 1;
+  EXPECT_EQ(estimateHostMemory(HostStateLayout::build(one), 2, 1, 524288, 2560, 36, true).offload_bytes,
+            36ull << 32);
+  EXPECT_EQ(off.total(), off.segment_bytes + off.offload_bytes + off.token_bytes);
+  EXPECT_NO_THROW(checkHostMemory(off, off.total()));
+  EXPECT_NO_THROW(checkHostMemory(off, 0));  // unknown: never refused
+  try {
+    checkHostMemory(off, off.total() - 1);
+    ADD_FAILURE() << "no error";
+  } catch (const UserError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find(std::to_string(off.total()) + " bytes"), std::string::npos) << m;
+    EXPECT_NE(m.find(std::to_string(off.total() - 1) + " bytes"), std::string::npos) << m;
+    EXPECT_NE(m.find("--offload-activations"), std::string::npos) << m;
+  }
+  EXPECT_GT(memAvailableBytes(), 0u);  // Linux: /proc/meminfo has MemAvailable
 }

@@ -132,3 +132,23 @@ TEST(Segment, ProcessIdentity) {
   EXPECT_FALSE(processAlive(0, 0));
   EXPECT_GT(processStartTime(getpid()), 0u);
 }
+
+TEST(ProcessState, StoppedRunningAndGone) {
+  // What the watchdog's stall verdict reads: 'T' for a SIGSTOPped process.
+  const pid_t child = fork();
+  if (child == 0) {
+    for (;;) pause();
+  }
+  ASSERT_GT(child, 0);
+  EXPECT_NE(slidedp::shm::processState(child), '\0');
+  EXPECT_NE(slidedp::shm::processState(child), 'T');
+  kill(child, SIGSTOP);
+  char st = '\0';
+  for (int i = 0; i < 200 && (st = slidedp::shm::processState(child)) != 'T'; ++i)
+    usleep(5000);
+  EXPECT_EQ(st, 'T');
+  kill(child, SIGKILL);
+  int status = 0;
+  waitpid(child, &status, 0);
+  EXPECT_EQ(slidedp::shm::processState(child), '\0');
+}

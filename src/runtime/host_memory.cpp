@@ -1,0 +1,70 @@
+#include "runtime/host_memory.h"
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include "common/errors.h"
+#include "shm/layout.h"
+
+namespace slidedp {
+
+std::string HostMemoryNeed::describe() const {
+  return fmt::format("{} bytes = {} (host state and gradient staging {} + pinned activation "
+                     "offload {} + per-token host buffers {})",
+                     total(), shm::formatBytes(total()), shm::formatBytes(segment_bytes),
+                     shm::formatBytes(offload_bytes), shm::formatBytes(token_bytes));
+}
+
+uint64_t powerOf2Ceil(uint64_t n) {
+  uint64_t p = 1;
+  while (p < n) p <<= 1;
+  return p;
+}
+
+HostMemoryNeed estimateHostMemory(const HostStateLayout& state, int ranks, int64_t B, int64_t T,
+                                  int64_t C, int64_t L, bool offload, int64_t micro_batch_rows) {
+  HostMemoryNeed n;
+  n.segment_bytes = state.layout.totalBytes();
+  const uint64_t tokens = static_cast<uint64_t>(B) * static_cast<uint64_t>(T);
+  if (offload) {
+    const int64_t G = std::max(1, ranks - 1);
+    for (int64_t w = 0; w < G; ++w) {  // rows split as rowsForWorker does: the first B % G get one more
+      const int64_t rows = B / G + (w < B % G ? 1 : 0);
+      const int64_t mb = micro_batch_rows > 0 ? micro_batch_rows : rows;
+      for (int64_t r0 = 0; r0 < rows; r0 += mb) {
+        const uint64_t bytes = static_cast<uint64_t>(std::min(mb, rows - r0)) *
+                               static_cast<uint64_t>(T) * static_cast<uint64_t>(C) * 2;
+        n.offload_bytes += static_cast<uint64_t>(L) * powerOf2Ceil(bytes);
+      }
+    }
+  }
+  n.token_bytes = 3 * 8 * tokens * static_cast<uint64_t>(ranks + 1);
+  return n;
+}
+
+uint64_t memAvailableBytes() {
+  std::ifstream f("/proc/meminfo");
+  std::string line;
+  while (std::getline(f, line)) {
+    if (line.rfind("MemAvailable:", 0) != 0) continue;
+    std::istringstream in(line.substr(13));
+    uint64_t kib = 0;
+    if (in >> kib) return kib * 1024;
+  }
+  return 0;
+}
+
+void checkHostMemory(const HostMemoryNeed& need, uint64_t available) {
+  if (available == 0 || need.total() <= available) return;
+  throwUserError(
+      "the job needs {} of host RAM, but only {} bytes = {} are available (MemAvailable); it would be "
+      "killed by the kernel's OOM killer part way through start-up.\nHINT: {}use fewer tokens "
+      "per step (--batch-size, --seq-len), or a machine with more memory",
+      need.describe(), available, shm::formatBytes(available),
+      need.offload_bytes > 0 ? "drop --offload-activations (recompute keeps only what fits on "
+                               "the GPU), "
+                             : "");
+}
+
+}  // namespace slidedp

@@ -1,0 +1,35 @@
+#include "runtime/test_hooks.h"
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
+#include <thread>
+
+#include "common/log.h"
+
+namespace slidedp {
+
+void testHookSlowStep(int world_rank, int64_t step) {
+  const char* v = std::getenv("SLIDEDP_TEST_SLOW_STEP");
+  if (v == nullptr || *v == '\0') return;
+  int rank = -1;
+  long long at = -1;
+  double seconds = 0;
+  if (std::sscanf(v, "%d:%lld:%lf", &rank, &at, &seconds) != 3 || seconds < 0)
+    throw std::runtime_error(std::string("SLIDEDP_TEST_SLOW_STEP=") + v +
+                             ": expected RANK:STEP:SECONDS");
+  if (rank != world_rank || at != step) return;
+  SLIDEDP_LOG_WARN("test hook: rank {} sleeps {:.1f} s in step {} (SLIDEDP_TEST_SLOW_STEP)",
+                   world_rank, seconds, step);
+  std::this_thread::sleep_for(std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000)));
+}
+
+uint64_t testHookMemAvailable(uint64_t real) {
+  const char* v = std::getenv("SLIDEDP_TEST_MEM_AVAILABLE");
+  if (v == nullptr || *v == '\0') return real;
+  return std::strtoull(v, nullptr, 10);
+}
+
+}  // namespace slidedp

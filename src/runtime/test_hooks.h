@@ -1,0 +1,24 @@
+// Test-only fault injection through the environment, for the system tests of liveness
+// (tests/system/test_liveness.cpp). Nothing here runs unless its variable is set; a job
+// never sets it.
+//
+//   SLIDEDP_TEST_SLOW_STEP=RANK:STEP:SECONDS
+//       world rank RANK sleeps SECONDS on its main thread at the start of step STEP, while
+//       its watchdog keeps heartbeating: a legitimately long step (a long GPU kernel, a long
+//       CPU update) as its peers see it.
+//   SLIDEDP_TEST_MEM_AVAILABLE=BYTES
+//       the host RAM the up-front memory check (runtime/host_memory.h) takes as available.
+#pragma once
+
+#include <cstdint>
+
+namespace slidedp {
+
+/// Applies SLIDEDP_TEST_SLOW_STEP for (world_rank, step). Main thread, every rank, once per
+/// step. Throws std::runtime_error when the variable is set but malformed.
+void testHookSlowStep(int world_rank, int64_t step);
+
+/// SLIDEDP_TEST_MEM_AVAILABLE when set, else `real`.
+uint64_t testHookMemAvailable(uint64_t real);
+
+}  // namespace slidedp

@@ -1,0 +1,129 @@
+// Liveness, not deadlines (design.md, "Liveness"; runtime/job_guard.h): a rank whose step is
+// legitimately long is never killed, and a rank that is stopped is detected within the stall
+// timeout, named, and every rank is gone promptly. The kill -9 cases are in
+// test_training_failures.cpp and test_job_lifecycle.cpp.
+//
+// The liveness bounds are shortened (--heartbeat-timeout 2 --stall-timeout 2) so the tests
+// stay fast; the slow step (SLIDEDP_TEST_SLOW_STEP, runtime/test_hooks.h) lasts 3x longer.
+// A control run of the same slow job with a 2 s --wait-timeout fails, which proves the slow
+// step really holds its peers in a wait that long, so the default run's success shows the
+// wait no longer depends on a deadline.
+#include <gtest/gtest.h>
+
+#include "common/subprocess.h"
+#include "shm/segment.h"
+
+using namespace std::chrono;
+using namespace slidedp::test;
+using slidedp::shm::Segment;
+
+namespace {
+std::string stories() {
+  const char* env = std::getenv("SLIDEDP_SHARED_DIR");
+  return std::string(env ? env : SLIDEDP_SHARED_DIR) + "/models/stories260K";
+}
+std::vector<std::string> train(std::vector<std::string> mpirun_extra, std::vector<std::string> extra) {
+  std::vector<std::string> a = {SLIDEDP_MPIRUN_BIN, "--oversubscribe", "--bind-to", "none"};
+  a.insert(a.end(), mpirun_extra.begin(), mpirun_extra.end());
+  for (const char* s : {"-np", "3", SLIDEDP_WORKER_BIN, "--device", "cpu", "--batch-size", "4",
+                        "--seq-len", "32", "--chunk-numel", "3000"})
+    a.push_back(s);
+  a.push_back("--model");
+  a.push_back(stories());
+  a.insert(a.end(), extra.begin(), extra.end());
+  return a;
+}
+bool waitForText(const Proc& p, const std::string& text, double timeout_s) {
+  const auto until = steady_clock::now() + milliseconds(static_cast<int>(timeout_s * 1000));
+  while (steady_clock::now() < until) {
+    if (readFile(p.log).find(text) != std::string::npos) return true;
+    std::this_thread::sleep_for(milliseconds(20));
+  }
+  return false;
+}
+constexpr double kSlowStepS = 6;  // 3x the shortened liveness timeouts below
+const std::vector<std::string> kShortLiveness = {"--heartbeat-timeout", "2", "--stall-timeout", "2"};
+}  // namespace
+
+TEST(Liveness, ASlowWorkerStepFinishesWithTheDefaults) {
+  // Worker rank 2 sleeps in step 2, heartbeating: the leader waits ~6 s for its chunks, and
+  // worker 1 for the leader's versions.
+  const std::string slow = fmt::format("SLIDEDP_TEST_SLOW_STEP=2:2:{}", kSlowStepS);
+  std::vector<std::string> opts = {"--steps", "3"};
+  opts.insert(opts.end(), kShortLiveness.begin(), kShortLiveness.end());
+
+  // Control: the same job with a deadline shorter than the slow step fails on it.
+  std::vector<std::string> bounded = opts;
+  bounded.insert(bounded.end(), {"--wait-timeout", "2"});
+  Result c = wait(start(train({"-x", slow}, bounded)), 180);
+  EXPECT_NE(c.exit_code, 0) << c.output;
+  EXPECT_NE(c.output.find("timed out after"), std::string::npos) << c.output;
+
+  // The defaults: no deadline; the slow rank is alive, so the job finishes.
+  Result r = wait(start(train({"-x", slow}, opts)), 180);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("sleeps 6.0 s in step 2"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("step 3/3"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("timed out"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("stalled"), std::string::npos) << r.output;
+  std::printf("a %.0f s step with 2 s liveness timeouts: job finished in %.1f s\n", kSlowStepS,
+              r.seconds);
+}
+
+TEST(Liveness, AStoppedRankIsDetectedWithinTheStallTimeoutAndNamed) {
+  // The heartbeat timeout is long (60 s) here, so only the stall verdict (process state T,
+  // progress counter unchanged for --stall-timeout 2) can end the job in time.
+  for (int victim : {2, 0}) {
+    const std::string name = fmt::format("slidedp-liveness-{}-{}", getpid(), victim);
+    const std::string pids_file = "/tmp/" + name + ".pids";
+    std::remove(pids_file.c_str());
+    Proc p = start(train({}, {"--shm-name", name, "--pid-file", pids_file, "--steps", "100000",
+                              "--heartbeat-timeout", "60", "--stall-timeout", "2"}));
+    const auto pids = waitForPids(pids_file, 3);
+    ASSERT_EQ(pids.size(), 3u);
+    ASSERT_TRUE(waitForText(p, "step 3/", 120)) << readFile(p.log);
+    const auto t0 = steady_clock::now();
+    ASSERT_EQ(kill(pids[victim], SIGSTOP), 0);
+    Result r = wait(p, 60);
+    EXPECT_TRUE(waitAllGone(pids, 10)) << "a rank outlived the job by 10 s";
+    const double s = duration<double>(steady_clock::now() - t0).count();
+    std::printf("SIGSTOP of rank %d: detected and all ranks gone %.2f s later\n", victim, s);
+    EXPECT_LT(s, 2.0 + 8.0) << r.output;
+    EXPECT_NE(r.exit_code, 0);
+    EXPECT_NE(r.output.find(fmt::format("rank {} (node 0, local rank {}, pid {}) is stalled",
+                                        victim, victim, pids[victim])),
+              std::string::npos)
+        << r.output;
+    EXPECT_FALSE(Segment::exists(name)) << r.output;
+    for (pid_t pid : pids) kill(pid, SIGKILL);  // nothing left behind if an EXPECT failed
+    std::remove(pids_file.c_str());
+  }
+}
+
+TEST(Liveness, AStoppedRankIsAlsoCaughtByTheHeartbeatTimeout) {
+  // The other proof: with a long stall timeout (60 s), a stopped rank's silent heartbeat
+  // thread (--heartbeat-timeout 2) ends the job, and the message names the rank.
+  const std::string name = fmt::format("slidedp-liveness-hb-{}", getpid());
+  const std::string pids_file = "/tmp/" + name + ".pids";
+  std::remove(pids_file.c_str());
+  Proc p = start(train({}, {"--shm-name", name, "--pid-file", pids_file, "--steps", "100000",
+                            "--heartbeat-timeout", "2", "--stall-timeout", "60"}));
+  const auto pids = waitForPids(pids_file, 3);
+  ASSERT_EQ(pids.size(), 3u);
+  ASSERT_TRUE(waitForText(p, "step 3/", 120)) << readFile(p.log);
+  const auto t0 = steady_clock::now();
+  ASSERT_EQ(kill(pids[1], SIGSTOP), 0);
+  Result r = wait(p, 60);
+  // The stopped rank is not continued on this path: mpirun ends it.
+  EXPECT_TRUE(waitAllGone(pids, 15)) << "a rank outlived the job by 15 s";
+  const double s = duration<double>(steady_clock::now() - t0).count();
+  std::printf("SIGSTOP of rank 1, heartbeat path: all ranks gone %.2f s later\n", s);
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.output.find(fmt::format("rank 1 (node 0, local rank 1, pid {}) sent no heartbeat",
+                                      pids[1])),
+            std::string::npos)
+      << r.output;
+  EXPECT_FALSE(Segment::exists(name)) << r.output;
+  for (pid_t pid : pids) kill(pid, SIGKILL);
+  std::remove(pids_file.c_str());
+}

@@ -1,0 +1,294 @@
+#!/usr/bin/env python3
+"""longest_seq.py: the longest sequence a system trains on this machine (batch 1, one GPU by
+default), for slidedp and for FSDP2 + Liger-Kernel + activation checkpointing, with tokens/s.
+
+  python3 tools/bench/longest_seq.py --config tools/configs/qwen3-4b.json \
+      --systems slidedp,fsdp2_liger_ac --start 32768 --time-budget 540 --out DIR
+
+Search, per system: double the sequence from --start while each probe trains, then bisect
+between the longest that trained and the shortest that did not, down to --resolution (a
+fraction of the longest that trained, rounded to --align tokens). A probe is one job of
+--steps optimizer steps at that length (a config copy with max_position_embeddings raised to
+it, random init, uniformly random tokens), run as its own process group and ended (SIGTERM
+twice, then SIGKILL) at --probe-timeout or when the --time-budget would be exceeded. Its
+outcome is ok (tokens/s of the last step), oom (out of GPU or host memory), timeout (not
+trainable within the bound: reported apart, never as a length that trains) or error.
+
+Bounded in time: a probe's time is predicted from the last probe that trained (its start-up
+plus its step time scaled by the square of the length ratio: attention dominates at these
+lengths); it runs 1 step instead of --steps when --steps would not fit its limit, and is not
+started when even that would not fit: the search then stops and prints its bracket, and
+--known-ok/--known-fail continue it in the next call (the GPU machine's calls last at most 10
+minutes, and a 256K-token step of the Qwen3-4B shape took ~3 minutes on one H200).
+
+Prints one line per probe and a table at the end; writes every probe to DIR/longest.jsonl.
+The ratio of the two longest lengths is printed when both systems ran.
+
+Systems:
+  slidedp         launcher/slidedp-run -- --model-config CFG --seq-len T --batch-size 1 (the
+                  defaults: auto activations, cuDNN attention); $SLIDEDP_WORKER is the binary
+  fsdp2_liger_ac  torchrun tools/bench/peer_train.py --system fsdp2 --liger --ac (Liger's
+                  apply_liger_kernel_to_<model>(rope, rms_norm, swiglu,
+                  fused_linear_cross_entropy); needs the liger-kernel package)
+  fsdp2_ac        the same without Liger
+"""
+import argparse
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SYSTEMS = ("slidedp", "fsdp2_liger_ac", "fsdp2_ac")
+OOM = re.compile(r"out of memory|OutOfMemoryError|CUDA_ERROR_OUT_OF_MEMORY|CUBLAS_STATUS_ALLOC_FAILED"
+                 r"|signal 9|Killed|needs .* of host RAM|cudaErrorMemoryAllocation", re.I)
+
+
+def log(msg):
+    print(f"longest_seq: {msg}", flush=True)
+
+
+def parse_args(argv):
+    ap = argparse.ArgumentParser(prog="longest_seq.py", description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--config", default=os.path.join(ROOT, "tools/configs/qwen3-4b.json"),
+                    help="Hugging Face config.json of the model shape (random init)")
+    ap.add_argument("--systems", default="slidedp,fsdp2_liger_ac",
+                    help=f"comma-separated, from {', '.join(SYSTEMS)}")
+    ap.add_argument("--start", type=int, default=32768, help="first length probed (tokens)")
+    ap.add_argument("--max", type=int, default=4 << 20, help="longest length probed")
+    ap.add_argument("--resolution", type=float, default=0.125,
+                    help="bisect until the bracket is below this fraction of the longest ok")
+    ap.add_argument("--align", type=int, default=4096, help="lengths are multiples of this")
+    ap.add_argument("--steps", type=int, default=2,
+                    help="optimizer steps per probe, the last one timed (1 when the predicted "
+                         "probe would not fit its time limit)")
+    ap.add_argument("--probe-timeout", type=float, default=480, help="seconds per probe, at most")
+    ap.add_argument("--time-budget", type=float, default=540,
+                    help="seconds for the whole search (all systems)")
+    ap.add_argument("--known-ok", default="",
+                    help="continue a search: SYSTEM=T,... lengths already known to train")
+    ap.add_argument("--known-fail", default="",
+                    help="continue a search: SYSTEM=T,... lengths already known not to train")
+    ap.add_argument("--gpus", default="0", help="slidedp-run --gpus; torchrun ranks = their count")
+    ap.add_argument("--cpu-workers", type=int, default=0,
+                    help="slidedp only: N CPU workers instead of --gpus (tests without a GPU)")
+    ap.add_argument("--python", default=os.environ.get("SLIDEDP_PYTHON", sys.executable),
+                    help="interpreter with torch/transformers for the peer")
+    ap.add_argument("--out", default=os.environ.get("OUT", "longest-out"), help="output folder")
+    ap.add_argument("--dry-run", action="store_true", help="print the probe commands, run none")
+    a = ap.parse_args(argv)
+    a.systems = [s for s in a.systems.split(",") if s]
+    for s in a.systems:
+        if s not in SYSTEMS:
+            ap.error(f"unknown system '{s}' (choose from {', '.join(SYSTEMS)})")
+    if a.start < 2 or a.max < a.start or a.align < 1 or a.steps < 1 or a.probe_timeout <= 0:
+        ap.error("need 2 <= --start <= --max, --align >= 1, --steps >= 1, --probe-timeout > 0")
+    if not os.path.isfile(a.config):
+        ap.error(f"--config {a.config} not found")
+
+    def known(text):
+        out = {}
+        for item in filter(None, text.split(",")):
+            if "=" not in item:
+                ap.error(f"--known-ok/--known-fail take SYSTEM=T items, got '{item}'")
+            s, t = item.split("=", 1)
+            out.setdefault(s, []).append(int(t))
+        return out
+    a.known_ok, a.known_fail = known(a.known_ok), known(a.known_fail)
+    return a
+
+
+def raised_config(a, T, folder):
+    """A copy of --config whose max_position_embeddings covers T (random-init benchmarks)."""
+    with open(a.config) as f:
+        cfg = json.load(f)
+    cfg["max_position_embeddings"] = max(int(cfg.get("max_position_embeddings") or 0), T)
+    path = os.path.join(folder, f"config-{T}.json")
+    with open(path, "w") as f:
+        json.dump(cfg, f, indent=1)
+    return path
+
+
+def command(a, system, T, cfg, folder, steps):
+    """(argv, environment additions, metrics file) of one probe of `steps` optimizer steps."""
+    metrics = os.path.join(folder, f"{system}-{T}.jsonl")
+    if system == "slidedp":
+        worker = os.environ.get("SLIDEDP_WORKER", os.path.join(ROOT, "build/bin/slidedp_worker"))
+        where = ["--cpu-workers", str(a.cpu_workers)] if a.cpu_workers else ["--gpus", a.gpus]
+        argv = [os.path.join(ROOT, "launcher/slidedp-run"), *where, "--", "--model-config",
+                cfg, "--seq-len", str(T), "--batch-size", "1", "--steps", str(steps),
+                "--warmup-steps", str(steps - 1), "--lr", "1e-5", "--metrics", metrics]
+        return argv, {"SLIDEDP_WORKER": worker}, metrics
+    G = len(a.gpus.split(","))
+    argv = [a.python, "-m", "torch.distributed.run", "--standalone", f"--nproc_per_node={G}",
+            os.path.join(ROOT, "tools/bench/peer_train.py"), "--system", "fsdp2", "--ac",
+            "--config", cfg, "--seq-len", str(T), "--global-batches", str(G), "--steps", "1",
+            "--warmup", str(steps - 1), "--out", metrics]
+    if system == "fsdp2_liger_ac":
+        argv.insert(argv.index("--ac"), "--liger")
+    return argv, {}, metrics
+
+
+def simulated(system, T):
+    """Testing hook: SLIDEDP_LONGEST_SIMULATE="slidedp=300000,fsdp2_liger_ac=100000" makes a
+    probe of SYSTEM train (ok, tokens/s = 1e9 / T) iff T <= its number, else fail with oom,
+    without running anything; None when the hook is off or names no such system."""
+    spec = os.environ.get("SLIDEDP_LONGEST_SIMULATE", "")
+    limits = dict(item.split("=", 1) for item in spec.split(",") if "=" in item)
+    if system not in limits:
+        return None
+    ok = T <= int(limits[system])
+    return {"system": system, "T": T, "steps": 1, "seconds": 1.0, "rc": 0 if ok else 1,
+            "status": "ok" if ok else "oom", "tokens_per_s": 1e9 / T if ok else None}
+
+
+def run_probe(a, system, T, limit_s, folder, steps):
+    sim = simulated(system, T)
+    if sim is not None:
+        return sim
+    cfg = raised_config(a, T, folder)
+    argv, env_add, metrics = command(a, system, T, cfg, folder, steps)
+    if a.dry_run:
+        log(f"[dry run] {system} T={T}: {' '.join(argv)}")
+        return {"system": system, "T": T, "status": "dry-run", "seconds": 0.0}
+    logfile = os.path.join(folder, f"{system}-{T}.log")
+    env = dict(os.environ, **env_add)
+    t0 = time.monotonic()
+    status = None
+    with open(logfile, "w") as out:
+        p = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, env=env,
+                             start_new_session=True, cwd=ROOT)
+        try:
+            rc = p.wait(timeout=limit_s)
+        except subprocess.TimeoutExpired:
+            status = "timeout"
+            # slidedp-run: the first SIGTERM asks for a checkpoint at the end of the step,
+            # the second stops at once; then nothing is left running on the GPU.
+            for sig, pause in ((signal.SIGTERM, 1.0), (signal.SIGTERM, 5.0), (signal.SIGKILL, 0)):
+                try:
+                    os.killpg(p.pid, sig)
+                except ProcessLookupError:
+                    break
+                try:
+                    p.wait(timeout=pause or None)
+                    break
+                except subprocess.TimeoutExpired:
+                    pass
+            rc = p.wait()
+    seconds = time.monotonic() - t0
+    text = open(logfile, errors="replace").read()
+    rec = {"system": system, "T": T, "steps": steps, "seconds": round(seconds, 1), "rc": rc,
+           "log": logfile}
+    tokens_per_s = None
+    if os.path.isfile(metrics):
+        for line in open(metrics):
+            try:
+                r = json.loads(line)
+            except ValueError:
+                continue
+            if r.get("tokens_per_s"):
+                tokens_per_s = r["tokens_per_s"]
+            if r.get("status") and r.get("status") != "ok":
+                status = status or ("oom" if r["status"] == "oom" else "error")
+            for k in ("gpu_peak_bytes", "step_s"):
+                if r.get(k) is not None:
+                    rec[k] = r[k]
+    if status is None:
+        if rc == 0 and tokens_per_s:
+            status = "ok"
+        elif OOM.search(text):
+            status = "oom"
+        else:
+            status = "error"
+    rec["status"] = status
+    rec["tokens_per_s"] = tokens_per_s
+    if status != "ok":
+        tail = [l for l in text.splitlines() if l.strip()][-3:]
+        rec["tail"] = " | ".join(x[:200] for x in tail)
+    return rec
+
+
+def align(a, T):
+    return max(a.align, (T // a.align) * a.align)
+
+
+def search(a, system, deadline, folder, results):
+    ok = max(a.known_ok.get(system, [0]))
+    fail = min(a.known_fail.get(system, [0]) or [0]) or None
+    best_rate = None
+    last = None  # the last probe that trained: (T, start-up seconds, step seconds)
+    T = align(a, max(a.start, ok * 2 if ok else a.start)) if fail is None else None
+    while True:
+        if fail is None:
+            if T is None or T > a.max:
+                break
+        else:
+            if fail - ok <= max(a.align, int(a.resolution * ok)):
+                break
+            T = align(a, (ok + fail) // 2)
+            if T <= ok or T >= fail:
+                break
+        remaining = deadline - time.monotonic()
+        limit = min(a.probe_timeout, remaining)
+        # Predicted probe time: the last probe's start-up plus its step time scaled by the
+        # square of the length ratio (attention dominates here); --steps, or 1 step when
+        # --steps would not fit (a probe that trains one step shows the length fits).
+        steps, predicted = a.steps, None
+        if last:
+            step_s = last[2] * (T / last[0]) ** 2
+            predicted = last[1] + steps * step_s
+            if predicted > limit and steps > 1:
+                steps, predicted = 1, last[1] + step_s
+        if remaining < 30 or (predicted and predicted > limit):
+            log(f"{system}: stopping at T={T}: {remaining:.0f} s left"
+                + (f", the probe would take about {predicted:.0f} s" if predicted else ""))
+            break
+        rec = run_probe(a, system, T, limit, folder, steps)
+        results.append(rec)
+        with open(os.path.join(folder, "longest.jsonl"), "a") as f:
+            f.write(json.dumps(rec) + "\n")
+        rate = f"{rec['tokens_per_s']:.0f} tok/s" if rec.get("tokens_per_s") else ""
+        log(f"{system} T={T}: {rec['status']} in {rec['seconds']:.0f} s {rate} {rec.get('tail', '')}")
+        if a.dry_run:
+            break
+        if rec["status"] == "ok":
+            ok, best_rate = T, rec["tokens_per_s"]
+            step_s = rec.get("step_s") or rec["seconds"] / (rec.get("steps") or 1)
+            startup = max(0.0, rec["seconds"] - (rec.get("steps") or 1) * step_s)
+            last = (T, startup, step_s)
+            if fail is None:
+                T = T * 2
+        else:
+            fail = T
+    return ok, fail, best_rate
+
+
+def main(argv):
+    a = parse_args(argv)
+    os.makedirs(a.out, exist_ok=True)
+    folder = tempfile.mkdtemp(prefix="probes-", dir=os.path.abspath(a.out))
+    deadline = time.monotonic() + a.time_budget
+    results, summary = [], {}
+    log(f"config {a.config}, systems {','.join(a.systems)}, start {a.start}, budget {a.time_budget:.0f} s, "
+        f"probe limit {a.probe_timeout:.0f} s; logs in {folder}")
+    for system in a.systems:
+        summary[system] = search(a, system, deadline, folder, results)
+    print(f"\n{'system':<16} {'longest ok':>11} {'tok/s there':>12} {'shortest failed':>16}  continue with")
+    for system, (ok, fail, rate) in summary.items():
+        cont = (f"--known-ok {system}={ok}" if ok else "") + (f" --known-fail {system}={fail}" if fail else "")
+        print(f"{system:<16} {ok or '-':>11} {f'{rate:.0f}' if rate else '-':>12} {fail or '-':>16}  {cont}")
+    oks = {s: v[0] for s, v in summary.items() if v[0]}
+    if "slidedp" in oks and len(oks) > 1:
+        for s, v in oks.items():
+            if s != "slidedp":
+                print(f"slidedp / {s}: {oks['slidedp'] / v:.2f}x the longest sequence")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
