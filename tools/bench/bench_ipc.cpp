@@ -16,6 +16,7 @@
 
 #include "common/errors.h"
 #include "cuda/checks.h"
+#include "cuda/device.h"
 
 namespace {
 
@@ -86,9 +87,14 @@ int main(int argc, char** argv) {
     CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
     cudaDeviceProp prop{};
     CUDA_CHECK(cudaGetDeviceProperties(&prop, dev));
-    if (rank == 0)
-      std::printf("bench_ipc: %s, %zu MiB x %d, %s, peer access %d, copy engines %d\n", prop.name, mib, iters,
-                  share ? "both ranks on GPU 0" : "rank r on GPU r", can, prop.asyncEngineCount);
+    if (rank == 0) {
+      std::string why;
+      const int ngpu = slidedp::cuda::visibleDeviceCount();
+      const bool all = slidedp::cuda::peerAccessBetween(ngpu, &why);
+      std::printf("bench_ipc: %s, %zu MiB x %d, %s, peer access %d, copy engines %d; peer access between "
+                  "all %d GPUs: %s\n", prop.name, mib, iters, share ? "both ranks on GPU 0" : "rank r on GPU r",
+                  can, prop.asyncEngineCount, ngpu, all ? "yes" : why.c_str());
+    }
     // Alone: rank 1 pulls rank 0's buffer while rank 0 waits.
     double alone = 0;
     if (rank == 1) alone = timeCopies(s, iters, local, theirs, bytes, cudaMemcpyDeviceToDevice, MPI_COMM_SELF);
