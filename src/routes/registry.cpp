@@ -1,6 +1,9 @@
 // The route table (see registry.h).
 #include "routes/registry.h"
 
+#include <cstdlib>
+#include <string>
+
 #include "common/errors.h"
 #include "routes/route_impls.h"
 
@@ -70,6 +73,11 @@ std::unique_ptr<Reduction> makeReduction(const RouteEnv& env, ReductionRoute rou
 #ifdef SLIDEDP_WITH_CUDA
 cuda::NcclCommunicator& RouteResources::nccl(int which) {
   SLIDEDP_ASSERT(which == 0 || which == 1, "NCCL communicator 0 (delivery) or 1 (reduction)");
+  const char* share = std::getenv("SLIDEDP_TEST_SHARE_GPU");
+  if (share && std::string(share) == "1")  // the same on every worker: all refuse alike
+    throwUserError("the NCCL routes (sharded, gpu) cannot run with SLIDEDP_TEST_SHARE_GPU=1: NCCL "
+                   "refuses two ranks on one GPU.\nHINT: test the routes between workers on one GPU "
+                   "with sharded-ipc / gpu-ipc, or unset SLIDEDP_TEST_SHARE_GPU");
   if (!nccl_[which]) nccl_[which] = std::make_unique<cuda::NcclCommunicator>(env_.ctx->workers);
   return *nccl_[which];
 }
