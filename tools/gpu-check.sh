@@ -4,7 +4,7 @@
 # comparison (tools/bench/peers.sh); logs to $OUT (or ./gpu-logs). Works on 1..8 GPUs.
 #
 #   bash tools/gpu-check.sh [steps...]
-#     steps, run in the order given: build test layer profile slidedp packed peers longest main realrun adamw
+#     steps, run in the order given: build test layer profile slidedp packed peers longest ipc main realrun adamw
 #     (default: build test layer slidedp)
 #   Environment (each optional):
 #     SLIDEDP_BENCH_CONFIG    model shape of `slidedp` and `peers` (default tools/configs/qwen3-4b.json
@@ -76,7 +76,7 @@ if has peers && [ -d .whl ] && ! [[ "${SLIDEDP_PEERS_ARGS:-}" == *--systems* && 
 fi
 do_build() {
   step build
-  DEF_TARGETS="slidedp_worker slidedp_generate bench_layer test_layer_ops_gpu test_decoder_gpu test_reference_equivalence test_gpu_job"
+  DEF_TARGETS="slidedp_worker slidedp_generate bench_layer bench_ipc test_layer_ops_gpu test_decoder_gpu test_reference_equivalence test_gpu_job"
   SLIDEDP_BUILD_TARGETS=${SLIDEDP_BUILD_TARGETS:-$DEF_TARGETS} bash tools/setup.sh > "$OUT/build.log" 2>&1 || { rc=1; tail -40 "$OUT/build.log"; }
   grep -E "slidedp:|error" "$OUT/build.log" | head -8
 }
@@ -171,8 +171,15 @@ do_adamw() {
   timeout 120 bash tools/bench/bench_adamw.sh --build "$B" --n 256M --threads $(nproc) > "$OUT/bench-adamw.log" 2>&1 || rc=1
   tail -25 "$OUT/bench-adamw.log"
 }
+do_ipc() {
+  step "ipc: CUDA IPC peer-copy rate between 2 ranks (the IPC routes' copy engines)"
+  SHARE=$([ "$NGPU" -lt 2 ] && echo --share-gpu)
+  IPC_BIN=$BIN/bench_ipc; [ -x "$IPC_BIN" ] || IPC_BIN=$B/bin/bench_ipc
+  timeout 120 mpirun --bind-to none -np 2 "$IPC_BIN" --mib 256 --iters 20 $SHARE > "$OUT/bench-ipc.log" 2>&1 || rc=1
+  grep -E "bench_ipc|RESULT|rror" "$OUT/bench-ipc.log"
+}
 for s in $STEPS; do
-  declare -F "do_$s" >/dev/null || { echo "gpu-check.sh: unknown step '$s' (steps: build test layer profile slidedp packed peers longest main realrun adamw)"; exit 2; }
+  declare -F "do_$s" >/dev/null || { echo "gpu-check.sh: unknown step '$s' (steps: build test layer profile slidedp packed peers longest ipc main realrun adamw)"; exit 2; }
   "do_$s"
 done
 echo "=== done rc=$rc ($(date +%T))"

@@ -117,11 +117,18 @@ void addTrainOptions(CLI::App& app, TrainJobOptions& o) {
   g->add_option("--batch-size", o.batch_size, "Global batch, rows (sequences) per step")->capture_default_str();
   g->add_option("--seq-len", o.seq_len, "Tokens per row T (synthetic data)")->capture_default_str();
   g->add_option("--steps", o.steps, "Optimizer steps (per route with --route-sweep)")->capture_default_str();
-  g->add_option("--delivery", o.delivery, "Delivery route: replicated or sharded")->capture_default_str();
-  g->add_option("--reduction", o.reduction, "Reduction route: cpu or gpu")->capture_default_str();
+  g->add_option("--delivery", o.delivery, "Delivery route: replicated (each worker reads the whole "
+                "layer from host memory), sharded (1/G each, then NCCL all-gather; MPI on CPU workers) "
+                "or sharded-ipc (1/G each, then CUDA IPC peer copies on the copy engines; GPU workers "
+                "with peer access)")->capture_default_str();
+  g->add_option("--reduction", o.reduction, "Reduction route: cpu (each worker hands its whole "
+                "gradient to the leader, which sums), gpu (NCCL reduce-scatter first; MPI on CPU "
+                "workers) or gpu-ipc (reduce-scatter by CUDA IPC peer copies and one sum kernel; GPU "
+                "workers with peer access)")->capture_default_str();
   g->add_option("--route-sweep", o.route_sweep, "Benchmark: comma-separated variants "
                 "delivery/reduction[+clip][+offload][+keep|+recompute|+auto][@rows], --steps each, "
-                "e.g. replicated/cpu,sharded/gpu+recompute@32 (@rows: that variant's global batch)");
+                "e.g. replicated/cpu,sharded/gpu+recompute@32,sharded-ipc/gpu-ipc (@rows: that "
+                "variant's global batch)");
   g->add_option("--warmup-steps", o.warmup_steps, "Steps left out of the summary (per route)")->capture_default_str();
   g->add_option("--precision", o.precision, "Worker compute dtype: auto (bf16 on GPUs, fp32 on CPU "
                 "workers), bf16 (from the leader's bf16 copy) or fp32 (from the FP32 master)")
@@ -515,6 +522,12 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
 
   const bool random_init = !o.model_config.empty();
   std::vector<RunVariant> variants = parseVariants(o);
+  for (const auto& v : variants)  // before start-up: CUDA IPC routes need GPU workers
+    if (ctx.device != DeviceKind::kCuda && (usesCudaIpc(v.opts.delivery) || usesCudaIpc(v.opts.reduction)))
+      throw AgreedError(fmt::format("route {}/{}: the CUDA IPC routes (sharded-ipc, gpu-ipc) need GPU "
+                                    "workers.\nHINT: run with --device cuda, or use sharded / gpu, which "
+                                    "exchange through MPI between CPU workers", routeName(v.opts.delivery),
+                                    routeName(v.opts.reduction)));
   for (const auto& v : variants) o.train.reserve_grad_accumulation |= v.opts.max_grad_norm > 0;
   checkHostMemoryUpFront(ctx, o, variants);
   std::string resume = o.resume;

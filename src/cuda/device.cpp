@@ -31,6 +31,20 @@ std::string describeDevice(int gpu) {
                      p.totalGlobalMem / double(1 << 30), p.major, p.minor, bus);
 }
 
+bool peerAccessBetween(int n, std::string* why) {
+  for (int a = 0; a < n; ++a)
+    for (int b = 0; b < n; ++b) {
+      if (a == b) continue;
+      int can = 0;
+      CUDA_CHECK(cudaDeviceCanAccessPeer(&can, a, b));
+      if (!can) {
+        if (why) *why = fmt::format("GPU {} cannot access GPU {} (cudaDeviceCanAccessPeer = 0)", a, b);
+        return false;
+      }
+    }
+  return true;
+}
+
 HostRegistration::HostRegistration(void* ptr, size_t bytes) {
   CUDA_CHECK(cudaHostRegister(ptr, bytes, cudaHostRegisterPortable));
   ptr_ = ptr;

@@ -19,6 +19,12 @@ int visibleDeviceCount(std::string* why = nullptr);
 /// "NVIDIA H200, 139.8 GiB, cc 9.0, PCI 0000:1b:00.0" for device `gpu`.
 std::string describeDevice(int gpu);
 
+/// Whether every pair of the first `n` visible GPUs can read each other's memory
+/// (cudaDeviceCanAccessPeer, both ways): what the CUDA IPC routes need (a planner should not
+/// offer them otherwise; routes/ipc_peers.h refuses them). False, with the first pair that
+/// cannot in *why; true for n <= 1.
+bool peerAccessBetween(int n, std::string* why = nullptr);
+
 /// RAII cudaHostRegister of [ptr, ptr+bytes) (portable: every context of the process may use
 /// it). ptr and bytes must be page-aligned (the segment's regions are 4 KiB aligned).
 class HostRegistration {

@@ -136,9 +136,13 @@ RankContext makeRankContext(const RankOptions& opts) {
   MPI_CHECK(MPI_Comm_rank(physical, &physical_rank));
   if (physical_rank == 0) workers_before = 0;  // MPI_Exscan leaves rank 0's result undefined
   MPI_CHECK(MPI_Comm_free(&physical));
+  // Test-only: SLIDEDP_TEST_SHARE_GPU=1 puts every worker on GPU 0, so routes between workers
+  // (CUDA IPC works between processes on one GPU; NCCL does not) run on a 1-GPU machine.
+  const char* share_env = std::getenv("SLIDEDP_TEST_SHARE_GPU");
+  const bool share_gpu = share_env && std::string(share_env) == "1";
   if (!ctx.isLeader() && ctx.device == DeviceKind::kCuda) {
-    ctx.gpu = workers_before;
-    if (problem.empty() && workers_here > opts.visible_gpus) {
+    ctx.gpu = share_gpu ? 0 : workers_before;
+    if (problem.empty() && workers_here > opts.visible_gpus && !(share_gpu && opts.visible_gpus >= 1)) {
       const char* cvd = std::getenv("CUDA_VISIBLE_DEVICES");
       problem = fmt::format(
           "host {} has {} workers but {} GPU(s) are visible{}. Each worker drives one GPU.\n"

@@ -54,7 +54,8 @@ struct RankContext {
   Role role = Role::kLeader;
   DeviceKind device = DeviceKind::kCpu;
   int gpu = -1;  // CUDA device of a CUDA worker: its index among the workers of its
-                 // physical node (= local_rank - 1 without virtual nodes), else -1
+                 // physical node (= local_rank - 1 without virtual nodes), else -1; 0 for
+                 // every worker under the test-only SLIDEDP_TEST_SHARE_GPU=1
   std::string hostname;
 
   bool isLeader() const { return role == Role::kLeader; }

@@ -4,19 +4,37 @@
 
 namespace slidedp {
 
-const char* routeName(DeliveryRoute r) { return r == DeliveryRoute::kSharded ? "sharded" : "replicated"; }
-const char* routeName(ReductionRoute r) { return r == ReductionRoute::kGpu ? "gpu" : "cpu"; }
+const char* routeName(DeliveryRoute r) {
+  switch (r) {
+    case DeliveryRoute::kReplicated: return "replicated";
+    case DeliveryRoute::kSharded: return "sharded";
+    case DeliveryRoute::kShardedIpc: return "sharded-ipc";
+  }
+  return "?";
+}
+const char* routeName(ReductionRoute r) {
+  switch (r) {
+    case ReductionRoute::kCpu: return "cpu";
+    case ReductionRoute::kGpu: return "gpu";
+    case ReductionRoute::kGpuIpc: return "gpu-ipc";
+  }
+  return "?";
+}
 
 DeliveryRoute parseDeliveryRoute(const std::string& s) {
   if (s == "replicated") return DeliveryRoute::kReplicated;
   if (s == "sharded") return DeliveryRoute::kSharded;
-  throwUserError("unknown delivery route '{}': expected replicated or sharded", s);
+  if (s == "sharded-ipc") return DeliveryRoute::kShardedIpc;
+  throwUserError("unknown delivery route '{}': expected replicated, sharded (all-gather by NCCL, "
+                 "or MPI on CPU workers) or sharded-ipc (CUDA IPC peer copies, GPU workers)", s);
 }
 
 ReductionRoute parseReductionRoute(const std::string& s) {
   if (s == "cpu") return ReductionRoute::kCpu;
   if (s == "gpu") return ReductionRoute::kGpu;
-  throwUserError("unknown reduction route '{}': expected cpu or gpu", s);
+  if (s == "gpu-ipc") return ReductionRoute::kGpuIpc;
+  throwUserError("unknown reduction route '{}': expected cpu, gpu (reduce-scatter by NCCL, or MPI "
+                 "on CPU workers) or gpu-ipc (CUDA IPC peer copies, GPU workers)", s);
 }
 
 const char* policyName(ActivationPolicy p) {

@@ -14,6 +14,9 @@ namespace slidedp {
 enum class DeliveryRoute : uint8_t {
   kReplicated = 0,  // every worker reads the whole unit from the host
   kSharded = 1,     // every worker reads 1/G of the unit, then all-gather between workers
+                    // (NCCL between GPU workers, MPI between CPU workers)
+  kShardedIpc = 2,  // GPU workers: 1/G from the host, then the other shards pulled from the
+                    // peers' window slots with CUDA IPC peer copies (copy engines, no SMs)
 };
 /// What a worker keeps of a decoder layer's forward for its backward (design.md, "The
 /// step-time model and policies").
@@ -28,6 +31,9 @@ enum class ActivationPolicy : uint8_t {
 enum class ReductionRoute : uint8_t {
   kCpu = 0,  // every worker writes its whole gradient to its staging slot; the leader sums G
   kGpu = 1,  // reduce-scatter between workers; each writes its reduced shard; the leader reads 1
+             // (NCCL between GPU workers, MPI between CPU workers)
+  kGpuIpc = 2,  // GPU workers: as kGpu, the peers' gradient shards pulled with CUDA IPC peer
+                // copies and summed in one kernel
 };
 
 const char* routeName(DeliveryRoute r);
@@ -35,9 +41,16 @@ const char* routeName(ReductionRoute r);
 const char* policyName(ActivationPolicy p);
 /// "recompute" | "keep" | "auto". Throws UserError otherwise.
 ActivationPolicy parseActivationPolicy(const std::string& s);
-/// "replicated" | "sharded"; "cpu" | "gpu". Throw UserError otherwise.
+/// "replicated" | "sharded" | "sharded-ipc"; "cpu" | "gpu" | "gpu-ipc". Throw UserError otherwise.
 DeliveryRoute parseDeliveryRoute(const std::string& s);
 ReductionRoute parseReductionRoute(const std::string& s);
+/// Whether a worker reads only its 1/G shard of each unit from the host.
+inline bool isSharded(DeliveryRoute r) { return r != DeliveryRoute::kReplicated; }
+/// Whether the workers reduce gradients among themselves (the leader reads one copy).
+inline bool reducesOnWorkers(ReductionRoute r) { return r != ReductionRoute::kCpu; }
+/// Whether a route moves data between GPUs through CUDA IPC (GPU workers only).
+inline bool usesCudaIpc(DeliveryRoute r) { return r == DeliveryRoute::kShardedIpc; }
+inline bool usesCudaIpc(ReductionRoute r) { return r == ReductionRoute::kGpuIpc; }
 
 struct TrainOptions {
   DeliveryRoute delivery = DeliveryRoute::kReplicated;

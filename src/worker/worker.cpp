@@ -20,6 +20,7 @@
 #include "common/errors.h"
 #include "model/decoder.h"
 #include "common/bf16.h"
+#include "routes/registry.h"
 #include "shm/control_block.h"
 #ifdef SLIDEDP_WITH_CUDA
 #include <ATen/cuda/CUDAContext.h>
@@ -44,9 +45,10 @@ double sec(uint64_t a, uint64_t b) { return (b - a) * 1e-9; }
 struct HandoffJob {
   int64_t step = 0;
   int unit = 0;
-  at::Tensor grad;     // contiguous, fp32 or bf16 (staging dtype); the whole unit (CPU route)
-                       // or this worker's reduced shard (GPU route), on the compute device
+  at::Tensor grad;     // contiguous, fp32 or bf16 (staging dtype), on the compute device: what
+                       // the reduction route left for the leader (routes/reduction.h)
   int64_t offset = 0;  // element of the unit where grad[0] belongs
+  int subslot = 0;     // staging sub-slot it goes to
 #ifdef SLIDEDP_WITH_CUDA
   std::shared_ptr<at::cuda::CUDAEvent> ready;  // grad computed (recorded on its stream)
 #endif
@@ -67,8 +69,11 @@ struct Worker::Impl {
   at::Device device = at::kCPU;
   at::ScalarType cdtype = at::kFloat;   // compute dtype
   at::ScalarType sdtype = at::kFloat;   // staging dtype
-  std::vector<at::Tensor> window;       // K slots of max_window_numel elements (cdtype)
-  int64_t max_window_numel = 0;
+  int64_t max_window_numel = 0;        // elements per window slot
+  // The routes (src/routes/): the delivery owns the window of K slots.
+  std::unique_ptr<routes::RouteResources> route_resources;
+  std::unique_ptr<routes::Delivery> delivery;
+  std::unique_ptr<routes::Reduction> reduction;
   std::vector<std::vector<int64_t>> unit_chunks;  // per unit: indices into plan.chunks
 
   // hand-off thread
@@ -81,7 +86,6 @@ struct Worker::Impl {
   std::thread handoff_thread;
   double d2h_busy_s = 0;     // summed by the hand-off thread (guarded by mu)
   std::vector<TraceSpan> handoff_trace;  // hand-off thread spans of this step (guarded by mu)
-  double cpu_delivery_s = 0; // CPU workers: delivery wall time
   // Activation policy (auto): the budget, and the reserve above the end-of-forward level that
   // the head and backward of the previous step needed (-1: not measured yet).
   int64_t budget_bytes = 0;
@@ -90,16 +94,11 @@ struct Worker::Impl {
   int64_t fragmentation = 0;       // previous step: peak reserved - peak allocated bytes
 
 #ifdef SLIDEDP_WITH_CUDA
-  std::optional<c10::cuda::CUDAStream> copy_stream, d2h_stream, offload_stream;
-  std::vector<std::shared_ptr<at::cuda::CUDAEvent>> slot_ready, slot_free;
-  // Timing events of the current step: (begin, end) pairs on the copy stream, and the
-  // phase boundaries on the compute stream.
-  std::vector<std::pair<std::shared_ptr<at::cuda::CUDAEvent>, std::shared_ptr<at::cuda::CUDAEvent>>>
-      delivery_events;
+  std::optional<c10::cuda::CUDAStream> d2h_stream, offload_stream;
+  // Timing events of the phase boundaries on the compute stream.
   std::shared_ptr<at::cuda::CUDAEvent> timedEvent() {
     return std::make_shared<at::cuda::CUDAEvent>(cudaEventDefault);
   }
-  std::unique_ptr<cuda::NcclCommunicator> nccl_delivery, nccl_reduction;
   // The host regions this worker DMAs from/to, page-locked for the GPU (cudaHostRegister):
   // the delivery source (bf16 copy or FP32 master) and the gradient staging ring.
   std::vector<cuda::HostRegistration> registrations;
@@ -128,18 +127,11 @@ struct Worker::Impl {
     if (cuda) {
       device = at::Device(at::kCUDA, static_cast<c10::DeviceIndex>(ctx.gpu));
       c10::cuda::set_device(static_cast<c10::DeviceIndex>(ctx.gpu));
-      copy_stream = c10::cuda::getStreamFromPool(false, device.index());
       d2h_stream = c10::cuda::getStreamFromPool(false, device.index());
       offload_stream = c10::cuda::getStreamFromPool(false, device.index());
       for (const char* name : {cdtype == at::kFloat ? kMasterRegion : kComputeCopyRegion, kStagingRegion}) {
         const shm::Region& r = seg.layout().at(name);
         registrations.emplace_back(seg.region(name), (r.bytes() + 4095) / 4096 * 4096);
-      }
-      nccl_delivery = std::make_unique<cuda::NcclCommunicator>(ctx.workers);
-      nccl_reduction = std::make_unique<cuda::NcclCommunicator>(ctx.workers);
-      for (int k = 0; k < opts.window_slots; ++k) {
-        slot_ready.push_back(std::make_shared<at::cuda::CUDAEvent>());
-        slot_free.push_back(std::make_shared<at::cuda::CUDAEvent>());
       }
       setBudget(opts.gpu_memory_budget_gib);
     }
@@ -147,8 +139,9 @@ struct Worker::Impl {
     if (!cuda) at::set_num_threads(1);  // CPU workers share the host with the leader
     model::setAttentionKernel(opts.flash_attention ? model::AttentionKernel::kFlash
                                                    : model::AttentionKernel::kCudnn);
-    for (int k = 0; k < opts.window_slots; ++k)
-      window.push_back(at::empty({max_window_numel}, at::TensorOptions().dtype(cdtype).device(device)));
+    // Last: the routes' set-up is collective over the workers (NCCL communicators, IPC handles).
+    route_resources = std::make_unique<routes::RouteResources>(routeEnv());
+    makeRoutes();
     handoff_thread = std::thread([this] { handoffLoop(); });
   }
 
@@ -159,6 +152,33 @@ struct Worker::Impl {
     }
     cv.notify_all();
     if (handoff_thread.joinable()) handoff_thread.join();
+  }
+
+  // ---- routes ----------------------------------------------------------------------------
+  routes::RouteEnv routeEnv() const {
+    routes::RouteEnv e;
+    e.ctx = &ctx;
+    e.seg = &seg;
+    e.spec = &spec;
+    e.state = &state;
+    e.layout = &layout;
+    e.G = G;
+    e.w = w;
+    e.cuda = cuda;
+    e.device = device;
+    e.cdtype = cdtype;
+    e.sdtype = sdtype;
+    e.window_slots = opts.window_slots;
+    e.window_numel = max_window_numel;
+    e.wait_timeout_s = opts.wait_timeout_s;
+    return e;
+  }
+  /// (Re)creates the delivery and reduction of opts. Collective over the workers.
+  void makeRoutes() {
+    delivery.reset();  // an IPC route's buffers go before the next route allocates its own
+    reduction.reset();
+    delivery = routes::makeDelivery(routeEnv(), opts.delivery, *route_resources);
+    reduction = routes::makeReduction(routeEnv(), opts.reduction, *route_resources);
   }
 
   // ---- activation policy -------------------------------------------------------------------
@@ -184,7 +204,10 @@ struct Worker::Impl {
 #ifdef SLIDEDP_WITH_CUDA
     if (cuda) {
       const auto st = c10::cuda::CUDACachingAllocator::getDeviceStats(device.index());
-      return {st.allocated_bytes[0].current, st.allocated_bytes[0].peak, st.reserved_bytes[0].peak};
+      // What the routes hold outside the allocator (IPC buffers) counts as allocated all along.
+      const int64_t routes = delivery->deviceBytes() + reduction->deviceBytes();
+      return {st.allocated_bytes[0].current + routes, st.allocated_bytes[0].peak + routes,
+              st.reserved_bytes[0].peak + routes};
     }
 #endif
     return {};
@@ -233,64 +256,10 @@ struct Worker::Impl {
     return head + keptBytes(mb_tokens) + temps + 3 * 4 * max_unit + (int64_t{1} << 30);
   }
 
-  // ---- delivery --------------------------------------------------------------------------
-  const void* hostUnit(int u) const {
-    if (cdtype == at::kFloat) return seg.regionAs<float>(kMasterRegion) + state.units[u].offset;
-    return seg.regionAs<uint16_t>(kComputeCopyRegion) + state.units[u].offset;
-  }
-
-  /// Copies unit u (version already checked) into window slot `slot`; returns the [numel]
-  /// view. CUDA: asynchronous on the copy stream; the compute stream waits for it in use().
-  at::Tensor deliver(int u, int slot) {
-    const int64_t n = layout.units[u].numel;
-    const size_t es = at::elementSize(cdtype);
-    at::Tensor dst = window[slot];
-    auto* dbase = static_cast<char*>(dst.data_ptr());
-    auto* src = static_cast<const char*>(hostUnit(u));
-    const bool sharded = opts.delivery == DeliveryRoute::kSharded && G > 1;
-    const int64_t shard = ChunkPlan::shardNumel(n, G);
-    const auto [sb, se] = ChunkPlan::shard(n, G, w);
-    const int64_t off = sharded ? w * shard : 0, b = sharded ? sb : 0, len = sharded ? se - sb : n;
-    if (!cuda) {
-      const uint64_t t0 = nowNs();
-      std::memcpy(dbase + off * es, src + b * es, len * es);
-      if (sharded)
-        MPI_CHECK(MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, dbase, static_cast<int>(shard * es),
-                                MPI_BYTE, ctx.workers));
-      cpu_delivery_s += sec(t0, nowNs());
-    }
-#ifdef SLIDEDP_WITH_CUDA
-    if (cuda) {
-      c10::cuda::CUDAStreamGuard guard(*copy_stream);
-      slot_free[slot]->block(*copy_stream);  // the slot's previous compute is done
-      delivery_events.emplace_back(timedEvent(), timedEvent());
-      delivery_events.back().first->record(*copy_stream);
-      if (len > 0)
-        CUDA_CHECK(cudaMemcpyAsync(dbase + off * es, src + b * es, len * es,
-                                   cudaMemcpyHostToDevice, copy_stream->stream()));
-      if (sharded)
-        NCCL_CHECK(ncclAllGather(dbase + off * es, dbase, shard,
-                                 cdtype == at::kFloat ? ncclFloat : ncclBfloat16,
-                                 nccl_delivery->get(), copy_stream->stream()));
-      slot_ready[slot]->record(*copy_stream);
-      delivery_events.back().second->record(*copy_stream);
-    }
-#endif
-    return dst.narrow(0, 0, n);
-  }
-
-  /// Makes the compute stream wait for slot `slot`'s delivery (no-op on CPU).
-  void use(int slot) {
-#ifdef SLIDEDP_WITH_CUDA
-    if (cuda) slot_ready[slot]->block(c10::cuda::getCurrentCUDAStream(device.index()));
-#endif
-  }
-  /// Marks slot `slot` free once the compute queued so far is done (no-op on CPU).
-  void release(int slot) {
-#ifdef SLIDEDP_WITH_CUDA
-    if (cuda) slot_free[slot]->record(c10::cuda::getCurrentCUDAStream(device.index()));
-#endif
-  }
+  // ---- delivery (routes/delivery.h) -------------------------------------------------------
+  at::Tensor deliver(int u, int slot) { return delivery->deliver(u, slot); }
+  void use(int slot) { delivery->use(slot); }
+  void release(int slot) { delivery->release(slot); }
 
   void waitVersion(int u, int64_t version, double* waited) {
     const shm::ControlBlock& cb = seg.control();
@@ -416,7 +385,6 @@ struct Worker::Impl {
     auto* staging = static_cast<char*>(seg.region(kStagingRegion));
     const auto* g = static_cast<const char*>(job.grad.data_ptr());
     const int64_t g0 = job.offset, g1 = job.offset + job.grad.numel();
-    const bool gpu_route = opts.reduction == ReductionRoute::kGpu;
 #ifdef SLIDEDP_WITH_CUDA
     if (cuda) job.ready->block(*d2h_stream);
 #endif
@@ -430,10 +398,10 @@ struct Worker::Impl {
                        return fmt::format("chunk_consumed[slot {}][local rank {}] (step {}, unit {})",
                                           slot, ctx.local_rank, job.step, c.unit);
                      });
-      // CPU route: the whole chunk into this worker's sub-slot. GPU route: the part of the
-      // chunk inside this worker's reduced shard, into the slot's single reduced sub-slot.
+      // The part of the chunk inside the gradient (the whole chunk, or the part inside this
+      // worker's reduced shard), into the sub-slot the reduction route chose.
       const int64_t a = std::max(c.begin, g0), b = std::min(c.end, g1);
-      char* dst = staging + HostStateLayout::stagingOffset(spec, slot, gpu_route ? 0 : w) * es +
+      char* dst = staging + HostStateLayout::stagingOffset(spec, slot, job.subslot) * es +
                   (a - c.begin) * es;
       if (b > a) {
         const char* src = g + (a - g0) * es;
@@ -454,38 +422,22 @@ struct Worker::Impl {
   }
 
   /// Sends unit u's gradient (fp32 [numel] on the device, summed over micro-batches) on its
-  /// reduction route.
+  /// reduction route, then to the hand-off thread.
   void handOff(int64_t step, int u, at::Tensor grad_fp32) {
-    const int64_t n = layout.units[u].numel;
+    routes::ReducedGradient r = reduction->reduce(u, grad_fp32);
     HandoffJob job;
     job.step = step;
     job.unit = u;
-    if (opts.reduction == ReductionRoute::kGpu && G > 1) {
-      const int64_t shard = ChunkPlan::shardNumel(n, G);
-      at::Tensor padded = at::zeros({G * shard}, grad_fp32.options());
-      padded.narrow(0, 0, n).copy_(grad_fp32);
-      at::Tensor mine = at::empty({shard}, grad_fp32.options());
-      if (!cuda)
-        MPI_CHECK(MPI_Reduce_scatter_block(padded.data_ptr(), mine.data_ptr(), static_cast<int>(shard),
-                                           MPI_FLOAT, MPI_SUM, ctx.workers));
-#ifdef SLIDEDP_WITH_CUDA
-      if (cuda) {
-        auto stream = c10::cuda::getCurrentCUDAStream(device.index());
-        NCCL_CHECK(ncclReduceScatter(padded.data_ptr(), mine.data_ptr(), shard, ncclFloat, ncclSum,
-                                     nccl_reduction->get(), stream.stream()));
-      }
-#endif
-      const auto [sb, se] = ChunkPlan::shard(n, G, w);
-      job.grad = mine.narrow(0, 0, se - sb).to(sdtype).contiguous();
-      job.offset = sb;
-    } else {
-      job.grad = grad_fp32.to(sdtype).contiguous();
-      job.offset = 0;
-    }
+    job.grad = std::move(r.grad);
+    job.offset = r.offset;
+    job.subslot = r.subslot;
 #ifdef SLIDEDP_WITH_CUDA
     if (cuda) {
-      job.ready = std::make_shared<at::cuda::CUDAEvent>();
-      job.ready->record(c10::cuda::getCurrentCUDAStream(device.index()));
+      job.ready = std::move(r.ready);
+      if (!job.ready) {
+        job.ready = std::make_shared<at::cuda::CUDAEvent>();
+        job.ready->record(c10::cuda::getCurrentCUDAStream(device.index()));
+      }
     }
 #endif
     enqueue(std::move(job));
@@ -534,14 +486,13 @@ struct Worker::Impl {
     }
 
     // Phase boundaries on the compute stream (CUDA) for busy times.
-    cpu_delivery_s = 0;
+    delivery->beginStep();
     {
       std::lock_guard<std::mutex> lock(mu);
       d2h_busy_s = 0;
       handoff_trace.clear();
     }
 #ifdef SLIDEDP_WITH_CUDA
-    delivery_events.clear();
     std::shared_ptr<at::cuda::CUDAEvent> ev[4];
     auto mark = [&](int i) {
       if (!cuda) return;
@@ -711,18 +662,13 @@ struct Worker::Impl {
     st.compute_forward_s = st.forward_s;
     st.compute_head_s = st.head_s;
     st.compute_backward_s = st.backward_s;
-    st.h2d_s = cpu_delivery_s;
+    st.h2d_s = delivery->busySeconds();
 #ifdef SLIDEDP_WITH_CUDA
     if (cuda) {
       ev[3]->synchronize();
       st.compute_forward_s = ev[0]->elapsed_time(*ev[1]) * 1e-3;
       st.compute_head_s = ev[1]->elapsed_time(*ev[2]) * 1e-3;
       st.compute_backward_s = ev[2]->elapsed_time(*ev[3]) * 1e-3;
-      st.h2d_s = 0;
-      for (auto& [b, e] : delivery_events) {
-        e->synchronize();
-        st.h2d_s += b->elapsed_time(*e) * 1e-3;
-      }
     }
 #endif
     return st;
@@ -752,8 +698,10 @@ void Worker::setRunOptions(const TrainOptions& o) {
   impl_->waitIdle();
   if (o.offload_activations && !impl_->cuda)
     throwUserError("--offload-activations applies to GPU workers only");
+  const bool new_routes = o.delivery != impl_->opts.delivery || o.reduction != impl_->opts.reduction;
   impl_->opts.delivery = o.delivery;
   impl_->opts.reduction = o.reduction;
+  if (new_routes) impl_->makeRoutes();  // collective: every worker switches together
   impl_->opts.max_grad_norm = o.max_grad_norm;
   impl_->opts.offload_activations = o.offload_activations;
   impl_->opts.activations = o.activations;

@@ -4,22 +4,24 @@
 //
 // Per step: the local rows' token count is summed over workers first (the loss is normalised
 // by the GLOBAL count, agreed before backward). Forward: for each unit, wait until its version
-// says the leader's previous update is visible, deliver it (replicated: the whole unit from the
-// segment; sharded: 1/G, then all-gather between workers), run every micro-batch through it
+// says the leader's previous update is visible, deliver it on the delivery route (src/routes/:
+// replicated, or 1/G then an exchange between workers), run every micro-batch through it
 // and keep either the layer's activations (model::LayerActivations) or only its input, by the
 // activation policy: `auto` keeps layers in forward order while the GPU memory budget holds
 // what they keep plus the reserve the head and backward need (estimated from the shapes at
 // first, then measured: the peak above the end-of-forward level of the previous step). Head:
 // final norm + LM head + chunked cross-entropy, forward and backward at once. Backward: units
 // in reverse, delivered again, recomputed from the saved input unless kept, their gradient
-// (summed over micro-batches in fp32) handed off: CPU
-// route = the whole gradient into this worker's staging slots; GPU route = reduce-scatter
-// between workers, then this worker's reduced shard. Hand-offs run on a separate thread (and
-// copy stream on CUDA) so the next unit's backward overlaps them.
+// (summed over micro-batches in fp32) given to the reduction route (src/routes/: the whole
+// gradient to this worker's staging sub-slot, or reduced among the workers first, then this
+// worker's shard). The worker holds one delivery and one reduction object and no route-specific
+// code. Hand-offs run on a separate thread (and copy stream on CUDA) so the next unit's backward
+// overlaps them.
 //
 // Threading / rank contract: every worker of a node calls step() with the same step number,
-// from one thread; collectives between workers (MPI or NCCL) are issued from that thread in
-// the same order on every worker.
+// from one thread; collectives between workers (MPI, NCCL, the IPC routes' handshakes) are
+// issued from that thread in the same order on every worker. Construction, setRunOptions() and
+// destruction are collective over the workers (the routes' set-up and tear-down).
 #pragma once
 
 #include <cstdint>

@@ -1,6 +1,7 @@
 // GPU machine only (registered where nvidia-smi sees a GPU): the main job with one CUDA
 // worker per GPU — device selection, cudaHostRegister of the segment, NCCL from an
-// MPI-broadcast id — and kill -9 of a GPU worker mid-run.
+// MPI-broadcast id — kill -9 of a GPU worker mid-run, and the CUDA IPC routes in a route sweep
+// (2 workers; on a 1-GPU machine both on GPU 0 through the test-only SLIDEDP_TEST_SHARE_GPU=1).
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -69,4 +70,40 @@ TEST(GpuJob, KillNineOfAGpuWorkerEndsAllRanks) {
   EXPECT_NE(r.exit_code, 0);
   EXPECT_FALSE(Segment::exists(name));
   std::remove(pids_file.c_str());
+}
+
+TEST(GpuJob, CudaIpcRoutesTrainAndSwitchInARouteSweep) {
+  // Two workers (on 2 GPUs, or both on GPU 0 with the test-only SLIDEDP_TEST_SHARE_GPU=1) train
+  // the real stories260K through the IPC routes and switch between them and the host routes in
+  // one job (each switch tears the IPC buffers down collectively and sets new ones up).
+  const int g = visibleGpus();
+  ASSERT_GE(g, 1);
+  const bool share = g < 2;
+  if (share) setenv("SLIDEDP_TEST_SHARE_GPU", "1", 1);
+  const char* env = std::getenv("SLIDEDP_SHARED_DIR");
+  const std::string model = std::string(env ? env : SLIDEDP_SHARED_DIR) + "/models/stories260K";
+  const std::string name = fmt::format("slidedp-gpu-ipc-{}", getpid());
+  std::vector<std::string> args = {"--shm-name", name, "--model", model, "--batch-size", "4", "--seq-len",
+                                   "64", "--chunk-numel", "3000", "--steps", "2", "--precision", "fp32",
+                                   "--route-sweep",
+                                   "sharded-ipc/gpu-ipc,replicated/cpu,sharded-ipc/cpu,replicated/gpu-ipc"};
+  std::vector<std::string> cmd = mpirunCuda(3, args);
+  if (share) cmd.insert(cmd.begin() + 1, {"-x", "SLIDEDP_TEST_SHARE_GPU"});
+  Result r = wait(start(cmd), 300);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  for (const char* v : {"sharded-ipc/gpu-ipc", "replicated/cpu", "sharded-ipc/cpu", "replicated/gpu-ipc"})
+    EXPECT_NE(r.output.find(v), std::string::npos) << v << "\n" << r.output;
+  EXPECT_EQ(r.output.find("diverged"), std::string::npos) << r.output;
+  EXPECT_FALSE(Segment::exists(name));
+  // The NCCL routes refuse a shared GPU with a clear message instead of NCCL's.
+  if (share) {
+    std::vector<std::string> nccl = mpirunCuda(3, {"--shm-name", name, "--model", model, "--batch-size", "4",
+                                                   "--seq-len", "64", "--steps", "1", "--delivery", "sharded"});
+    nccl.insert(nccl.begin() + 1, {"-x", "SLIDEDP_TEST_SHARE_GPU"});
+    Result n = wait(start(nccl), 120);
+    EXPECT_EQ(n.exit_code, 2) << n.output;
+    EXPECT_NE(n.output.find("cannot run with SLIDEDP_TEST_SHARE_GPU=1"), std::string::npos) << n.output;
+    EXPECT_FALSE(Segment::exists(name));
+    unsetenv("SLIDEDP_TEST_SHARE_GPU");
+  }
 }

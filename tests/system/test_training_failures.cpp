@@ -63,3 +63,24 @@ TEST(TrainingFailures, BadOptionsEndEveryRankWithTheMessage) {
   EXPECT_EQ(m.exit_code, 2) << m.output;
   EXPECT_NE(m.output.find("exactly one of --model"), std::string::npos) << m.output;
 }
+
+TEST(TrainingFailures, CudaIpcRoutesOnCpuWorkersAreRefusedBeforeStartUp) {
+  // The IPC routes need GPU workers: refused with one message on every rank, exit status 2, for
+  // the route options and for a sweep item alike; an unknown route names the ones there are.
+  const std::vector<std::vector<std::string>> cases = {
+      {"--delivery", "sharded-ipc"},
+      {"--reduction", "gpu-ipc"},
+      {"--route-sweep", "replicated/cpu,sharded/gpu-ipc"}};
+  for (const auto& c : cases) {
+    std::vector<std::string> extra = {"--steps", "1"};
+    extra.insert(extra.end(), c.begin(), c.end());
+    Result r = wait(start(train(3, extra)));
+    EXPECT_EQ(r.exit_code, 2) << c[1] << "\n" << r.output;
+    EXPECT_NE(r.output.find("need GPU workers"), std::string::npos) << c[1] << "\n" << r.output;
+    EXPECT_EQ(r.output.find("M parameters"), std::string::npos) << "refused before start-up: " << r.output;
+  }
+  Result u = wait(start(train(3, {"--steps", "1", "--delivery", "sharded-nvlink"})));
+  EXPECT_EQ(u.exit_code, 2) << u.output;
+  EXPECT_NE(u.output.find("unknown delivery route 'sharded-nvlink'"), std::string::npos) << u.output;
+  EXPECT_NE(u.output.find("sharded-ipc"), std::string::npos) << u.output;
+}

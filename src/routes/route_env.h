@@ -1,0 +1,34 @@
+// What a route needs to know about its worker: the rank, the shared segment it reads units from,
+// the unit layout, the device and dtypes, the window's shape. Built once by the worker and passed
+// to every route it creates (routes/registry.h); read-only afterwards.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <cstdint>
+
+#include "model/param_layout.h"
+#include "runtime/host_state_layout.h"
+#include "runtime/rank_context.h"
+#include "shm/segment.h"
+
+namespace slidedp::routes {
+
+struct RouteEnv {
+  const RankContext* ctx = nullptr;
+  const shm::Segment* seg = nullptr;
+  const HostStateSpec* spec = nullptr;
+  const HostStateLayout* state = nullptr;
+  const model::ParamLayout* layout = nullptr;
+  int G = 1;   // workers (the ranks of ctx->workers)
+  int w = 0;   // this worker's index among them (= local rank - 1)
+  bool cuda = false;
+  at::Device device = at::kCPU;
+  at::ScalarType cdtype = at::kFloat;  // compute dtype: the window's elements
+  at::ScalarType sdtype = at::kFloat;  // staging dtype: what a reduced gradient is handed off in
+  int window_slots = 2;                // K
+  int64_t window_numel = 0;            // elements per slot: max over units of max(n, G * shard)
+  double wait_timeout_s = 300;         // bounded waits on peers (seconds)
+};
+
+}  // namespace slidedp::routes
