@@ -148,7 +148,7 @@ const DataLoader::EpochPlan& DataLoader::plan(int64_t epoch) {
   }
   EpochPlan p;
   p.epoch = epoch;
-  const int64_t D = docs_.numDocuments();
+  const int64_t D = numDocuments();
   const Permutation perm(spec_.shuffle ? uint64_t(D) : 0, epochKey(epoch));
   p.order.reserve(pieceBegin_.size());
   p.rowBegin.push_back(0);
