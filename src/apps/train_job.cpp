@@ -107,7 +107,8 @@ void addTrainOptions(CLI::App& app, TrainJobOptions& o) {
                 "its header, else by extension), prepared, bin, npy, jsonl, text")->capture_default_str();
   g->add_option("--tokenizer", o.tokenizer, "SentencePiece tokenizer.model for text data (default: "
                 "the model directory's tokenizer.model)");
-  g->add_option("--token-dtype", o.token_dtype, ".bin without llm.c header: auto (uint16), uint16, uint32")->capture_default_str();
+  g->add_option("--token-dtype", o.token_dtype, ".bin without llm.c header: auto (uint16; refused as "
+                "ambiguous when the vocabulary exceeds 65,536), uint16, uint32")->capture_default_str();
   g->add_flag("--shuffle,!--no-shuffle", o.shuffle, "Shuffle documents/windows each epoch (seeded)")->capture_default_str();
   g->add_option("--doc-start-token", o.doc_start_token, "Token streams: id that starts a document "
                 "(positions reset there; e.g. BOS); -1: none")->capture_default_str();
@@ -478,7 +479,7 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
       spec.stream_doc_start = o.doc_start_token;
       spec.model_dir = o.model;
       auto loader = data::DataLoader::open(spec);
-      if (ctx.world_rank == 0) SLIDEDP_LOG_INFO("data: {}", loader->describe());
+      if (ctx.world_rank == 0) SLIDEDP_LOG_INFO("{}", loader->describe());
       loader_ptr = loader.get();
       data = std::move(loader);
       if (!o.eval_data.empty()) {
