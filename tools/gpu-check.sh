@@ -4,21 +4,24 @@
 # comparison (tools/bench/peers.sh); logs to $OUT (or ./gpu-logs). Works on 1..8 GPUs.
 #
 #   bash tools/gpu-check.sh [steps...]
-#     steps, run in the order given: build test layer slidedp peers main realrun finetune adamw
+#     steps, run in the order given: build test layer profile slidedp packed peers main realrun finetune adamw
 #     (default: build test layer slidedp)
 #   Environment (each optional):
 #     SLIDEDP_BENCH_CONFIG    model shape of `slidedp` and `peers` (default tools/configs/qwen3-4b.json
 #                             on one GPU, qwen3-8b.json on more)
 #     SLIDEDP_BENCH_SWEEP     --route-sweep of `slidedp` (default: the route @8 and @16, and @8 with
 #                             every layer recomputed)
-#     SLIDEDP_PEERS_ARGS      extra arguments of tools/bench/peers.sh (e.g. --systems, --batches)
+#     SLIDEDP_PEERS_ARGS      extra arguments of tools/bench/peers.sh (e.g. --systems, --batches,
+#                             --time-budget S; long sequences: "--seq-lens 65536,131072 --batches 1
+#                             --systems slidedp,fsdp2_liger_ac", which override the --seq-len 4096
+#                             given here)
 #     SLIDEDP_BUILD_TARGETS   what `build` builds (default: what the other steps run)
 #
 # Fixtures from ../shared do not travel to that machine: copy what tests need into .gpu/shared
 # (git-ignored) and carry it: mkdir -p .gpu/shared/{models,reference,data} && cp -r
 # ../shared/models/stories260K .gpu/shared/models/ && cp ../shared/reference/* .gpu/shared/reference/
-# && cp ../shared/data/kjv.txt .gpu/shared/data/. DeepSpeed and its missing dependencies travel as
-# wheels in .whl (tools/bench/fetch_peer_wheels.sh); carry it for `peers`.
+# && cp ../shared/data/kjv.txt .gpu/shared/data/. DeepSpeed, Liger-Kernel and their missing
+# dependencies travel as wheels in .whl (tools/bench/fetch_peer_wheels.sh); carry it for `peers`.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$(pwd)/gpu-logs}
@@ -60,7 +63,8 @@ if [ -x .prebuilt/bin/slidedp_worker ]; then
     echo "prebuilt binaries do not start here ($(tail -1 "$OUT/prebuilt-check.log")): building"
   fi
 fi
-if has peers && [ -d .whl ]; then
+# (not when SLIDEDP_PEERS_ARGS names --systems without a deepspeed one: e.g. the long-sequence run)
+if has peers && [ -d .whl ] && ! [[ "${SLIDEDP_PEERS_ARGS:-}" == *--systems* && "${SLIDEDP_PEERS_ARGS:-}" != *deepspeed* ]]; then
   # DeepSpeed's CPU Adam op compiles in the background while slidedp builds and runs.
   ( python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
     && PYTHONPATH=/tmp/site python3 -c "from deepspeed.ops.op_builder import CPUAdamBuilder; CPUAdamBuilder().load()" ) \
@@ -83,6 +87,19 @@ do_layer() {
     timeout 120 "$BIN/bench_layer" --config "$cfg" --rows 4 --seq-len 4096 --iters 5 2>&1 | tee -a "$OUT/bench-layer.log" | grep -E "bench_layer|RESULT|kept|rror"
   done
 }
+do_profile() {
+  step "profile: per-op GPU time of one decoder layer and the head (bench_layer --profile)"
+  mkdir -p "$OUT/traces"
+  for spec in ${SLIDEDP_PROFILE_SHAPES:-qwen3-4b:8 qwen3-4b:4 qwen3-8b:4}; do
+    cfg=${spec%%:*}; rows=${spec##*:}
+    mkdir -p "$OUT/traces/$cfg-r$rows"
+    timeout 240 "$BIN/bench_layer" --config "tools/configs/$cfg.json" --rows "$rows" --seq-len 4096 \
+      --iters 5 --profile 1 --trace-dir "$OUT/traces/$cfg-r$rows" > "$OUT/traces/$cfg-r$rows.log" 2>&1 || rc=1
+    cat "$OUT/traces/$cfg-r$rows.log" >> "$OUT/profile.log"
+    grep -E "bench_layer:|RESULT name=(fused_cudnn|profile)|GPU busy" "$OUT/traces/$cfg-r$rows.log"
+  done
+  tar czf "$OUT/profile-traces.tgz" -C "$OUT" traces && rm -rf "$OUT/traces"
+}
 do_slidedp() {
   step "slidedp: $CONFIG, seq 4096, $NGPU GPU(s)"
   SWEEP=${SLIDEDP_BENCH_SWEEP:-$ROUTE@8,$ROUTE+recompute@8,$ROUTE@16}
@@ -92,14 +109,26 @@ do_slidedp() {
     > "$OUT/bench-slidedp.log" 2>&1 || rc=1
   grep -E "model |step [0-9]+/|summary|^variant|@[0-9]+ |error|Error" "$OUT/bench-slidedp.log" | cut -c1-400 | tail -30
 }
+do_packed() {
+  step "packed: rows of packed documents (256-2048 tokens, variable-length attention) vs plain rows"
+  SWEEP=${SLIDEDP_PACKED_SWEEP:-$ROUTE@8,$ROUTE@16}
+  for data in synthetic synthetic-packed:256:2048; do
+    SLIDEDP_WORKER=$BIN/slidedp_worker timeout ${SLIDEDP_BENCH_TIMEOUT:-300} launcher/slidedp-run --gpus "$GPUS" --worker-threads 2 -- \
+      --model-config "$CONFIG" --seq-len 4096 --steps ${SLIDEDP_BENCH_STEPS:-3} --warmup-steps 1 --lr 1e-5 \
+      --data "$data" --route-sweep "$SWEEP" > "$OUT/bench-packed-${data%%:*}.log" 2>&1 || rc=1
+    echo "--- data $data"
+    grep -E "^variant|@[0-9]+ |error|Error" "$OUT/bench-packed-${data%%:*}.log" | cut -c1-300 | tail -8
+  done
+}
 do_peers() {
-  step "peers: slidedp vs FSDP2 / FSDP2 + CPU offload / DeepSpeed ZeRO-Offload"
+  step "peers: slidedp vs FSDP2 (eager, Liger) / FSDP2 + CPU offload / DeepSpeed ZeRO-Offload (eager, Liger)"
   wait  # the DeepSpeed op build
   tail -3 "$OUT/deepspeed-prebuild.log" 2>/dev/null
   SLIDEDP_WORKER=$BIN/slidedp_worker OUT=$OUT/peers bash tools/bench/peers.sh --config "$CONFIG" \
     --seq-len 4096 --gpus "$GPUS" --launcher-args "--worker-threads 2" ${SLIDEDP_PEERS_ARGS:-} \
     > "$OUT/peers.log" 2>&1 || rc=1
-  tail -45 "$OUT/peers.log"
+  sed -n '/^slidedp vs peers:/,/^runs:/p' "$OUT/peers.log" | head -80  # the table and summary
+  tail -8 "$OUT/peers.log"
   # The device tool brings back a few files only: the comparison's folder goes as one archive.
   tar czf "$OUT/peers.tgz" -C "$OUT" peers && rm -rf "$OUT/peers"
 }
@@ -131,7 +160,7 @@ do_adamw() {
   tail -25 "$OUT/bench-adamw.log"
 }
 for s in $STEPS; do
-  declare -F "do_$s" >/dev/null || { echo "gpu-check.sh: unknown step '$s' (steps: build test layer slidedp peers main realrun finetune adamw)"; exit 2; }
+  declare -F "do_$s" >/dev/null || { echo "gpu-check.sh: unknown step '$s' (steps: build test layer profile slidedp packed peers main realrun finetune adamw)"; exit 2; }
   "do_$s"
 done
 echo "=== done rc=$rc ($(date +%T))"

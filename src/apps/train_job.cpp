@@ -1,6 +1,7 @@
 #include "apps/train_job.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cmath>
 #include <fstream>
 #include <memory>
@@ -26,10 +27,14 @@ namespace {
 
 constexpr double kH200PeakBf16Tflops = 989.4;  // dense, per GPU (NVIDIA H200 SXM datasheet)
 
-/// Uniformly random tokens (deterministic in seed and step), labels = the next token.
+/// Uniformly random tokens (deterministic in seed and step), labels = the next token. With
+/// docMin > 0 (`--data synthetic-packed:MIN:MAX`), every row packs documents of uniformly random
+/// lengths in [docMin, docMax] tokens (the last one cut at T): position ids restart at 0 in each
+/// document and its last token has no target (-100), as the data loader packs real documents.
 class SyntheticBatches : public BatchSource {
  public:
-  SyntheticBatches(int64_t B, int64_t T, int64_t V, uint64_t seed) : B_(B), T_(T), V_(V), seed_(seed) {}
+  SyntheticBatches(int64_t B, int64_t T, int64_t V, uint64_t seed, int64_t docMin = 0, int64_t docMax = 0)
+      : B_(B), T_(T), V_(V), seed_(seed), docMin_(docMin), docMax_(docMax) {}
   void setRows(int64_t B) { B_ = B; }
   GlobalBatch batch(int64_t step) override {
     GlobalBatch b;
@@ -38,14 +43,27 @@ class SyntheticBatches : public BatchSource {
     b.input_ids.resize(B_ * T_);
     b.labels.resize(B_ * T_);
     uint64_t x = seed_ * 0x9e3779b97f4a7c15ull + static_cast<uint64_t>(step);
+    auto next = [&x] {
+      x ^= x << 13, x ^= x >> 7, x ^= x << 17;  // xorshift64
+      return x;
+    };
     std::vector<int64_t> stream(T_ + 1);
     for (int64_t r = 0; r < B_; ++r) {
-      for (auto& t : stream) {
-        x ^= x << 13, x ^= x >> 7, x ^= x << 17;  // xorshift64
-        t = static_cast<int64_t>(x % static_cast<uint64_t>(V_));
-      }
+      for (auto& t : stream) t = static_cast<int64_t>(next() % static_cast<uint64_t>(V_));
       std::copy(stream.begin(), stream.end() - 1, b.input_ids.begin() + r * T_);
       std::copy(stream.begin() + 1, stream.end(), b.labels.begin() + r * T_);
+    }
+    if (docMin_ > 0) {
+      b.position_ids.resize(B_ * T_);
+      for (int64_t r = 0; r < B_; ++r) {
+        for (int64_t t0 = 0; t0 < T_;) {
+          const int64_t len = std::min<int64_t>(
+              T_ - t0, docMin_ + static_cast<int64_t>(next() % static_cast<uint64_t>(docMax_ - docMin_ + 1)));
+          for (int64_t i = 0; i < len; ++i) b.position_ids[r * T_ + t0 + i] = i;
+          b.labels[r * T_ + t0 + len - 1] = -100;  // no target across the document boundary
+          t0 += len;
+        }
+      }
     }
     return b;
   }
@@ -53,6 +71,7 @@ class SyntheticBatches : public BatchSource {
  private:
   int64_t B_, T_, V_;
   uint64_t seed_;
+  int64_t docMin_, docMax_;
 };
 
 /// The held-out set for Trainer::evaluate: its first epoch in file order, batch after batch;
@@ -79,6 +98,20 @@ class EvalBatches : public BatchSource {
   int64_t B_, rows_, batches_ = 0;
 };
 
+/// `synthetic-packed:MIN:MAX` -> {MIN, MAX} (tokens per document); throws UserError if malformed.
+std::pair<int64_t, int64_t> parsePackedSynthetic(const std::string& spec) {
+  const std::string prefix = "synthetic-packed:";
+  const std::string rest = spec.substr(prefix.size());
+  const auto colon = rest.find(':');
+  long long lo = 0, hi = 0;
+  char tail = 0;
+  if (colon == std::string::npos ||
+      std::sscanf(rest.c_str(), "%lld:%lld%c", &lo, &hi, &tail) != 2 || lo < 2 || hi < lo)
+    throwUserError("--data {}: expected synthetic-packed:MIN:MAX with 2 <= MIN <= MAX tokens per "
+                   "document (e.g. synthetic-packed:256:2048)", spec);
+  return {lo, hi};
+}
+
 double median(std::vector<double> v) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
@@ -95,7 +128,8 @@ void addTrainOptions(CLI::App& app, TrainJobOptions& o) {
   g->add_option("--data", o.data, "Data: a file (a token file of `launcher/slidedp-run prepare` "
                 "(Hugging Face tokenizers, chat templates), .bin token stream (llm.c header or raw), .npy, "
                 ".jsonl with input_ids[/labels] (labels unshifted, as transformers takes them), .txt "
-                "with a SentencePiece --tokenizer), synthetic (random tokens) "
+                "with a SentencePiece --tokenizer), synthetic (random tokens), "
+                "synthetic-packed:MIN:MAX (random tokens in packed documents of MIN..MAX tokens) "
                 "or reference:FILE.safetensors (step{s}.input_ids/labels)")->capture_default_str();
   g->add_option("--eval-data", o.eval_data, "Held-out data (any --data format; a prepared file for "
                 "chat): its loss and perplexity, forward only, every --eval-every steps and at the end");
@@ -461,6 +495,8 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
       throwUserError("--batch-size must be >= 1 and --seq-len >= 2 (got {} and {})", o.batch_size, o.seq_len);
     if (o.data.rfind("reference:", 0) == 0) {
       data = std::make_unique<data::ReferenceBatches>(o.data.substr(10));
+    } else if (o.data.rfind("synthetic-packed:", 0) == 0) {
+      parsePackedSynthetic(o.data);  // checked here, before start-up
     } else if (o.data != "synthetic") {
       const model::ModelConfig cfg = model::ModelConfig::load(o.model.empty() ? o.model_config : o.model);
       data::DataSpec spec;
@@ -534,7 +570,10 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
   }
   SyntheticBatches* synthetic = nullptr;
   if (!data) {
-    auto s = std::make_unique<SyntheticBatches>(o.batch_size, o.seq_len, trainer.config().vocabSize, o.seed);
+    std::pair<int64_t, int64_t> docs{0, 0};
+    if (o.data.rfind("synthetic-packed:", 0) == 0) docs = parsePackedSynthetic(o.data);
+    auto s = std::make_unique<SyntheticBatches>(o.batch_size, o.seq_len, trainer.config().vocabSize,
+                                                o.seed, docs.first, docs.second);
     synthetic = s.get();
     data = std::move(s);
   }

@@ -7,7 +7,10 @@
 
 #include <cuda_bf16.h>
 
+#include <algorithm>
 #include <cfloat>
+#include <cstdint>
+#include <initializer_list>
 #include <type_traits>
 
 namespace slidedp::kernels::cuda {
@@ -56,6 +59,26 @@ __device__ float blockSum(float v, float* scratch) {
   return r;
 }
 
+/// Eight consecutive elements, loaded and stored as one 16-byte (bf16) or 32-byte (fp32) access.
+template <typename T>
+struct alignas(8 * sizeof(T)) Pack8 {
+  T v[8];
+};
+
+/// Whether every pointer is aligned for Pack8<T> accesses.
+template <typename T>
+bool aligned8(std::initializer_list<const void*> ptrs) {
+  for (const void* p : ptrs)
+    if (reinterpret_cast<uintptr_t>(p) % (8 * sizeof(T)) != 0) return false;
+  return true;
+}
+
+int smCount() {
+  int dev = 0, sms = 132;
+  if (cudaGetDevice(&dev) == cudaSuccess) cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+  return sms;
+}
+
 int threadsFor(int64_t work, int maxThreads = 1024) {
   int64_t t = (work + 31) / 32 * 32;
   if (t < 32) t = 32;
@@ -91,6 +114,49 @@ __global__ void rmsNormForwardKernel(const T* __restrict__ x, const T* __restric
     yr[j] = Io<T>::st(Io<T>::ld(w[j]) * Io<T>::rnd(Io<T>::ld(xr[j]) * r));
 }
 
+// The same with the row held in registers (one read of x): KC columns per thread, 8 at a time.
+// Needs C % 8 == 0, C <= 8 * KC * blockDim.x, aligned rows.
+template <typename T, int KC>
+__global__ void rmsNormForwardRegKernel(const T* __restrict__ x, const T* __restrict__ w,
+                                        T* __restrict__ y, float* __restrict__ rstd, int64_t C,
+                                        float eps) {
+  __shared__ float scratch[33];
+  const int64_t row = blockIdx.x;
+  const Pack8<T>* xr = reinterpret_cast<const Pack8<T>*>(x + row * C);
+  Pack8<T>* yr = reinterpret_cast<Pack8<T>*>(y + row * C);
+  const Pack8<T>* wr = reinterpret_cast<const Pack8<T>*>(w);
+  const int64_t C8 = C / 8;
+  Pack8<T> v[KC];
+  float ss = 0.f;
+#pragma unroll
+  for (int k = 0; k < KC; ++k) {
+    const int64_t j = threadIdx.x + static_cast<int64_t>(k) * blockDim.x;
+    if (j < C8) {
+      v[k] = xr[j];
+#pragma unroll
+      for (int e = 0; e < 8; ++e) {
+        const float f = Io<T>::ld(v[k].v[e]);
+        ss += f * f;
+      }
+    }
+  }
+  ss = blockSum(ss, scratch);
+  const float r = rsqrtf(ss / static_cast<float>(C) + eps);
+  if (threadIdx.x == 0 && rstd) rstd[row] = r;
+#pragma unroll
+  for (int k = 0; k < KC; ++k) {
+    const int64_t j = threadIdx.x + static_cast<int64_t>(k) * blockDim.x;
+    if (j < C8) {
+      const Pack8<T> wv = wr[j];
+      Pack8<T> o;
+#pragma unroll
+      for (int e = 0; e < 8; ++e)
+        o.v[e] = Io<T>::st(Io<T>::ld(wv.v[e]) * Io<T>::rnd(Io<T>::ld(v[k].v[e]) * r));
+      yr[j] = o;
+    }
+  }
+}
+
 template <typename T>
 __global__ void rmsNormApplyKernel(const T* __restrict__ x, const float* __restrict__ rstd,
                                    const T* __restrict__ w, T* __restrict__ y, int64_t N,
@@ -103,14 +169,34 @@ __global__ void rmsNormApplyKernel(const T* __restrict__ x, const float* __restr
   }
 }
 
+template <typename T>
+__global__ void rmsNormApplyVecKernel(const T* __restrict__ x, const float* __restrict__ rstd,
+                                      const T* __restrict__ w, T* __restrict__ y, int64_t N,
+                                      int64_t C) {
+  const int64_t C8 = C / 8, total = N * C8;
+  const Pack8<T>* x8 = reinterpret_cast<const Pack8<T>*>(x);
+  const Pack8<T>* w8 = reinterpret_cast<const Pack8<T>*>(w);
+  Pack8<T>* y8 = reinterpret_cast<Pack8<T>*>(y);
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < total;
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    const int64_t row = i / C8, c = i - row * C8;
+    const float r = rstd[row];
+    const Pack8<T> xv = x8[i], wv = w8[c];
+    Pack8<T> o;
+#pragma unroll
+    for (int e = 0; e < 8; ++e) o.v[e] = Io<T>::st(Io<T>::ld(wv.v[e]) * Io<T>::rnd(Io<T>::ld(xv.v[e]) * r));
+    y8[i] = o;
+  }
+}
+
 constexpr size_t kMaxSharedBytes = 48 * 1024;  // dynamic shared memory without opt-in
 constexpr int kNormColsPerThread = 16;  // C <= 16 * 1024
 
 template <typename T>
 __global__ void rmsNormBackwardKernel(const T* __restrict__ dy, const T* __restrict__ x,
                                       const float* __restrict__ rstd, const T* __restrict__ w,
-                                      T* __restrict__ dx, float* __restrict__ dw, int64_t N,
-                                      int64_t C) {
+                                      const T* __restrict__ residual, T* __restrict__ dx,
+                                      float* __restrict__ dw, int64_t N, int64_t C) {
   __shared__ float scratch[33];
   float acc[kNormColsPerThread];
   float wv[kNormColsPerThread];
@@ -141,16 +227,81 @@ __global__ void rmsNormBackwardKernel(const T* __restrict__ dy, const T* __restr
     }
     dot = blockSum(dot, scratch) / static_cast<float>(C);
     T* dr = dx + row * C;
+    const T* rr = residual ? residual + row * C : nullptr;
 #pragma unroll
     for (int k = 0; k < kNormColsPerThread; ++k) {
       const int64_t j = threadIdx.x + static_cast<int64_t>(k) * blockDim.x;
-      if (j < C) dr[j] = Io<T>::st(r * (dn[k] - n[k] * dot));
+      if (j < C) {
+        const float g = r * (dn[k] - n[k] * dot);
+        // The residual add as the eager dx.add_(residual): dx rounded first, then the sum.
+        dr[j] = rr ? Io<T>::st(Io<T>::rnd(g) + Io<T>::ld(rr[j])) : Io<T>::st(g);
+      }
     }
   }
 #pragma unroll
   for (int k = 0; k < kNormColsPerThread; ++k) {
     const int64_t j = threadIdx.x + static_cast<int64_t>(k) * blockDim.x;
     if (j < C && dw) atomicAdd(dw + j, acc[k]);
+  }
+}
+
+/// Two consecutive elements as one 4-byte (bf16) or 8-byte (fp32) access.
+template <typename T>
+struct alignas(2 * sizeof(T)) Pack2 {
+  T v[2];
+};
+
+// RMSNorm backward, one warp per row (grid-stride), two passes over the row (the second reads
+// it back from L2): dot = mean(dn * n), then dx. The weight gradient is summed per block in
+// shared memory (lane l adds columns 2l, 2l+1 of each 64-column step: at most 2-way bank
+// conflicts) and added once per block to dw. Needs C even and aligned rows.
+template <typename T>
+__global__ void rmsNormBackwardWarpKernel(const T* __restrict__ dy, const T* __restrict__ x,
+                                          const float* __restrict__ rstd, const T* __restrict__ w,
+                                          const T* __restrict__ residual, T* __restrict__ dx,
+                                          float* __restrict__ dw, int64_t N, int64_t C) {
+  extern __shared__ float dws[];  // [C]
+  const bool wantDw = dw != nullptr;
+  if (wantDw) {
+    for (int64_t i = threadIdx.x; i < C; i += blockDim.x) dws[i] = 0.f;
+    __syncthreads();
+  }
+  const int lane = threadIdx.x & 31, wpb = blockDim.x >> 5;
+  const int64_t C2 = C / 2;
+  for (int64_t row = static_cast<int64_t>(blockIdx.x) * wpb + (threadIdx.x >> 5); row < N;
+       row += static_cast<int64_t>(gridDim.x) * wpb) {
+    const float r = rstd[row];
+    const Pack2<T>* x2 = reinterpret_cast<const Pack2<T>*>(x + row * C);
+    const Pack2<T>* g2 = reinterpret_cast<const Pack2<T>*>(dy + row * C);
+    const Pack2<T>* w2 = reinterpret_cast<const Pack2<T>*>(w);
+    float dot = 0.f;
+    for (int64_t j = lane; j < C2; j += 32) {
+      const Pack2<T> xv = x2[j], gv = g2[j], wv = w2[j];
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        const float n = Io<T>::ld(xv.v[e]) * r, g = Io<T>::ld(gv.v[e]);
+        dot += g * Io<T>::ld(wv.v[e]) * n;
+        if (wantDw) atomicAdd(dws + 2 * j + e, g * Io<T>::rnd(n));
+      }
+    }
+    dot = warpSum(dot) / static_cast<float>(C);
+    Pack2<T>* d2 = reinterpret_cast<Pack2<T>*>(dx + row * C);
+    const Pack2<T>* r2 = residual ? reinterpret_cast<const Pack2<T>*>(residual + row * C) : nullptr;
+    for (int64_t j = lane; j < C2; j += 32) {
+      const Pack2<T> xv = x2[j], gv = g2[j], wv = w2[j];
+      Pack2<T> o;
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        const float n = Io<T>::ld(xv.v[e]) * r;
+        const float g = r * (Io<T>::ld(gv.v[e]) * Io<T>::ld(wv.v[e]) - n * dot);
+        o.v[e] = r2 ? Io<T>::st(Io<T>::rnd(g) + Io<T>::ld(r2[j].v[e])) : Io<T>::st(g);
+      }
+      d2[j] = o;
+    }
+  }
+  if (wantDw) {
+    __syncthreads();
+    for (int64_t i = threadIdx.x; i < C; i += blockDim.x) atomicAdd(dw + i, dws[i]);
   }
 }
 
@@ -270,6 +421,129 @@ __global__ void qkNormRopeBackwardKernel(const T* __restrict__ dq, const T* __re
     for (int i = threadIdx.x; i < 2 * D; i += blockDim.x) atomicAdd(i < D ? dwq + i : dwk + (i - D), dwacc[i]);
 }
 
+// One warp per (row, head): the head's D = 32 * E values in registers, element k of lane l at
+// d = l + 32 k, so RoPE's partner d +- D/2 is element k +- E/2 of the same lane and the head's
+// sum of squares is one warp reduction (no shared-memory atomics, no __syncthreads).
+template <typename T, int E>
+__global__ void qkNormRopeForwardWarpKernel(const T* __restrict__ qkv, int64_t ld, int64_t N,
+                                            int H, int KV, const T* __restrict__ wq,
+                                            const T* __restrict__ wk, float eps,
+                                            const T* __restrict__ cosv, const T* __restrict__ sinv,
+                                            T* __restrict__ qo, T* __restrict__ ko,
+                                            float* __restrict__ rq, float* __restrict__ rk) {
+  constexpr int D = 32 * E, HK = E / 2;
+  const int heads = H + KV, lane = threadIdx.x & 31;
+  const int64_t warp = (blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x) >> 5;
+  if (warp >= N * heads) return;
+  const int64_t row = warp / heads;
+  const int h = static_cast<int>(warp - row * heads);
+  const bool isQ = h < H;
+  const T* src = qkv + row * ld + static_cast<int64_t>(h) * D;
+  float v[E];
+#pragma unroll
+  for (int k = 0; k < E; ++k) v[k] = Io<T>::ld(src[lane + 32 * k]);
+  if (wq != nullptr) {
+    float ss = 0.f;
+#pragma unroll
+    for (int k = 0; k < E; ++k) ss += v[k] * v[k];
+    const float r = rsqrtf(warpSum(ss) / static_cast<float>(D) + eps);
+    if (lane == 0) {
+      if (isQ)
+        rq[row * H + h] = r;
+      else
+        rk[row * KV + (h - H)] = r;
+    }
+    const T* w = isQ ? wq : wk;
+#pragma unroll
+    for (int k = 0; k < E; ++k) v[k] = Io<T>::rnd(Io<T>::ld(w[lane + 32 * k]) * Io<T>::rnd(v[k] * r));
+  }
+  const T* c = cosv + row * D;
+  const T* s = sinv + row * D;
+  T* out = isQ ? qo + (row * H + h) * static_cast<int64_t>(D)
+               : ko + (row * KV + (h - H)) * static_cast<int64_t>(D);
+#pragma unroll
+  for (int k = 0; k < E; ++k) {
+    const int d = lane + 32 * k;
+    const float rh = k < HK ? -v[k + HK] : v[k - HK];
+    out[d] = Io<T>::st(Io<T>::rnd(Io<T>::rnd(v[k] * Io<T>::ld(c[d])) + Io<T>::rnd(rh * Io<T>::ld(s[d]))));
+  }
+}
+
+// Backward of the warp kernel: warps stride over (row, head); each lane keeps its E columns of
+// the q_norm and k_norm weight gradients in registers, the block sums its warps' in shared
+// memory and adds once to the fp32 accumulators.
+template <typename T, int E>
+__global__ void qkNormRopeBackwardWarpKernel(const T* __restrict__ dq, const T* __restrict__ dk,
+                                             const T* __restrict__ qkv, int64_t ld, int64_t N,
+                                             int H, int KV, const T* __restrict__ wq,
+                                             const T* __restrict__ wk, const float* __restrict__ rq,
+                                             const float* __restrict__ rk,
+                                             const T* __restrict__ cosv, const T* __restrict__ sinv,
+                                             T* __restrict__ dqkv, int64_t ldd, float* dwq,
+                                             float* dwk) {
+  constexpr int D = 32 * E, HK = E / 2;
+  __shared__ float dwacc[2 * D];
+  const int heads = H + KV, lane = threadIdx.x & 31;
+  const bool norm = wq != nullptr;
+  float accq[E], acck[E];
+#pragma unroll
+  for (int k = 0; k < E; ++k) accq[k] = acck[k] = 0.f;
+  const int64_t total = N * heads, stride = (gridDim.x * static_cast<int64_t>(blockDim.x)) >> 5;
+  for (int64_t wi = (blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x) >> 5; wi < total;
+       wi += stride) {
+    const int64_t row = wi / heads;
+    const int h = static_cast<int>(wi - row * heads);
+    const bool isQ = h < H;
+    const T* g = isQ ? dq + (row * H + h) * static_cast<int64_t>(D)
+                     : dk + (row * KV + (h - H)) * static_cast<int64_t>(D);
+    const T* c = cosv + row * D;
+    const T* s = sinv + row * D;
+    float gv[E], p[E], dn[E];
+#pragma unroll
+    for (int k = 0; k < E; ++k) {
+      gv[k] = Io<T>::ld(g[lane + 32 * k]);
+      p[k] = gv[k] * Io<T>::ld(s[lane + 32 * k]);
+    }
+    // d(normed) = dout * cos + rotate_half^T(dout * sin)
+#pragma unroll
+    for (int k = 0; k < E; ++k) dn[k] = gv[k] * Io<T>::ld(c[lane + 32 * k]) + (k < HK ? p[k + HK] : -p[k - HK]);
+    T* out = dqkv + row * ldd + static_cast<int64_t>(h) * D;
+    if (norm) {
+      const T* src = qkv + row * ld + static_cast<int64_t>(h) * D;
+      const float r = isQ ? rq[row * H + h] : rk[row * KV + (h - H)];
+      const T* w = isQ ? wq : wk;
+      float n[E], dot = 0.f;
+#pragma unroll
+      for (int k = 0; k < E; ++k) {
+        n[k] = Io<T>::ld(src[lane + 32 * k]) * r;
+        const float gw = dn[k] * Io<T>::rnd(n[k]);
+        if (isQ)
+          accq[k] += gw;
+        else
+          acck[k] += gw;
+        dn[k] *= Io<T>::ld(w[lane + 32 * k]);
+        dot += dn[k] * n[k];
+      }
+      dot = warpSum(dot) / static_cast<float>(D);
+#pragma unroll
+      for (int k = 0; k < E; ++k) out[lane + 32 * k] = Io<T>::st(r * (dn[k] - n[k] * dot));
+    } else {
+#pragma unroll
+      for (int k = 0; k < E; ++k) out[lane + 32 * k] = Io<T>::st(dn[k]);
+    }
+  }
+  if (!norm) return;
+  for (int i = threadIdx.x; i < 2 * D; i += blockDim.x) dwacc[i] = 0.f;
+  __syncthreads();
+#pragma unroll
+  for (int k = 0; k < E; ++k) {
+    atomicAdd(dwacc + lane + 32 * k, accq[k]);
+    atomicAdd(dwacc + D + lane + 32 * k, acck[k]);
+  }
+  __syncthreads();
+  for (int i = threadIdx.x; i < 2 * D; i += blockDim.x) atomicAdd(i < D ? dwq + i : dwk + (i - D), dwacc[i]);
+}
+
 // ---- SwiGLU --------------------------------------------------------------------------------
 __device__ __forceinline__ float sigmoidf(float g) { return 1.f / (1.f + expf(-g)); }
 
@@ -282,6 +556,49 @@ __global__ void swigluForwardKernel(const T* __restrict__ gu, T* __restrict__ ac
     const int64_t row = i / I, c = i - row * I;
     const float g = Io<T>::ld(gu[row * 2 * I + c]), u = Io<T>::ld(gu[row * 2 * I + I + c]);
     act[i] = Io<T>::st(Io<T>::rnd(g * sigmoidf(g)) * u);
+  }
+}
+
+// 8 columns per thread, one division per 8 (I % 8 == 0, aligned rows).
+template <typename T>
+__global__ void swigluForwardVecKernel(const T* __restrict__ gu, T* __restrict__ act, int64_t N,
+                                       int64_t I) {
+  const int64_t I8 = I / 8, total = N * I8;
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < total;
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    const int64_t row = i / I8, c = i - row * I8;
+    const Pack8<T> g8 = reinterpret_cast<const Pack8<T>*>(gu + row * 2 * I)[c];
+    const Pack8<T> u8 = reinterpret_cast<const Pack8<T>*>(gu + row * 2 * I + I)[c];
+    Pack8<T> o;
+#pragma unroll
+    for (int e = 0; e < 8; ++e) {
+      const float g = Io<T>::ld(g8.v[e]);
+      o.v[e] = Io<T>::st(Io<T>::rnd(g * sigmoidf(g)) * Io<T>::ld(u8.v[e]));
+    }
+    reinterpret_cast<Pack8<T>*>(act)[i] = o;
+  }
+}
+
+template <typename T>
+__global__ void swigluBackwardVecKernel(const T* __restrict__ dact, const T* __restrict__ gu,
+                                        T* __restrict__ dgu, int64_t N, int64_t I) {
+  const int64_t I8 = I / 8, total = N * I8;
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < total;
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    const int64_t row = i / I8, c = i - row * I8;
+    const Pack8<T> g8 = reinterpret_cast<const Pack8<T>*>(gu + row * 2 * I)[c];
+    const Pack8<T> u8 = reinterpret_cast<const Pack8<T>*>(gu + row * 2 * I + I)[c];
+    const Pack8<T> a8 = reinterpret_cast<const Pack8<T>*>(dact)[i];
+    Pack8<T> dg, du;
+#pragma unroll
+    for (int e = 0; e < 8; ++e) {
+      const float g = Io<T>::ld(g8.v[e]), u = Io<T>::ld(u8.v[e]), a = Io<T>::ld(a8.v[e]);
+      const float sg = sigmoidf(g), silu = g * sg;
+      dg.v[e] = Io<T>::st(a * u * sg * (1.f + g * (1.f - sg)));
+      du.v[e] = Io<T>::st(a * silu);
+    }
+    reinterpret_cast<Pack8<T>*>(dgu + row * 2 * I)[c] = dg;
+    reinterpret_cast<Pack8<T>*>(dgu + row * 2 * I + I)[c] = du;
   }
 }
 
@@ -358,9 +675,80 @@ __global__ void softmaxXentKernel(T* __restrict__ logits, const int64_t* __restr
   }
 }
 
+// The same, 8 logits per access (V % 8 == 0, aligned rows): one online-softmax rescale per 8.
+template <typename T>
+__global__ void softmaxXentVecKernel(T* __restrict__ logits, const int64_t* __restrict__ labels,
+                                     float* __restrict__ loss, int64_t V, float scale) {
+  __shared__ float sm[32], ss[32];
+  __shared__ float lse_shared;
+  const int64_t row = blockIdx.x, V8 = V / 8;
+  T* z = logits + row * V;
+  Pack8<T>* z8 = reinterpret_cast<Pack8<T>*>(z);
+  float m = -INFINITY, s = 0.f;
+  for (int64_t j = threadIdx.x; j < V8; j += blockDim.x) {
+    const Pack8<T> p = z8[j];
+    float v[8], mx = -INFINITY;
+#pragma unroll
+    for (int e = 0; e < 8; ++e) {
+      v[e] = Io<T>::ld(p.v[e]);
+      mx = fmaxf(mx, v[e]);
+    }
+    if (mx > m) {
+      s *= expf(m - mx);
+      m = mx;
+    }
+#pragma unroll
+    for (int e = 0; e < 8; ++e) s += expf(v[e] - m);
+  }
+  for (int o = 16; o > 0; o >>= 1) {
+    const float m2 = __shfl_xor_sync(0xffffffffu, m, o), s2 = __shfl_xor_sync(0xffffffffu, s, o);
+    combine(m, s, m2, s2);
+  }
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nw = blockDim.x >> 5;
+  if (lane == 0) {
+    sm[warp] = m;
+    ss[warp] = s;
+  }
+  __syncthreads();
+  if (warp == 0) {
+    m = lane < nw ? sm[lane] : -INFINITY;
+    s = lane < nw ? ss[lane] : 0.f;
+    for (int o = 16; o > 0; o >>= 1) {
+      const float m2 = __shfl_xor_sync(0xffffffffu, m, o), s2 = __shfl_xor_sync(0xffffffffu, s, o);
+      combine(m, s, m2, s2);
+    }
+    if (lane == 0) {
+      const float lse = m + logf(s);
+      lse_shared = lse;
+      loss[row] = lse - Io<T>::ld(z[labels[row]]);
+    }
+  }
+  __syncthreads();  // z[y] is read before it is overwritten
+  const float lse = lse_shared;
+  const int64_t y = labels[row];
+  for (int64_t j = threadIdx.x; j < V8; j += blockDim.x) {
+    const Pack8<T> p = z8[j];
+    Pack8<T> o;
+#pragma unroll
+    for (int e = 0; e < 8; ++e) {
+      const float q = expf(Io<T>::ld(p.v[e]) - lse);
+      o.v[e] = Io<T>::st((q - (j * 8 + e == y ? 1.f : 0.f)) * scale);
+    }
+    z8[j] = o;
+  }
+}
+
 int elementwiseGrid(int64_t total, int threads) {
   const int64_t g = (total + threads - 1) / threads;
   return static_cast<int>(g < 65535 * 8 ? (g > 0 ? g : 1) : 65535 * 8);
+}
+
+/// The largest block (a multiple of 32) `kernel` can be launched with: its registers bound it.
+template <typename K>
+int maxThreads(K kernel) {
+  cudaFuncAttributes a{};
+  if (cudaFuncGetAttributes(&a, kernel) != cudaSuccess) return 256;
+  return a.maxThreadsPerBlock / 32 * 32;
 }
 
 template <typename F>
@@ -379,8 +767,16 @@ cudaError_t rmsNormForward(DType dtype, const void* x, const void* w, void* y, f
   if (N == 0) return cudaSuccess;
   return dispatch(dtype, [&](auto* tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
-    rmsNormForwardKernel<T><<<static_cast<unsigned>(N), threadsFor(C / 4, 512), 0, stream>>>(
-        static_cast<const T*>(x), static_cast<const T*>(w), static_cast<T*>(y), rstd, C, eps);
+    const auto* xt = static_cast<const T*>(x);
+    const auto* wt = static_cast<const T*>(w);
+    auto* yt = static_cast<T*>(y);
+    const int64_t C8 = C / 8;
+    if (C % 8 == 0 && C8 <= 4 * 256 && aligned8<T>({x, w, y})) {
+      const int threads = threadsFor((C8 + 3) / 4, 256);
+      rmsNormForwardRegKernel<T, 4><<<static_cast<unsigned>(N), threads, 0, stream>>>(xt, wt, yt, rstd, C, eps);
+    } else {
+      rmsNormForwardKernel<T><<<static_cast<unsigned>(N), threadsFor(C / 4, 512), 0, stream>>>(xt, wt, yt, rstd, C, eps);
+    }
   });
 }
 
@@ -389,22 +785,51 @@ cudaError_t rmsNormApply(DType dtype, const void* x, const float* rstd, const vo
   if (N == 0) return cudaSuccess;
   return dispatch(dtype, [&](auto* tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
-    rmsNormApplyKernel<T><<<elementwiseGrid(N * C, 256), 256, 0, stream>>>(
-        static_cast<const T*>(x), rstd, static_cast<const T*>(w), static_cast<T*>(y), N, C);
+    if (C % 8 == 0 && aligned8<T>({x, w, y}))
+      rmsNormApplyVecKernel<T><<<elementwiseGrid(N * C / 8, 256), 256, 0, stream>>>(
+          static_cast<const T*>(x), rstd, static_cast<const T*>(w), static_cast<T*>(y), N, C);
+    else
+      rmsNormApplyKernel<T><<<elementwiseGrid(N * C, 256), 256, 0, stream>>>(
+          static_cast<const T*>(x), rstd, static_cast<const T*>(w), static_cast<T*>(y), N, C);
   });
 }
 
+int64_t rmsNormBackwardMaxColumns(DType dtype) {
+  int threads = 0;
+  dispatch(dtype, [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    threads = maxThreads(rmsNormBackwardKernel<T>);
+  });
+  return static_cast<int64_t>(threads) * kNormColsPerThread;
+}
+
 cudaError_t rmsNormBackward(DType dtype, const void* dy, const void* x, const float* rstd,
-                            const void* w, void* dx, float* dwAccum, int64_t N, int64_t C,
-                            cudaStream_t stream) {
-  if (C > kNormColsPerThread * 1024) return cudaErrorInvalidValue;
+                            const void* w, const void* residual, void* dx, float* dwAccum,
+                            int64_t N, int64_t C, cudaStream_t stream) {
+  if (C > rmsNormBackwardMaxColumns(dtype)) return cudaErrorInvalidValue;
   if (N == 0) return cudaSuccess;
-  const int threads = threadsFor((C + kNormColsPerThread - 1) / kNormColsPerThread);
   return dispatch(dtype, [&](auto* tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
+    const size_t smem = static_cast<size_t>(C) * sizeof(float);
+    if (C % 2 == 0 && smem <= kMaxSharedBytes &&
+        reinterpret_cast<uintptr_t>(dy) % (2 * sizeof(T)) == 0 &&
+        reinterpret_cast<uintptr_t>(x) % (2 * sizeof(T)) == 0 &&
+        reinterpret_cast<uintptr_t>(w) % (2 * sizeof(T)) == 0 &&
+        reinterpret_cast<uintptr_t>(dx) % (2 * sizeof(T)) == 0 &&
+        reinterpret_cast<uintptr_t>(residual) % (2 * sizeof(T)) == 0) {
+      const int64_t warpGrid = std::min<int64_t>((N + 7) / 8, static_cast<int64_t>(smCount()) * 8);
+      rmsNormBackwardWarpKernel<T><<<static_cast<unsigned>(warpGrid), 256, smem, stream>>>(
+          static_cast<const T*>(dy), static_cast<const T*>(x), rstd, static_cast<const T*>(w),
+          static_cast<const T*>(residual), static_cast<T*>(dx), dwAccum, N, C);
+      return;
+    }
+    // At least 256 threads a row (more rows' loads in flight), at most what the kernel's
+    // registers allow; 8 blocks per SM.
+    const int threads = std::min(threadsFor((C + kNormColsPerThread - 1) / kNormColsPerThread),
+                                 maxThreads(rmsNormBackwardKernel<T>));
     rmsNormBackwardKernel<T><<<gridForRows(N), threads, 0, stream>>>(
         static_cast<const T*>(dy), static_cast<const T*>(x), rstd, static_cast<const T*>(w),
-        static_cast<T*>(dx), dwAccum, N, C);
+        static_cast<const T*>(residual), static_cast<T*>(dx), dwAccum, N, C);
   });
 }
 
@@ -418,6 +843,17 @@ cudaError_t qkNormRopeForward(DType dtype, const void* qkv, int64_t ld, int64_t 
   if (N == 0) return cudaSuccess;
   return dispatch(dtype, [&](auto* tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
+    const int64_t warps = N * (H + KV);
+    const unsigned grid = static_cast<unsigned>((warps + 7) / 8);
+#define SLIDEDP_QK_FWD(E)                                                                      \
+  qkNormRopeForwardWarpKernel<T, E><<<grid, 256, 0, stream>>>(                                 \
+      static_cast<const T*>(qkv), ld, N, H, KV, static_cast<const T*>(wq),                     \
+      static_cast<const T*>(wk), eps, static_cast<const T*>(cos), static_cast<const T*>(sin),  \
+      static_cast<T*>(qOut), static_cast<T*>(kOut), rq, rk)
+    if (D == 64) { SLIDEDP_QK_FWD(2); return; }
+    if (D == 128) { SLIDEDP_QK_FWD(4); return; }
+    if (D == 256) { SLIDEDP_QK_FWD(8); return; }
+#undef SLIDEDP_QK_FWD
     qkNormRopeForwardKernel<T><<<static_cast<unsigned>(N), threadsFor(W / 4, 512), smem, stream>>>(
         static_cast<const T*>(qkv), ld, H, KV, D, static_cast<const T*>(wq),
         static_cast<const T*>(wk), eps, static_cast<const T*>(cos), static_cast<const T*>(sin),
@@ -436,6 +872,18 @@ cudaError_t qkNormRopeBackward(DType dtype, const void* dq, const void* dk, cons
   if (N == 0) return cudaSuccess;
   return dispatch(dtype, [&](auto* tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
+    const int64_t warps = N * (H + KV);
+    const unsigned grid = static_cast<unsigned>(std::min<int64_t>((warps + 7) / 8, static_cast<int64_t>(smCount()) * 8));
+#define SLIDEDP_QK_BWD(E)                                                                         \
+  qkNormRopeBackwardWarpKernel<T, E><<<grid, 256, 0, stream>>>(                                   \
+      static_cast<const T*>(dq), static_cast<const T*>(dk), static_cast<const T*>(qkv), ld, N, H, \
+      KV, static_cast<const T*>(wq), static_cast<const T*>(wk), rq, rk,                           \
+      static_cast<const T*>(cos), static_cast<const T*>(sin), static_cast<T*>(dqkv), ldd,         \
+      dwqAccum, dwkAccum)
+    if (D == 64) { SLIDEDP_QK_BWD(2); return; }
+    if (D == 128) { SLIDEDP_QK_BWD(4); return; }
+    if (D == 256) { SLIDEDP_QK_BWD(8); return; }
+#undef SLIDEDP_QK_BWD
     qkNormRopeBackwardKernel<T><<<gridForRows(N), threadsFor(W / 4, 512), smem, stream>>>(
         static_cast<const T*>(dq), static_cast<const T*>(dk), static_cast<const T*>(qkv), ld, N,
         H, KV, D, static_cast<const T*>(wq), static_cast<const T*>(wk), rq, rk,
@@ -449,8 +897,12 @@ cudaError_t swigluForward(DType dtype, const void* gu, void* act, int64_t N, int
   if (N == 0) return cudaSuccess;
   return dispatch(dtype, [&](auto* tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
-    swigluForwardKernel<T><<<elementwiseGrid(N * I, 256), 256, 0, stream>>>(
-        static_cast<const T*>(gu), static_cast<T*>(act), N, I);
+    if (I % 8 == 0 && aligned8<T>({gu, act}))
+      swigluForwardVecKernel<T><<<elementwiseGrid(N * I / 8, 256), 256, 0, stream>>>(
+          static_cast<const T*>(gu), static_cast<T*>(act), N, I);
+    else
+      swigluForwardKernel<T><<<elementwiseGrid(N * I, 256), 256, 0, stream>>>(
+          static_cast<const T*>(gu), static_cast<T*>(act), N, I);
   });
 }
 
@@ -459,8 +911,12 @@ cudaError_t swigluBackward(DType dtype, const void* dact, const void* gu, void* 
   if (N == 0) return cudaSuccess;
   return dispatch(dtype, [&](auto* tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
-    swigluBackwardKernel<T><<<elementwiseGrid(N * I, 256), 256, 0, stream>>>(
-        static_cast<const T*>(dact), static_cast<const T*>(gu), static_cast<T*>(dgu), N, I);
+    if (I % 8 == 0 && aligned8<T>({dact, gu, dgu}))
+      swigluBackwardVecKernel<T><<<elementwiseGrid(N * I / 8, 256), 256, 0, stream>>>(
+          static_cast<const T*>(dact), static_cast<const T*>(gu), static_cast<T*>(dgu), N, I);
+    else
+      swigluBackwardKernel<T><<<elementwiseGrid(N * I, 256), 256, 0, stream>>>(
+          static_cast<const T*>(dact), static_cast<const T*>(gu), static_cast<T*>(dgu), N, I);
   });
 }
 
@@ -470,8 +926,12 @@ cudaError_t softmaxCrossEntropyInPlace(DType dtype, void* logits, const int64_t*
   if (n == 0) return cudaSuccess;
   return dispatch(dtype, [&](auto* tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
-    softmaxXentKernel<T><<<static_cast<unsigned>(n), threadsFor(V / 8, 1024), 0, stream>>>(
-        static_cast<T*>(logits), labels, loss, V, scale);
+    if (V % 8 == 0 && aligned8<T>({logits}))
+      softmaxXentVecKernel<T><<<static_cast<unsigned>(n), threadsFor(V / 64, 1024), 0, stream>>>(
+          static_cast<T*>(logits), labels, loss, V, scale);
+    else
+      softmaxXentKernel<T><<<static_cast<unsigned>(n), threadsFor(V / 8, 1024), 0, stream>>>(
+          static_cast<T*>(logits), labels, loss, V, scale);
   });
 }
 

@@ -33,11 +33,17 @@ cudaError_t rmsNormApply(DType dtype, const void* x, const float* rstd, const vo
                          int64_t N, int64_t C, cudaStream_t stream);
 
 /// RMSNorm backward: with n = x * rstd and dn = dy * w,
-/// dx = rstd * (dn - n * mean_c(dn * n)) (may alias neither input), and
-/// dwAccum[c] += sum_n dy[n,c] * round(n[n,c]). C <= 16384.
+/// dx = rstd * (dn - n * mean_c(dn * n)) (may alias neither input), plus `residual` [N, C] when
+/// not null (dx rounded, then round(dx + residual): the eager dx.add_(residual) fused), and
+/// dwAccum[c] += sum_n dy[n,c] * round(n[n,c]). C <= rmsNormBackwardMaxColumns(dtype)
+/// (cudaErrorInvalidValue otherwise).
 cudaError_t rmsNormBackward(DType dtype, const void* dy, const void* x, const float* rstd,
-                            const void* w, void* dx, float* dwAccum, int64_t N, int64_t C,
-                            cudaStream_t stream);
+                            const void* w, const void* residual, void* dx, float* dwAccum,
+                            int64_t N, int64_t C, cudaStream_t stream);
+
+/// The widest row rmsNormBackward takes (16 columns per thread of the largest block the
+/// kernel's registers allow; 10240 or more on sm_90).
+int64_t rmsNormBackwardMaxColumns(DType dtype);
 
 /// Q/K per-head RMSNorm (Qwen3 q_norm/k_norm; skipped when wq == nullptr) followed by rotary
 /// embedding (apply_rotary_pos_emb: out = x*cos + rotate_half(x)*sin, each product rounded).

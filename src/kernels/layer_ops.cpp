@@ -91,7 +91,7 @@ Tensor rmsNormApply(const Tensor& x, const Tensor& rstd, const Tensor& w) {
 }
 
 Tensor rmsNormBackward(const Tensor& dy, const Tensor& x, const Tensor& rstd, const Tensor& w,
-                       const Tensor& dwAccum) {
+                       const Tensor& dwAccum, const Tensor& residual) {
   auto r = rstd.unsqueeze(-1);
   auto n = x.to(at::kFloat) * r;
   auto g = dy.to(at::kFloat);
@@ -99,7 +99,9 @@ Tensor rmsNormBackward(const Tensor& dy, const Tensor& x, const Tensor& rstd, co
   auto dot = (dn * n).mean(-1, /*keepdim=*/true);
   if (dwAccum.defined())
     dwAccum.add_((g * n.to(x.scalar_type()).to(at::kFloat)).reshape({-1, x.size(-1)}).sum(0));
-  return (r * (dn - n * dot)).to(x.scalar_type());
+  auto dx = (r * (dn - n * dot)).to(x.scalar_type());
+  if (residual.defined()) dx.add_(residual.reshape(dx.sizes()));
+  return dx;
 }
 
 QkRopeResult qkNormRopeForward(const Tensor& qkv, int64_t H, int64_t KV, int64_t D,
@@ -202,19 +204,22 @@ Tensor rmsNormApply(const Tensor& x, const Tensor& rstd, const Tensor& w) {
 }
 
 Tensor rmsNormBackward(const Tensor& dy, const Tensor& x, const Tensor& rstd, const Tensor& w,
-                       const Tensor& dwAccum) {
+                       const Tensor& dwAccum, const Tensor& residual) {
 #ifdef SLIDEDP_WITH_CUDA
-  if (fused(x) && x.dim() == 2 && x.is_contiguous() && x.size(1) <= 16 * 1024) {
+  if (fused(x) && x.dim() == 2 && x.is_contiguous() &&
+      x.size(1) <= cuda::rmsNormBackwardMaxColumns(kdtype(x))) {
     auto g = dy.to(x.scalar_type()).contiguous();
     auto dx = at::empty_like(x);
     auto wc = w.contiguous();
+    Tensor res = residual.defined() ? residual.to(x.scalar_type()).contiguous() : Tensor();
     CUDA_CHECK(cuda::rmsNormBackward(kdtype(x), g.data_ptr(), x.data_ptr(),
-                                     rstd.contiguous().data_ptr<float>(), wc.data_ptr(), dx.data_ptr(),
+                                     rstd.contiguous().data_ptr<float>(), wc.data_ptr(),
+                                     res.defined() ? res.data_ptr() : nullptr, dx.data_ptr(),
                                      f32(dwAccum), x.size(0), x.size(1), stream(x)));
     return dx;
   }
 #endif
-  return reference::rmsNormBackward(dy, x, rstd, w, dwAccum);
+  return reference::rmsNormBackward(dy, x, rstd, w, dwAccum, residual);
 }
 
 QkRopeResult qkNormRopeForward(const Tensor& qkv, int64_t H, int64_t KV, int64_t D,

@@ -42,9 +42,11 @@ void setReferenceKernels(bool on);
 RmsNormResult rmsNormForward(const at::Tensor& x, const at::Tensor& w, double eps);
 /// The forward's y again from its saved rstd (bit-identical to rmsNormForward's y).
 at::Tensor rmsNormApply(const at::Tensor& x, const at::Tensor& rstd, const at::Tensor& w);
-/// dx [N, C]; dwAccum [C] += d(loss)/dw.
+/// dx [N, C] (plus `residual` [N, C] when defined: the residual branch's gradient, added as the
+/// eager dx.add_(residual) rounds it); dwAccum [C] += d(loss)/dw.
 at::Tensor rmsNormBackward(const at::Tensor& dy, const at::Tensor& x, const at::Tensor& rstd,
-                           const at::Tensor& w, const at::Tensor& dwAccum);
+                           const at::Tensor& w, const at::Tensor& dwAccum,
+                           const at::Tensor& residual = at::Tensor());
 
 /// q/k of `qkv`: per-head RMSNorm with wq/wk [D] (skipped when wq is undefined), then RoPE.
 QkRopeResult qkNormRopeForward(const at::Tensor& qkv, int64_t H, int64_t KV, int64_t D,
@@ -73,7 +75,8 @@ namespace reference {
 RmsNormResult rmsNormForward(const at::Tensor& x, const at::Tensor& w, double eps);
 at::Tensor rmsNormApply(const at::Tensor& x, const at::Tensor& rstd, const at::Tensor& w);
 at::Tensor rmsNormBackward(const at::Tensor& dy, const at::Tensor& x, const at::Tensor& rstd,
-                           const at::Tensor& w, const at::Tensor& dwAccum);
+                           const at::Tensor& w, const at::Tensor& dwAccum,
+                           const at::Tensor& residual = at::Tensor());
 QkRopeResult qkNormRopeForward(const at::Tensor& qkv, int64_t H, int64_t KV, int64_t D,
                                const at::Tensor& wq, const at::Tensor& wk, double eps,
                                const at::Tensor& cos, const at::Tensor& sin);

@@ -2,6 +2,7 @@
 // the full <torch/torch.h> (autograd API); keep it that way, it compiles slowly.
 #include "model/decoder.h"
 
+#include <ATen/record_function.h>
 #include <torch/torch.h>
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <tuple>
 
@@ -20,6 +22,26 @@ namespace slidedp::model {
 namespace {
 
 using at::Tensor;
+
+// A named range for the profiler (tools/bench/bench_layer --profile, the Chrome trace of a
+// torch profiler session): an at::RecordFunction of USER_SCOPE, which costs a thread-local
+// check when no profiler is active. `suffix` is appended to `name` when given.
+class Scope {
+ public:
+  explicit Scope(const char* name, const char* suffix = nullptr) : rf_(at::RecordScope::USER_SCOPE) {
+    if (rf_.isActive()) rf_.before(suffix ? std::string(name) + suffix : std::string(name));
+  }
+
+ private:
+  at::RecordFunction rf_;
+};
+
+// f() inside Scope(name).
+template <class F>
+auto scoped(const char* name, F&& f) {
+  Scope s(name);
+  return f();
+}
 
 // repeat_kv: [B, KV, T, D] -> [B, KV * rep, T, D].
 Tensor repeatKv(const Tensor& x, int64_t rep) {
@@ -152,6 +174,15 @@ AttentionContext makeAttentionContext(const ModelConfig& c, int64_t B, int64_t T
     auto boundary = pos.narrow(1, 1, T - 1) != (pos.narrow(1, 0, T - 1) + 1);  // [B, T-1]
     if (boundary.any().item<bool>()) {
       auto starts = at::cat({at::ones({B, 1}, boundary.options()), boundary}, 1);
+      if (device.is_cuda() && dtype == at::kBFloat16) {  // variable-length attention
+        auto first = starts.reshape({-1}).nonzero().reshape({-1}).to(at::kInt);
+        ctx.cuSeqlens = at::cat({first, at::full({1}, B * T, first.options())});
+        const int64_t docs = first.numel();
+        ctx.maxSeqlen = (ctx.cuSeqlens.narrow(0, 1, docs) - ctx.cuSeqlens.narrow(0, 0, docs))
+                            .max()
+                            .item<int64_t>();
+        return ctx;
+      }
       auto doc = starts.to(at::kInt).cumsum(1);          // [B, T]
       auto same = doc.unsqueeze(2) == doc.unsqueeze(1);  // [B, T, T]
       auto causal = at::ones({T, T}, same.options()).tril();
@@ -222,10 +253,15 @@ Tensor projectGateUp(const LayerParams& p, const Tensor& h) {
 
 // The gradient of y = x @ w^T (+ b) with respect to x; w's (and b's) gradient added to gw
 // (gb), fp32.
+// `name` labels the two GEMMs for the profiler (name.dW, name.dX).
 Tensor backProject(const Tensor& dy, const Tensor& x, const Tensor& w, const Tensor& gw,
-                   const Tensor& gb) {
-  addmmAccumulate(gw, dy.t(), x);
-  addBiasGrad(gb, dy);
+                   const Tensor& gb, const char* name) {
+  {
+    Scope s(name, ".dW");
+    addmmAccumulate(gw, dy.t(), x);
+    addBiasGrad(gb, dy);
+  }
+  Scope s(name, ".dX");
   return at::mm(dy, w);
 }
 
@@ -255,8 +291,24 @@ Tensor headsView(const Tensor& t, const AttnShape& s, int64_t heads) {
 // Attention forward: q [N, H, D], k [N, KV, D], v [N, KV*D] (a view into qkv) -> [N, H*D].
 Tensor attentionForward(const Tensor& q, const Tensor& k, const Tensor& v, const AttnShape& s,
                         const AttentionContext& ctx, LayerActivations* keep) {
-  auto q4 = headsView(q, s, s.H), k4 = headsView(k, s, s.KV), v4 = headsView(v, s, s.KV);
   const int64_t N = s.B * s.T;
+  if (ctx.cuSeqlens.defined()) {
+    // Packed documents: variable-length FlashAttention-2 on the [N, heads, D] rows as they are
+    // (no transposes), GQA native, causal inside each document.
+    auto r = at::_flash_attention_forward(q, k, v.view({N, s.KV, s.D}), ctx.cuSeqlens, ctx.cuSeqlens,
+                                          ctx.maxSeqlen, ctx.maxSeqlen, 0.0, /*is_causal=*/true,
+                                          /*return_debug_mask=*/false, s.scale);
+    Tensor out = std::get<0>(r);  // [N, H, D]
+    if (keep) {
+      keep->attnKernel = AttentionKernel::kFlash;
+      keep->attnOut4 = out;
+      keep->lse = std::get<1>(r);
+      keep->philoxSeed = std::get<2>(r);
+      keep->philoxOffset = std::get<3>(r);
+    }
+    return out.view({N, s.H * s.D});
+  }
+  auto q4 = headsView(q, s, s.H), k4 = headsView(k, s, s.KV), v4 = headsView(v, s, s.KV);
   if (fusedAttention(q, ctx)) {
     // FlashAttention-2 or cuDNN in ATen: GQA without repeating k/v; they save only the output
     // and the log-sum-exp.
@@ -306,6 +358,13 @@ std::tuple<Tensor, Tensor, Tensor> attentionBackward(const Tensor& dout, const T
                                                      const AttentionContext& ctx,
                                                      const LayerActivations& a) {
   const int64_t N = s.B * s.T;
+  if (ctx.cuSeqlens.defined() && a.lse.defined()) {  // packed documents (attentionForward)
+    auto g = at::_flash_attention_backward(
+        dout.reshape({N, s.H, s.D}), q, k, v.view({N, s.KV, s.D}), a.attnOut4, a.lse, ctx.cuSeqlens,
+        ctx.cuSeqlens, ctx.maxSeqlen, ctx.maxSeqlen, 0.0, /*is_causal=*/true, a.philoxSeed,
+        a.philoxOffset, s.scale);
+    return {std::get<0>(g), std::get<1>(g), std::get<2>(g).reshape({N, s.KV * s.D})};
+  }
   auto q4 = headsView(q, s, s.H), k4 = headsView(k, s, s.KV), v4 = headsView(v, s, s.KV);
   auto do4 = headsView(dout, s, s.H);
   Tensor dq, dk, dv;
@@ -378,21 +437,31 @@ at::Tensor decoderLayerForward(const ModelConfig& c, const UnitLayout& unit, con
   LayerParams p = layerParams(unit, flat);
   auto x2 = x.reshape({N, C}).contiguous();
   // Attention (LlamaAttention.forward / Qwen3Attention.forward).
-  auto n1 = kernels::rmsNormForward(x2, p.inNorm, c.rmsNormEps);
-  Tensor qkv = projectQkv(p, n1.y);  // [N, Q + 2 KV*D]
-  auto qk = kernels::qkNormRopeForward(qkv, H, KV, D, c.qkNorm ? p.qNorm : Tensor(),
-                                       c.qkNorm ? p.kNorm : Tensor(), c.rmsNormEps,
-                                       rows2d(ctx.cos, N), rows2d(ctx.sin, N));
-  Tensor attn = attentionForward(qk.q, qk.k, qkv.narrow(1, Q + KV * D, KV * D), s, ctx, keep);
+  auto n1 = scoped("fwd.input_norm", [&] { return kernels::rmsNormForward(x2, p.inNorm, c.rmsNormEps); });
+  Tensor qkv = scoped("fwd.qkv_proj", [&] { return projectQkv(p, n1.y); });  // [N, Q + 2 KV*D]
+  auto qk = scoped("fwd.qk_norm_rope", [&] {
+    return kernels::qkNormRopeForward(qkv, H, KV, D, c.qkNorm ? p.qNorm : Tensor(),
+                                      c.qkNorm ? p.kNorm : Tensor(), c.rmsNormEps,
+                                      rows2d(ctx.cos, N), rows2d(ctx.sin, N));
+  });
+  Tensor attn = scoped("fwd.attention", [&] {
+    return attentionForward(qk.q, qk.k, qkv.narrow(1, Q + KV * D, KV * D), s, ctx, keep);
+  });
   // h1 = x + o_proj(attn): the residual add in the GEMM's epilogue.
-  Tensor h1 = at::addmm(x2, attn, p.o.t());
-  if (p.ob.defined()) h1.add_(p.ob);
+  Tensor h1 = scoped("fwd.o_proj", [&] {
+    Tensor t = at::addmm(x2, attn, p.o.t());
+    if (p.ob.defined()) t.add_(p.ob);
+    return t;
+  });
   // MLP (LlamaMLP: down(silu(gate(x)) * up(x))).
-  auto n2 = kernels::rmsNormForward(h1, p.postNorm, c.rmsNormEps);
-  Tensor gu = projectGateUp(p, n2.y);  // [N, 2I]
-  Tensor act = kernels::swigluForward(gu);
-  Tensor y = at::addmm(h1, act, p.down.t());
-  if (p.downb.defined()) y.add_(p.downb);
+  auto n2 = scoped("fwd.post_norm", [&] { return kernels::rmsNormForward(h1, p.postNorm, c.rmsNormEps); });
+  Tensor gu = scoped("fwd.gate_up_proj", [&] { return projectGateUp(p, n2.y); });  // [N, 2I]
+  Tensor act = scoped("fwd.swiglu", [&] { return kernels::swigluForward(gu); });
+  Tensor y = scoped("fwd.down_proj", [&] {
+    Tensor t = at::addmm(h1, act, p.down.t());
+    if (p.downb.defined()) t.add_(p.downb);
+    return t;
+  });
   if (keep) {
     keep->x = x;
     keep->rstd1 = n1.rstd;
@@ -420,55 +489,65 @@ at::Tensor decoderLayerBackward(const ModelConfig& c, const UnitLayout& unit, co
   const auto dtype = flat.scalar_type();
   auto dy = gradOut.reshape({N, C}).to(dtype).contiguous();
   // ---- MLP: y = h1 + down(act), act = swiglu(gu), gu = [gate | up](norm2(h1)).
-  Tensor act = kernels::swigluForward(a.gu);
-  Tensor dact = backProject(dy, act, p.down, g.down, g.downb);
+  Tensor act = scoped("bwd.swiglu_recompute", [&] { return kernels::swigluForward(a.gu); });
+  Tensor dact = backProject(dy, act, p.down, g.down, g.downb, "bwd.down_proj");
   act = Tensor();
-  Tensor dgu = kernels::swigluBackward(dact, a.gu);
+  Tensor dgu = scoped("bwd.swiglu", [&] { return kernels::swigluBackward(dact, a.gu); });
   dact = Tensor();
-  Tensor h2 = kernels::rmsNormApply(a.h1, a.rstd2, p.postNorm);
+  Tensor h2 = scoped("bwd.post_norm_recompute",
+                     [&] { return kernels::rmsNormApply(a.h1, a.rstd2, p.postNorm); });
   Tensor dh2;
   if (p.gu.defined()) {
-    dh2 = backProject(dgu, h2, p.gu, g.gu, Tensor());
+    dh2 = backProject(dgu, h2, p.gu, g.gu, Tensor(), "bwd.gate_up_proj");
   } else {
     const int64_t I = c.intermediateSize;
-    dh2 = backProject(dgu.narrow(1, 0, I), h2, p.gate, g.gate, g.gateb);
-    dh2.add_(backProject(dgu.narrow(1, I, I), h2, p.up, g.up, g.upb));
+    dh2 = backProject(dgu.narrow(1, 0, I), h2, p.gate, g.gate, g.gateb, "bwd.gate_proj");
+    dh2.add_(backProject(dgu.narrow(1, I, I), h2, p.up, g.up, g.upb, "bwd.up_proj"));
   }
   dgu = Tensor();
   h2 = Tensor();
-  Tensor dh1 = kernels::rmsNormBackward(dh2, a.h1, a.rstd2, p.postNorm, g.postNorm);
-  dh1.add_(dy);
+  Tensor dh1 = scoped("bwd.post_norm", [&] {  // + dy: the residual branch of y = h1 + mlp
+    return kernels::rmsNormBackward(dh2, a.h1, a.rstd2, p.postNorm, g.postNorm, dy);
+  });
   dh2 = Tensor();
   // ---- attention: h1 = x + o_proj(attn).
-  Tensor dattn = backProject(dh1, a.attn, p.o, g.o, g.ob);
+  Tensor dattn = backProject(dh1, a.attn, p.o, g.o, g.ob, "bwd.o_proj");
   const Tensor wq = c.qkNorm ? p.qNorm : Tensor(), wk = c.qkNorm ? p.kNorm : Tensor();
   auto cos = rows2d(ctx.cos, N), sin = rows2d(ctx.sin, N);
-  auto qk = kernels::qkNormRopeForward(a.qkv, H, KV, D, wq, wk, c.rmsNormEps, cos, sin);
-  auto [dq, dk, dv] = attentionBackward(dattn, qk.q, qk.k, a.qkv.narrow(1, Q + KVD, KVD), s, ctx, a);
+  auto qk = scoped("bwd.qk_norm_rope_recompute", [&] {
+    return kernels::qkNormRopeForward(a.qkv, H, KV, D, wq, wk, c.rmsNormEps, cos, sin);
+  });
+  auto [dq, dk, dv] = scoped("bwd.attention", [&] {
+    return attentionBackward(dattn, qk.q, qk.k, a.qkv.narrow(1, Q + KVD, KVD), s, ctx, a);
+  });
   dattn = Tensor();
   qk.q = Tensor();
   qk.k = Tensor();
   qk.rq = a.rq;
   qk.rk = a.rk;
   Tensor dqkv = at::empty({N, Q + 2 * KVD}, a.qkv.options());
-  kernels::qkNormRopeBackward(dq, dk, a.qkv, H, KV, D, wq, wk, qk, cos, sin, dqkv,
-                              c.qkNorm ? g.qNorm : Tensor(), c.qkNorm ? g.kNorm : Tensor());
-  dqkv.narrow(1, Q + KVD, KVD).copy_(dv);
+  {
+    Scope sc("bwd.qk_norm_rope");
+    kernels::qkNormRopeBackward(dq, dk, a.qkv, H, KV, D, wq, wk, qk, cos, sin, dqkv,
+                                c.qkNorm ? g.qNorm : Tensor(), c.qkNorm ? g.kNorm : Tensor());
+    dqkv.narrow(1, Q + KVD, KVD).copy_(dv);
+  }
   dq = dk = dv = Tensor();
   auto x2 = a.x.reshape({N, C}).contiguous();
-  Tensor h = kernels::rmsNormApply(x2, a.rstd1, p.inNorm);
+  Tensor h = scoped("bwd.input_norm_recompute", [&] { return kernels::rmsNormApply(x2, a.rstd1, p.inNorm); });
   Tensor dh;
   if (p.qkv.defined()) {
-    dh = backProject(dqkv, h, p.qkv, g.qkv, Tensor());
+    dh = backProject(dqkv, h, p.qkv, g.qkv, Tensor(), "bwd.qkv_proj");
   } else {
-    dh = backProject(dqkv.narrow(1, 0, Q), h, p.q, g.q, g.qb);
-    dh.add_(backProject(dqkv.narrow(1, Q, KVD), h, p.k, g.k, g.kb));
-    dh.add_(backProject(dqkv.narrow(1, Q + KVD, KVD), h, p.v, g.v, g.vb));
+    dh = backProject(dqkv.narrow(1, 0, Q), h, p.q, g.q, g.qb, "bwd.q_proj");
+    dh.add_(backProject(dqkv.narrow(1, Q, KVD), h, p.k, g.k, g.kb, "bwd.k_proj"));
+    dh.add_(backProject(dqkv.narrow(1, Q + KVD, KVD), h, p.v, g.v, g.vb, "bwd.v_proj"));
   }
   dqkv = Tensor();
   h = Tensor();
-  Tensor dx = kernels::rmsNormBackward(dh, x2, a.rstd1, p.inNorm, g.inNorm);
-  dx.add_(dh1);
+  Tensor dx = scoped("bwd.input_norm", [&] {  // + dh1: the residual branch of h1 = x + attn
+    return kernels::rmsNormBackward(dh, x2, a.rstd1, p.inNorm, g.inNorm, dh1);
+  });
   return dx.view({B, T, C});
 }
 
@@ -499,7 +578,7 @@ HeadResult headForwardBackward(const ModelConfig& c, const UnitLayout& headUnit,
   const ParamEntry& normE = headUnit.get("model.norm.weight");
   auto normW = headFlat.narrow(0, normE.offset, normE.numel);
   auto h2 = hidden.reshape({N, C}).contiguous();
-  auto n = kernels::rmsNormForward(h2, normW, c.rmsNormEps);  // [N, C]
+  auto n = scoped("head.norm", [&] { return kernels::rmsNormForward(h2, normW, c.rmsNormEps); });  // [N, C]
   auto W = lmHeadWeight(c, headUnit, headFlat, embedFlat);    // [V, C]
   auto f32 = headFlat.options().dtype(at::kFloat);
   r.gradHeadFlat = at::zeros({headUnit.numel}, f32);
@@ -511,6 +590,7 @@ HeadResult headForwardBackward(const ModelConfig& c, const UnitLayout& headUnit,
     const ParamEntry& e = headUnit.get("lm_head.weight");
     gradW = r.gradHeadFlat.narrow(0, e.offset, e.numel).view({V, C});
   }
+  std::optional<Scope> selectScope(std::in_place, "head.select_targets");
   auto flatLabels = labels.to(hidden.device(), at::kLong).reshape({-1});
   SLIDEDP_ASSERT(flatLabels.numel() == N, "labels must be [B, T] like hidden");
   auto sel = (flatLabels != kIgnoreIndex).nonzero().reshape({-1});  // targets only
@@ -519,18 +599,27 @@ HeadResult headForwardBackward(const ModelConfig& c, const UnitLayout& headUnit,
   auto labelsSel = flatLabels.index_select(0, sel);
   auto gradNormedSel = at::empty_like(normedSel);
   auto lossAcc = at::zeros({}, f32.dtype(at::kDouble));
+  selectScope.reset();
   for (int64_t s = 0; s < r.count; s += chunk) {
     const int64_t m = std::min(chunk, r.count - s);
     auto hc = normedSel.narrow(0, s, m);  // [m, C]
-    auto logits = at::mm(hc, W.t());      // [m, V], compute dtype
+    auto logits = scoped("head.logits", [&] { return at::mm(hc, W.t()); });  // [m, V], compute dtype
     // loss rows; logits become scale * (softmax - onehot) in place.
-    lossAcc += kernels::softmaxCrossEntropyInPlace(logits, labelsSel.narrow(0, s, m), gradScale)
-                   .sum(at::kDouble);
+    {
+      Scope sc("head.cross_entropy");
+      lossAcc += kernels::softmaxCrossEntropyInPlace(logits, labelsSel.narrow(0, s, m), gradScale)
+                     .sum(at::kDouble);
+    }
     auto out = gradNormedSel.narrow(0, s, m);
-    at::mm_out(out, logits, W);
+    {
+      Scope sc("head.lm_head.dX");
+      at::mm_out(out, logits, W);
+    }
+    Scope sc("head.lm_head.dW");
     addmmAccumulate(gradW, logits.t(), hc);
   }
   r.lossSum = lossAcc.item<double>();
+  Scope sc("head.norm_backward");
   auto gradNormed = at::zeros_like(n.y).index_copy_(0, sel, gradNormedSel);
   auto normG = r.gradHeadFlat.narrow(0, normE.offset, normE.numel);
   r.gradHidden = kernels::rmsNormBackward(gradNormed, h2, n.rstd, normW, normG).view(hidden.sizes());

@@ -34,6 +34,12 @@ struct AttentionContext {
   at::Tensor cos;   // [B, T, D], compute dtype, on the device
   at::Tensor sin;   // [B, T, D]
   at::Tensor mask;  // undefined: plain causal attention; else bool [B, 1, T, T], true = attend
+  // Packed documents on the fused path (bf16 on CUDA): variable-length attention over the B*T
+  // tokens flattened, causal inside each document, no [T, T] mask. cuSeqlens: int32 [docs + 1]
+  // on the device, the documents' first token indices, then B*T; maxSeqlen: the longest
+  // document's tokens. Undefined otherwise.
+  at::Tensor cuSeqlens;
+  int64_t maxSeqlen = 0;
 };
 
 /// RoPE inverse frequencies [D/2], float32 on CPU, exactly as transformers computes them
@@ -43,8 +49,10 @@ at::Tensor ropeInvFreq(const ModelConfig& config);
 /// Builds the context of a micro-batch of B rows of T tokens. `positionIds` [B, T] int64
 /// (any device) or undefined (then 0..T-1 in every row). Packed documents: a new document
 /// starts at t = 0 and wherever position_ids[t] != position_ids[t-1] + 1; attention is causal
-/// inside a document and blocked across documents (an explicit bool mask, on CPU and CUDA).
-/// Without a reset the mask is left undefined and attention runs with is_causal.
+/// inside a document and blocked across documents: by variable-length FlashAttention-2 over the
+/// document offsets (cuSeqlens) for bf16 on CUDA, else by an explicit bool [B, 1, T, T] mask
+/// with SDPA (CPU workers, fp32). Without a reset neither is built and attention runs with
+/// is_causal.
 /// cos/sin are computed in float32 and cast to `dtype` (HF LlamaRotaryEmbedding.forward).
 AttentionContext makeAttentionContext(const ModelConfig& config, int64_t B, int64_t T,
                                       const at::Tensor& positionIds, at::ScalarType dtype,

@@ -37,6 +37,9 @@ TEST(LayerOpsReference, RmsNormBackwardMatchesAutograd) {
   auto dx = reference::rmsNormBackward(dy, x.detach(), rstd, w.detach(), dw);
   EXPECT_LE(relMaxError(dx, g[0]), kTol);
   EXPECT_LE(relMaxError(dw, g[1]), kTol);
+  // With the residual branch: dx + residual (fp32 here, so no rounding in between).
+  auto dxr = reference::rmsNormBackward(dy, x.detach(), rstd, w.detach(), at::Tensor(), dy);
+  EXPECT_LE(relMaxError(dxr, g[0] + dy), kTol);
   EXPECT_LE(relMaxError(reference::rmsNormApply(x.detach(), rstd, w.detach()), y.detach()), 0.0);
 }
 

@@ -10,8 +10,11 @@
 // extra forward is overhead, which is the point of keeping activations).
 //
 // Usage: bench_layer --config tools/configs/qwen3-8b.json [--rows 4] [--seq-len 4096]
-//                    [--iters 5] [--device-index 0]
-// Prints one "RESULT name=... ms=... tflops=..." line per measurement.
+//                    [--iters 5] [--device-index 0] [--profile 1] [--trace-dir DIR]
+// Prints one "RESULT name=... ms=... tflops=..." line per measurement. With --profile 1, also
+// the per-op profile of the default path (fused kernels, cuDNN attention, kept activations):
+// forward, backward and the head, each op's GPU time, TFLOPS or GB/s beside its roofline and the
+// idle gaps of the GPU (layer_profile.h); --trace-dir writes their Chrome traces.
 #include <ATen/ATen.h>
 #include <ATen/cuda/CUDAEvent.h>
 #include <c10/core/InferenceMode.h>
@@ -27,6 +30,7 @@
 #include <vector>
 
 #include "kernels/layer_ops.h"
+#include "layer_profile.h"
 #include "model/config.h"
 #include "model/decoder.h"
 #include "model/param_layout.h"
@@ -56,6 +60,8 @@ int main(int argc, char** argv) {
   std::string config = "tools/configs/qwen3-8b.json";
   int64_t rows = 4, T = 4096;
   int iters = 5, dev_index = 0;
+  bool profile = false;
+  std::string trace_dir;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string k = argv[i], v = argv[i + 1];
     if (k == "--config") config = v;
@@ -63,6 +69,8 @@ int main(int argc, char** argv) {
     else if (k == "--seq-len") T = std::atoll(v.c_str());
     else if (k == "--iters") iters = std::atoi(v.c_str());
     else if (k == "--device-index") dev_index = std::atoi(v.c_str());
+    else if (k == "--profile") profile = v != "0";
+    else if (k == "--trace-dir") trace_dir = v;
     else {
       std::fprintf(stderr, "bench_layer: unknown option %s\n", k.c_str());
       return 2;
@@ -156,5 +164,41 @@ int main(int argc, char** argv) {
     }
   }
   kernels::setReferenceKernels(false);
+  if (profile) {
+    model::setAttentionKernel(model::AttentionKernel::kCudnn);
+    // Bytes each element-wise scope reads + writes (bf16 activations, fp32 rstd), per
+    // layer_ops.h's shapes; the weights' few KiB are left out.
+    const double N = tokens, C = c.hiddenSize, I = c.intermediateSize, D = c.headDim;
+    const double Q = c.numHeads * D, KVD = c.numKvHeads * D, H = c.numHeads, KV = c.numKvHeads;
+    const double V = c.vocabSize;
+    const double norm = N * (4 * C + 4), qkRope = N * (4 * (Q + KVD) + 4 * D + 4 * (H + KV));
+    const std::map<std::string, double> bytes{
+        {"fwd.input_norm", norm},           {"fwd.post_norm", norm},
+        {"fwd.qk_norm_rope", qkRope},       {"fwd.swiglu", 6 * N * I},
+        {"bwd.swiglu_recompute", 6 * N * I}, {"bwd.swiglu", 10 * N * I},
+        {"bwd.post_norm_recompute", norm},  {"bwd.input_norm_recompute", norm},
+        {"bwd.post_norm", 12 * N * C},      {"bwd.input_norm", 12 * N * C},
+        {"bwd.qk_norm_rope_recompute", qkRope},
+        {"bwd.qk_norm_rope", N * (6 * (Q + KVD) + 4 * D + 4 * KVD)},
+        {"head.norm", norm},                {"head.cross_entropy", 4 * N * V},
+        {"head.norm_backward", 10 * N * C}};
+    auto trace = [&](const char* f) { return trace_dir.empty() ? std::string() : trace_dir + "/" + f; };
+    model::LayerActivations acts;
+    auto fwd = [&] {
+      acts = model::LayerActivations();
+      model::decoderLayerForward(c, unit, flat, x, ctx, &acts);
+    };
+    for (int i = 0; i < 2; ++i) fwd();
+    const double f = bench::profileScopes("layer forward, kept activations", fwd, bytes, trace("layer_forward.json"));
+    auto bwd = [&] { model::decoderLayerBackward(c, unit, flat, acts, dy, ctx, gradFlat); };
+    for (int i = 0; i < 2; ++i) bwd();
+    const double b = bench::profileScopes("layer backward from kept activations", bwd, bytes, trace("layer_backward.json"));
+    acts = model::LayerActivations();
+    auto head_fb = [&] { model::headForwardBackward(c, head, headFlat, embedFlat, x, ids, 0, 1.0 / tokens); };
+    for (int i = 0; i < 2; ++i) head_fb();
+    const double h = bench::profileScopes("head forward + backward", head_fb, bytes, trace("head.json"));
+    std::printf("RESULT name=profile_busy layer_fwd_ms=%.3f layer_bwd_ms=%.3f head_ms=%.3f "
+                "layer_tflops_busy=%.1f\n", f, b, h, 3 * fwdFlops / (f + b) / 1e9);
+  }
   return 0;
 }

@@ -5,8 +5,11 @@ host memory and step time per (system, global batch), the slidedp/peer ratio per
 summary numbers the project's targets are stated in.
 
   python3 tools/bench/compare.py --config tools/configs/qwen3-4b.json --seq-len 4096 \
-      --batches 4,8,16 --systems slidedp,fsdp2,fsdp2_ac,fsdp2_offload,deepspeed --gpus 0 \
-      --out DIR [--slidedp-args "--chunk-numel 4194304"] [--steps 4 --warmup 1]
+      --batches 4,8,16 --systems slidedp,fsdp2,fsdp2_liger,fsdp2_liger_ac,deepspeed_liger \
+      --gpus 0 --out DIR [--slidedp-args "--chunk-numel 4194304"] [--steps 4 --warmup 1] \
+      [--peer-args=--fit-micro] [--time-budget 540]
+  python3 tools/bench/compare.py ... --seq-lens 65536,131072 --batches 1 \
+      --systems slidedp,fsdp2_liger_ac                # long sequences
   python3 tools/bench/compare.py --from-results DIR      # re-render from DIR/results.jsonl
 
 Systems: slidedp (one job, launcher/slidedp-run, --route-sweep ROUTE@B for every batch); the
@@ -15,13 +18,24 @@ peers of tools/bench/peer_train.py, each one torchrun job for the whole sweep:
   fsdp2_offload[_ac]           FSDP2 + CPUOffloadPolicy (optimizer on the CPU)
   deepspeed[_ac]               DeepSpeed ZeRO-2 + offload_optimizer cpu (ZeRO-Offload)
   deepspeed_z3[_ac]            the same at ZeRO stage 3
-Writes DIR/<system>.log (each subprocess's output), DIR/raw/ (the systems' own records),
-DIR/results.jsonl and DIR/results.csv (one row per system x global batch), DIR/summary.txt
-(the table and the summary lines) and DIR/throughput.png.
+  <any of them>_liger[_ac]     the same with Liger-Kernel patched into the transformers model
+                               (rope, RMSNorm, SwiGLU, fused linear cross-entropy; GPU only):
+                               fsdp2_liger, fsdp2_liger_ac, deepspeed_liger, ...
+Several sequence lengths (--seq-lens T1,T2): every system runs once per T (T outer, systems
+inner); when a T exceeds the config's max_position_embeddings, every system gets a copy of
+the config with it raised to the largest T (DIR/config-maxpos<T>.json; slidedp refuses longer
+rows, and nothing else in these configs depends on it). --time-budget S bounds the whole
+comparison: each run's timeout is what is left of S (less a reserve for the report), and the
+runs that no longer fit are recorded as not_run.
+Writes DIR/<system>.log (each subprocess's output; <system>-T<T>.log with several T), DIR/raw/
+(the systems' own records), DIR/results.jsonl and DIR/results.csv (one row per system x T x
+global batch), DIR/summary.txt (the table and the summary lines) and DIR/throughput.png.
 
 Measurements: each system's own step times (median of the steps after the warm-up ones,
 synchronised; slidedp's --metrics, peer_train.py's records); FLOPs = 6 N tokens + 12 L H D T
-tokens (slidedp's formula), MFU against 989.4 TFLOP/s; GPU memory: the system's own allocator
+tokens (slidedp's formula: every attention score counted) and, beside it, 6 N tokens +
+6 L H D T tokens (causal: only the half of the scores a causal kernel computes; the honest
+figure at long T), the same formulas for every system; MFU against 989.4 TFLOP/s; GPU memory: the system's own allocator
 peak (torch max_memory_reserved; slidedp's gpu_peak_bytes where its metrics have it) and the
 NVML peak of memory used on any of the job's GPUs minus the value before the system started;
 host memory: the peak of system-wide used memory (MemTotal - MemAvailable, /proc/meminfo, read
@@ -53,6 +67,10 @@ import threading
 import time
 
 PROG = "compare"
+# --time-budget: kept after the last run's timeout for stopping it (stop_group: up to 33 s)
+# and the report (a few s)
+REPORT_RESERVE_S = 45
+MIN_RUN_S = 45           # --time-budget: a run with less than this left is not started
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 H200_PEAK_BF16_TFLOPS = 989.4
@@ -69,14 +87,23 @@ PEERS = {
     "deepspeed_z3": ["--system", "deepspeed", "--zero-stage", "3"],
     "deepspeed_z3_ac": ["--system", "deepspeed", "--zero-stage", "3", "--ac"],
 }
+# every peer also with Liger-Kernel: fsdp2_liger, fsdp2_liger_ac, deepspeed_liger, ...
+for _name, _args in list(PEERS.items()):
+    _base, _ac = (_name[:-3], True) if _name.endswith("_ac") else (_name, False)
+    PEERS[_base + "_liger" + ("_ac" if _ac else "")] = _args + ["--liger"]
 SYSTEMS = ["slidedp"] + list(PEERS)
-DEFAULT_SYSTEMS = "slidedp,fsdp2,fsdp2_ac,fsdp2_offload,deepspeed"
-FSDP2_PEAK_FROM = ("fsdp2", "fsdp2_ac")
-GEOMEAN_PEERS = ("fsdp2_offload", "deepspeed")
-# The offload peers' best setting per global batch: the best ok row of the family's variants.
-PEER_FAMILIES = {"FSDP2 + CPU offload": ("fsdp2_offload", "fsdp2_offload_ac"),
-                 "DeepSpeed ZeRO-Offload": ("deepspeed", "deepspeed_ac", "deepspeed_z3",
-                                            "deepspeed_z3_ac")}
+DEFAULT_SYSTEMS = ("slidedp,fsdp2,fsdp2_ac,fsdp2_liger,fsdp2_liger_ac,fsdp2_offload,deepspeed,"
+                   "deepspeed_liger")
+# "the best FSDP2 variant": the max over every FSDP2 system (eager or Liger, AC or not, offload
+# or not) and every global batch
+FSDP2_PEAK_FROM = tuple(p for p in PEERS if p.startswith("fsdp2"))
+GEOMEAN_PEERS = ("fsdp2_offload", "deepspeed", "deepspeed_liger")
+# A family's best setting per global batch: the best ok row of its variants that ran.
+PEER_FAMILIES = {
+    "FSDP2 (any variant)": FSDP2_PEAK_FROM,
+    "FSDP2 + CPU offload": tuple(p for p in PEERS if p.startswith("fsdp2_offload")),
+    "DeepSpeed ZeRO-Offload (eager or Liger)": tuple(p for p in PEERS if p.startswith("deepspeed")),
+}
 SLIDEDP_KNOWN = ("step", "variant", "delivery", "reduction", "loss", "lr", "grad_norm", "tokens",
                  "step_s", "tokens_per_s", "tflops_per_gpu", "gpu_peak_bytes")
 SLIDEDP_BREAKDOWN = ("fwd_s", "head_s", "bwd_s", "h2d_s", "d2h_s", "version_wait_s",
@@ -87,7 +114,7 @@ BASE_ENV = {"NCCL_NVLS_ENABLE": "0", "TORCH_SYMM_MEM_DISABLE_MULTICAST": "1",
             "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
 CSV_FIRST = ["system", "status", "global_batch", "micro_batch", "accum", "G", "seq_len",
              "tokens_per_step", "step_s", "tokens_per_s", "tflops_per_gpu", "mfu",
-             "ratio_slidedp_over_this", "gpu_peak_bytes", "gpu_alloc_peak_bytes",
+             "tflops_per_gpu_causal", "mfu_causal", "ratio_slidedp_over_this", "liger", "gpu_peak_bytes", "gpu_alloc_peak_bytes",
              "nvml_peak_bytes", "host_peak_bytes", "nvml_peak_run_bytes", "host_peak_run_bytes",
              "model_params", "layers", "heads", "head_dim", "ac", "threads", "route", "note"]
 
@@ -147,8 +174,37 @@ def model_shape(cfg):
     return N, L, H, D
 
 
-def flops_per_step(N, L, H, D, T, tokens):
-    return 6.0 * N * tokens + 12.0 * L * H * D * T * tokens
+FLOPS_FORMULA = "6·N·tokens + 12·L·H·D·T·tokens"
+FLOPS_FORMULA_CAUSAL = "6·N·tokens + 6·L·H·D·T·tokens"
+
+
+def flops_per_step(N, L, H, D, T, tokens, causal=False):
+    """Model FLOPs of one step over `tokens` tokens in rows of T: 6 N tokens (the matmuls,
+    forward + backward) plus QK^T and PV, 12 L H D T tokens with every score counted
+    (slidedp's formula, PaLM appendix B) or 6 L H D T tokens with only the causal half."""
+    return 6.0 * N * tokens + (6.0 if causal else 12.0) * L * H * D * T * tokens
+
+
+def derive(row, peak_known=True):
+    """Fills tokens_per_step, tokens_per_s, both TFLOPS/GPU figures and both MFUs of an ok row
+    from its step_s and shape (model_params, layers, heads, head_dim, seq_len, G); the one place
+    the formulas are applied, also on --from-results (so older results gain the causal
+    columns). MFU only where peak_known (a GPU run)."""
+    B, T, G = row.get("global_batch"), row.get("seq_len"), row.get("G") or 1
+    if B and T:
+        row["tokens_per_step"] = B * T
+    if row.get("status") != "ok" or not row.get("step_s") or not (B and T):
+        return row
+    tokens = B * T
+    row["tokens_per_s"] = tokens / row["step_s"]
+    shape = [row.get(k) for k in ("model_params", "layers", "heads", "head_dim")]
+    if all(shape):
+        N, L, H, D = shape
+        for key, causal in (("", False), ("_causal", True)):
+            tf = flops_per_step(N, L, H, D, T, tokens, causal) / row["step_s"] / G / 1e12
+            row["tflops_per_gpu" + key] = tf
+            row["mfu" + key] = tf / H200_PEAK_BF16_TFLOPS if peak_known else None
+    return row
 
 
 # ---------------------------------------------------------------------------------------------
@@ -345,10 +401,10 @@ def env_for(extra):
     return env
 
 
-def peer_command(o, name, raw):
+def peer_command(o, name, raw, T):
     cmd = [o.python, "-m", "torch.distributed.run", "--standalone",
            "--nproc_per_node", str(o.G), os.path.join(HERE, "peer_train.py")]
-    cmd += PEERS[name] + ["--name", name, "--config", o.config_path, "--seq-len", str(o.seq_len),
+    cmd += PEERS[name] + ["--name", name, "--config", o.config_path, "--seq-len", str(T),
                           "--global-batches", ",".join(map(str, o.batches)),
                           "--steps", str(o.steps), "--warmup", str(o.warmup),
                           "--device", o.device, "--dtype", o.dtype, "--threads", str(o.threads),
@@ -362,14 +418,14 @@ def slidedp_route(o):
     return o.slidedp_route or ("sharded/gpu" if o.G > 1 else "replicated/cpu")
 
 
-def slidedp_command(o, metrics):
+def slidedp_command(o, metrics, T):
     launcher = os.path.join(ROOT, "launcher", "slidedp-run")
     where = (["--gpus", ",".join(map(str, o.gpus))] if o.device == "cuda"
              else ["--cpu-workers", str(o.G)])
     route = slidedp_route(o)
     sweep = ",".join(f"{route}@{b}" for b in o.batches)
     cmd = [sys.executable, launcher] + where + shlex.split(o.launcher_args) + ["--"]
-    cmd += ["--model-config", o.config_path, "--seq-len", str(o.seq_len),
+    cmd += ["--model-config", o.config_path, "--seq-len", str(T),
             "--batch-size", str(o.batches[0]), "--steps", str(o.warmup + o.steps),
             "--warmup-steps", str(o.warmup), "--route-sweep", sweep, "--metrics", metrics,
             "--lr", "1e-5", "--beta1", "0.9", "--beta2", "0.95", "--weight-decay", "0.1",
@@ -451,15 +507,18 @@ def peer_rows(o, raw):
     return rows
 
 
-def run_system(o, name, index, count):
-    log = os.path.join(o.out, f"{name}.log")
+def run_system(o, name, T, index, count, timeout):
+    """Runs one system over the batch sweep at sequence length T with the given timeout;
+    returns (info, {batch: row}, (rc, timed_out), skipped note or None)."""
+    tag = name if len(o.seq_lens) == 1 else f"{name}-T{T}"
+    log = os.path.join(o.out, f"{tag}.log")
     raw_dir = os.path.join(o.out, "raw")
     os.makedirs(raw_dir, exist_ok=True)
     nvml = Nvml(o.gpus if o.device == "cuda" else [])
-    info = {"system": name, "log": log}
+    info = {"system": name, "seq_len": T, "log": log}
     if name == "slidedp":
-        raw = os.path.join(raw_dir, "slidedp-metrics.jsonl")
-        cmd = slidedp_command(o, raw)
+        raw = os.path.join(raw_dir, f"{tag.replace('slidedp', 'slidedp-metrics', 1)}.jsonl")
+        cmd = slidedp_command(o, raw, T)
         env = env_for({})
         worker = os.environ.get("SLIDEDP_WORKER", os.path.join(ROOT, "build", "bin", "slidedp_worker"))
         if not os.access(worker, os.X_OK):
@@ -470,8 +529,8 @@ def run_system(o, name, index, count):
             info.update(cmd=cmd, rc=None, timed_out=False, wall_s=0.0, skipped=note)
             return info, {}, None, note
     else:
-        raw = os.path.join(raw_dir, f"{name}.jsonl")
-        cmd = peer_command(o, name, raw)
+        raw = os.path.join(raw_dir, f"{tag}.jsonl")
+        cmd = peer_command(o, name, raw, T)
         extra = {"OMP_NUM_THREADS": str(o.threads)}
         if o.device == "cuda":
             extra.update(CUDA_DEVICE_ORDER="PCI_BUS_ID",
@@ -481,12 +540,15 @@ def run_system(o, name, index, count):
         env = env_for(extra)
     if os.path.exists(raw):
         os.remove(raw)
+    t_settle = time.time()
     settle(nvml)
-    say(f"[{index}/{count}] {name}: " + " ".join(shlex.quote(c) for c in cmd))
-    say(f"[{index}/{count}] {name}: log {log}")
+    if o.time_budget:  # the wait counts against the budget
+        timeout = max(1.0, timeout - (time.time() - t_settle))
+    say(f"[{index}/{count}] {tag}: " + " ".join(shlex.quote(c) for c in cmd))
+    say(f"[{index}/{count}] {tag}: log {log}, timeout {timeout:.0f} s")
     sampler = Sampler(nvml, o.sample_interval, tail=raw if name == "slidedp" else None)
-    rc, timed_out, wall = run_process(cmd, env, log, o.timeout, sampler)
-    info.update(cmd=cmd, rc=rc, timed_out=timed_out, wall_s=round(wall, 1))
+    rc, timed_out, wall = run_process(cmd, env, log, timeout, sampler)
+    info.update(cmd=cmd, rc=rc, timed_out=timed_out, wall_s=round(wall, 1), timeout_s=timeout)
     rows = slidedp_rows(o, raw, sampler) if name == "slidedp" else peer_rows(o, raw)
     host_run, gpu_run = sampler.peaks()
     info.update(host_peak_run_bytes=host_run, nvml_peak_run_bytes=gpu_run,
@@ -502,13 +564,14 @@ def run_system(o, name, index, count):
             h = g = None
         row["host_peak_bytes"], row["nvml_peak_bytes"] = h, g
         row["host_peak_run_bytes"], row["nvml_peak_run_bytes"] = host_run, gpu_run
-    say(f"[{index}/{count}] {name}: exit status {rc}{' (timeout)' if timed_out else ''} after "
+    say(f"[{index}/{count}] {tag}: exit status {rc}{' (timeout)' if timed_out else ''} after "
         f"{wall:.0f} s; {len(rows)}/{len(o.batches)} batch(es) recorded")
     return info, rows, (rc, timed_out), None
 
 
-def complete_rows(o, name, rows, outcome, skipped, info, shape):
-    """One row per requested batch: the system's own record, or the process's fate."""
+def complete_rows(o, name, T, rows, outcome, skipped, info, shape, skip_status="error"):
+    """One row per requested batch at sequence length T: the system's own record, or the
+    process's fate (skip_status with the note `skipped` when it did not start)."""
     N, L, H, D = shape
     out = []
     missing_seen = False
@@ -517,14 +580,14 @@ def complete_rows(o, name, rows, outcome, skipped, info, shape):
         row = rows.get(B)
         if row is None:
             if skipped:
-                status, note = "error", skipped
+                status, note = skip_status, skipped
             else:
                 rc, timed_out = outcome
                 if missing_seen:
                     status, note = "not_run", "not run: an earlier batch of this job did not finish"
                 elif timed_out:
                     status = "timeout"
-                    note = f"timeout after {o.timeout:.0f} s: " + " | ".join(tail)
+                    note = f"timeout after {info.get('timeout_s', o.timeout):.0f} s: " + " | ".join(tail)
                 elif log_shows_oom(info["log"]):
                     status = "oom"
                     note = f"exit status {rc}, the log shows out of memory: " + " | ".join(tail)
@@ -540,24 +603,18 @@ def complete_rows(o, name, rows, outcome, skipped, info, shape):
         row = dict(row)
         row["system"] = name
         row.setdefault("G", o.G)
-        row.setdefault("seq_len", o.seq_len)
-        row["tokens_per_step"] = B * o.seq_len
+        row["seq_len"] = T
         row.setdefault("config", o.config_path)
         if name == "slidedp":
             row.update(model_params=N, layers=L, heads=H, head_dim=D, ac=None,
-                       threads=None)
+                       threads=None, liger=None)
             row.setdefault("note", f"route {slidedp_route(o)}")
-            if row.get("status") == "ok" and row.get("step_s"):
-                tokens = B * o.seq_len
-                row["tokens_per_s"] = tokens / row["step_s"]
-                if N:
-                    tf = flops_per_step(N, L, H, D, o.seq_len, tokens) / row["step_s"] / o.G / 1e12
-                    row.update(tflops_per_gpu=tf,
-                               mfu=tf / H200_PEAK_BF16_TFLOPS if o.device == "cuda" else None)
         else:
+            row.setdefault("liger", "--liger" in PEERS[name])
             if N and row.get("model_params") not in (None, N):
                 warn(f"{name}: N = {row['model_params']} counted by the model, {N} from the "
                      "config formula: the FLOPs use the model's count")
+        derive(row, peak_known=o.device == "cuda")
         row["log"] = info["log"]
         out.append(row)
     return out
@@ -578,10 +635,16 @@ def gib(b):
     return None if b is None else b / GIB
 
 
+def seq_lens_of(rows):
+    return sorted({r.get("seq_len") for r in rows if r.get("seq_len")})
+
+
 def add_ratios(rows):
-    sd = {r["global_batch"]: r for r in rows if r["system"] == "slidedp" and r["status"] == "ok"}
+    """ratio_slidedp_over_this: slidedp's tokens/s over the row's, same T and global batch."""
+    sd = {(r.get("seq_len"), r["global_batch"]): r for r in rows
+          if r["system"] == "slidedp" and r["status"] == "ok" and r.get("tokens_per_s")}
     for r in rows:
-        s = sd.get(r["global_batch"])
+        s = sd.get((r.get("seq_len"), r["global_batch"]))
         r["ratio_slidedp_over_this"] = (
             s["tokens_per_s"] / r["tokens_per_s"]
             if s and r["system"] != "slidedp" and r["status"] == "ok" and r.get("tokens_per_s")
@@ -589,18 +652,20 @@ def add_ratios(rows):
 
 
 def table(rows):
-    hdr = (f"{'system':<17} {'B':>4} {'mb x acc':>9} {'status':<8} {'tok/s':>9} {'TFLOPS/GPU':>10} "
-           f"{'MFU%':>6} {'step s':>8} {'GPU GiB':>8} {'NVML GiB':>8} {'host GiB':>8} "
-           f"{'slidedp/x':>9}")
+    hdr = (f"{'system':<20} {'T':>6} {'B':>4} {'mb x acc':>9} {'status':<8} {'tok/s':>9} "
+           f"{'TFLOPS/GPU':>10} {'MFU%':>6} {'TF causal':>9} {'MFU% c':>6} {'step s':>8} "
+           f"{'GPU GiB':>8} {'NVML GiB':>8} {'host GiB':>8} {'slidedp/x':>9}")
     lines = [hdr, "-" * len(hdr)]
     for r in rows:
         mb = (f"{r['micro_batch']}x{r['accum']}" if r.get("micro_batch") is not None
               else "-")
-        mfu = r.get("mfu")
+        mfu, mfuc = r.get("mfu"), r.get("mfu_causal")
         lines.append(
-            f"{r['system']:<17} {r['global_batch']:>4} {mb:>9} {r['status']:<8} "
-            f"{fmt(r.get('tokens_per_s'), '9.0f')} {fmt(r.get('tflops_per_gpu'), '10.1f')} "
-            f"{fmt(None if mfu is None else 100 * mfu, '6.1f')} {fmt(r.get('step_s'), '8.3f')} "
+            f"{r['system']:<20} {fmt(r.get('seq_len'), '6d')} {r['global_batch']:>4} {mb:>9} "
+            f"{r['status']:<8} {fmt(r.get('tokens_per_s'), '9.0f')} "
+            f"{fmt(r.get('tflops_per_gpu'), '10.1f')} {fmt(None if mfu is None else 100 * mfu, '6.1f')} "
+            f"{fmt(r.get('tflops_per_gpu_causal'), '9.1f')} "
+            f"{fmt(None if mfuc is None else 100 * mfuc, '6.1f')} {fmt(r.get('step_s'), '8.3f')} "
             f"{fmt(gib(r.get('gpu_peak_bytes')), '8.1f')} {fmt(gib(r.get('nvml_peak_bytes')), '8.1f')} "
             f"{fmt(gib(r.get('host_peak_bytes')), '8.1f')} "
             f"{fmt(r.get('ratio_slidedp_over_this'), '9.2f')}")
@@ -611,28 +676,64 @@ def geomean(xs):
     return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else None
 
 
+def best_row(rows):
+    return max(rows, key=lambda r: r["tokens_per_s"]) if rows else None
+
+
+def describe_setting(r):
+    mb = f", micro {r['micro_batch']} x {r['accum']}" if r.get("micro_batch") is not None else ""
+    return f"{r['system']}, global batch {r['global_batch']}{mb}"
+
+
 def summary_lines(rows):
+    """The summary per sequence length (a 'T = ...:' heading when there are several), then,
+    with several T, slidedp/peer per T on one line per peer."""
+    out = []
+    Ts = seq_lens_of(rows)
+    for T in Ts:
+        if len(Ts) > 1:
+            out.append(f"T = {T}:")
+        out += ["  " + ln if len(Ts) > 1 else ln
+                for ln in summary_lines_at([r for r in rows if r.get("seq_len") == T])]
+    if len(Ts) > 1 and any(r["system"] == "slidedp" for r in rows):
+        peers = [s for s in dict.fromkeys(r["system"] for r in rows) if s != "slidedp"]
+        for p in peers:
+            parts = []
+            for T in Ts:
+                for b in sorted({r["global_batch"] for r in rows if r.get("seq_len") == T}):
+                    x = [r for r in rows if r["system"] == p and r.get("seq_len") == T
+                         and r["global_batch"] == b]
+                    ratio = x[0].get("ratio_slidedp_over_this") if x else None
+                    parts.append(f"T {T} @ {b}: {fmt(ratio, '.3f')}")
+            out.append(f"slidedp/{p} by sequence length: " + ", ".join(parts))
+    return out
+
+
+def summary_lines_at(rows):
+    """Summary lines of one sequence length's rows."""
     out = []
     ok = [r for r in rows if r["status"] == "ok" and r.get("tokens_per_s")]
     sd = [r for r in ok if r["system"] == "slidedp"]
-    best = max(sd, key=lambda r: r["tokens_per_s"]) if sd else None
+    best = best_row(sd)
     if best:
         out.append(f"slidedp best: {best['tokens_per_s']:.0f} tok/s at global batch "
                    f"{best['global_batch']} ({best.get('route', '')}), "
-                   f"{fmt(best.get('tflops_per_gpu'), '.1f')} TFLOPS/GPU")
+                   f"{fmt(best.get('tflops_per_gpu'), '.1f')} TFLOPS/GPU "
+                   f"({fmt(best.get('tflops_per_gpu_causal'), '.1f')} counting causal attention)")
     else:
         out.append("slidedp best: none (no ok slidedp row)")
-    fs = [r for r in ok if r["system"] in FSDP2_PEAK_FROM]
-    fpk = max(fs, key=lambda r: r["tokens_per_s"]) if fs else None
+    ran = list(dict.fromkeys(r["system"] for r in rows))
+    fsdp_ran = [s for s in FSDP2_PEAK_FROM if s in ran]
+    fpk = best_row([r for r in ok if r["system"] in FSDP2_PEAK_FROM])
     if fpk:
-        out.append(f"FSDP2 peak (best over batch and AC among {', '.join(FSDP2_PEAK_FROM)}): "
-                   f"{fpk['tokens_per_s']:.0f} tok/s ({fpk['system']}, global batch "
-                   f"{fpk['global_batch']})")
-    else:
-        out.append(f"FSDP2 peak: none (no ok row of {', '.join(FSDP2_PEAK_FROM)})")
+        out.append(f"best FSDP2 variant (max over every global batch of {', '.join(fsdp_ran)}): "
+                   f"{fpk['tokens_per_s']:.0f} tok/s ({describe_setting(fpk)})")
+    elif fsdp_ran:
+        out.append(f"best FSDP2 variant: none (no ok row of {', '.join(fsdp_ran)})")
     if best and fpk:
-        out.append(f"slidedp best / FSDP2 peak = {best['tokens_per_s'] / fpk['tokens_per_s']:.3f}")
-    peers = [s for s in dict.fromkeys(r["system"] for r in rows) if s != "slidedp"]
+        out.append(f"slidedp best / best FSDP2 variant = "
+                   f"{best['tokens_per_s'] / fpk['tokens_per_s']:.3f}")
+    peers = [s for s in ran if s != "slidedp"]
     order = [p for p in GEOMEAN_PEERS if p in peers] + [p for p in peers if p not in GEOMEAN_PEERS]
     sd_by_b = {r["global_batch"]: r for r in sd}
     for p in order:
@@ -641,23 +742,29 @@ def summary_lines(rows):
                 and pr[b].get("tokens_per_s")]
         left = [f"{b} ({'slidedp ' + slidedp_status(rows, b) if b not in sd_by_b else p + ' ' + pr[b]['status']})"
                 for b in sorted(pr) if b not in both]
-        g = geomean([sd_by_b[b]["tokens_per_s"] / pr[b]["tokens_per_s"] for b in both])
-        out.append(f"geomean slidedp/{p} over global batches {','.join(map(str, both)) or 'none'} "
-                   f"(both ok): {fmt(g, '.3f')}"
-                   + (f"; left out: {', '.join(left)}" if left else ""))
+        ratios = [sd_by_b[b]["tokens_per_s"] / pr[b]["tokens_per_s"] for b in both]
+        if len(both) == 1:
+            b = both[0]
+            line = (f"slidedp/{p} at global batch {b}: {ratios[0]:.3f} "
+                    f"({sd_by_b[b]['tokens_per_s']:.0f} / {pr[b]['tokens_per_s']:.0f} tok/s)")
+        else:
+            line = (f"geomean slidedp/{p} over global batches {','.join(map(str, both)) or 'none'} "
+                    f"(both ok): {fmt(geomean(ratios), '.3f')}")
+        out.append(line + (f"; left out: {', '.join(left)}" if left else ""))
     for fam, members in PEER_FAMILIES.items():
-        ran = [m for m in members if m in peers]
-        if len(ran) < 2:
+        fam_ran = [m for m in members if m in peers]
+        if len(fam_ran) < 2:
             continue  # one variant: its own line above says it all
         best_b = {}
         for r in ok:
-            if r["system"] in ran and (r["global_batch"] not in best_b or
-                                       r["tokens_per_s"] > best_b[r["global_batch"]]["tokens_per_s"]):
+            if r["system"] in fam_ran and (r["global_batch"] not in best_b or
+                                           r["tokens_per_s"] > best_b[r["global_batch"]]["tokens_per_s"]):
                 best_b[r["global_batch"]] = r
         both = [b for b in sorted(best_b) if b in sd_by_b]
         g = geomean([sd_by_b[b]["tokens_per_s"] / best_b[b]["tokens_per_s"] for b in both])
         which = ", ".join(f"{b}: {best_b[b]['system']}" for b in both)
-        out.append(f"geomean slidedp / {fam} at its best setting per batch ({which}): {fmt(g, '.3f')}")
+        out.append(f"geomean slidedp / {fam} at its best setting per batch ({which or 'none'}): "
+                   f"{fmt(g, '.3f')}")
     return out
 
 
@@ -692,50 +799,58 @@ def plot(path, rows, meta):
         return False
     systems = list(dict.fromkeys(r["system"] for r in rows))
     batches = sorted({r["global_batch"] for r in rows})
+    Ts = seq_lens_of(rows)
+    # x: the global batch; with several T and one batch (long sequences), T; with several of
+    # both, one line per (system, T) over the batch
+    by_T = len(Ts) > 1 and len(batches) == 1
+    xkey = "seq_len" if by_T else "global_batch"
+    xs = Ts if by_T else batches
+    series = [(s, T) for s in systems for T in ([None] if by_T or len(Ts) <= 1 else Ts)]
     fig, ax = plt.subplots(1, 3, figsize=(18, 5.2))
-    for s in systems:
-        rs = sorted((r for r in rows if r["system"] == s), key=lambda r: r["global_batch"])
+    for k, (s, T) in enumerate(series):
+        label = s if T is None else f"{s} T={T}"
+        rs = sorted((r for r in rows if r["system"] == s and (T is None or r.get("seq_len") == T)),
+                    key=lambda r: r.get(xkey) or 0)
         good = [r for r in rs if r["status"] == "ok" and r.get("tokens_per_s")]
         style = dict(marker="o", lw=2.5 if s == "slidedp" else 1.5)
-        line = ax[0].plot([r["global_batch"] for r in good], [r["tokens_per_s"] for r in good],
-                          label=s, **style)[0]
-        bad = [r for r in rs if r["status"] != "ok"]
+        line = ax[0].plot([r[xkey] for r in good], [r["tokens_per_s"] for r in good],
+                          label=label, **style)[0]
+        bad = [r for r in rs if r["status"] != "ok" and r.get(xkey)]
         for r in bad:
-            ax[0].plot(r["global_batch"], 0, marker="x", ms=9, color=line.get_color())
-            ax[0].annotate(r["status"], (r["global_batch"], 0), textcoords="offset points",
-                           xytext=(4, 6 + 10 * systems.index(s)), fontsize=7,
-                           color=line.get_color())
-        mem = [(r["global_batch"], r.get("gpu_peak_bytes") or r.get("nvml_peak_bytes"))
-               for r in good]
+            ax[0].plot(r[xkey], 0, marker="x", ms=9, color=line.get_color())
+            ax[0].annotate(r["status"], (r[xkey], 0), textcoords="offset points",
+                           xytext=(4, 6 + 10 * k), fontsize=7, color=line.get_color())
+        mem = [(r[xkey], r.get("gpu_peak_bytes") or r.get("nvml_peak_bytes")) for r in good]
         mem = [(b, m / GIB) for b, m in mem if m]
         if mem:
-            ax[1].plot(*zip(*mem), label=s, color=line.get_color(), **style)
-        host = [(r["global_batch"], r["host_peak_bytes"] / GIB) for r in good
+            ax[1].plot(*zip(*mem), label=label, color=line.get_color(), **style)
+        host = [(r[xkey], r["host_peak_bytes"] / GIB) for r in good
                 if r.get("host_peak_bytes") is not None]
         if host:
-            ax[2].plot(*zip(*host), label=s, color=line.get_color(), **style)
+            ax[2].plot(*zip(*host), label=label, color=line.get_color(), **style)
     if not ax[1].lines:
         ax[1].text(0.5, 0.5, "no GPU memory measured" + (" (CPU run)" if meta.get("device") == "cpu" else ""),
                    ha="center", va="center", transform=ax[1].transAxes, color="grey")
     totals = meta.get("gpu_total_bytes") or []
     if totals:
         ax[1].axhline(min(totals) / GIB, color="grey", ls="--", lw=1)
-        ax[1].annotate("GPU capacity", (batches[0], min(totals) / GIB), fontsize=8,
+        ax[1].annotate("GPU capacity", (xs[0], min(totals) / GIB), fontsize=8,
                        color="grey", textcoords="offset points", xytext=(2, -12))
     titles = ("tokens/s (x: oom/error/timeout)", "peak GPU memory, GiB (own allocator, else NVML)",
               "peak host memory in use above baseline, GiB")
     for a, t in zip(ax, titles):
         a.set_xscale("log", base=2)
-        a.set_xlim(batches[0] / 1.3, batches[-1] * 1.3)
-        a.set_xticks(batches)
-        a.set_xticklabels([str(b) for b in batches])
-        a.set_xlabel("global batch (rows of %s tokens)" % meta.get("seq_len", "T"))
+        a.set_xlim(xs[0] / 1.3, xs[-1] * 1.3)
+        a.set_xticks(xs)
+        a.set_xticklabels([str(b) for b in xs])
+        a.set_xlabel(f"tokens per row T (global batch {batches[0]})" if by_T else
+                     "global batch (rows of %s tokens)" % ",".join(map(str, Ts)))
         a.set_title(t, fontsize=10)
         a.grid(alpha=0.3)
         a.set_ylim(bottom=0)
     ax[0].legend(fontsize=8)
     fig.suptitle(f"{os.path.basename(str(meta.get('config', '')))}, G = {meta.get('G')} "
-                 f"({meta.get('device_name', meta.get('device', ''))}), T = {meta.get('seq_len')}",
+                 f"({meta.get('device_name', meta.get('device', ''))}), T = {','.join(map(str, Ts))}",
                  fontsize=11)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
@@ -744,21 +859,33 @@ def plot(path, rows, meta):
 
 
 def report(out_dir, rows, meta, runs):
+    peak_known = meta.get("device", "cuda") == "cuda"
+    for r in rows:
+        derive(r, peak_known=peak_known and (r.get("mfu") is not None or r["system"] == "slidedp"))
     add_ratios(rows)
+    Ts = seq_lens_of(rows)
     text = [f"slidedp vs peers: {meta.get('config')} (N = {meta.get('model_params')}), "
-            f"T = {meta.get('seq_len')}, G = {meta.get('G')} on {meta.get('device_name', meta.get('device'))}, "
+            f"T = {','.join(map(str, Ts)) or meta.get('seq_len')}, G = {meta.get('G')} on "
+            f"{meta.get('device_name', meta.get('device'))}, "
             f"{meta.get('host', '')} ({meta.get('cpu_count')} CPUs); {meta.get('warmup')} warm-up + "
             f"{meta.get('steps')} timed steps per batch, medians",
+            f"TFLOPS/GPU and MFU%: FLOPs = {FLOPS_FORMULA} (every attention score counted, "
+            f"slidedp's formula); TF causal and MFU% c: FLOPs = {FLOPS_FORMULA_CAUSAL} (only "
+            f"the causal half of the scores); the same for every system; MFU of "
+            f"{H200_PEAK_BF16_TFLOPS} TFLOP/s (H200 dense bf16).",
             "", table(rows), "",
             "GPU GiB: the system's own allocator peak (torch max_memory_reserved; slidedp: its "
             "gpu_peak_bytes); NVML GiB and host GiB: peak above the value before the system "
             "started (per batch window where known). slidedp/x: slidedp tokens/s over this row's "
-            "at the same global batch.", ""]
+            "at the same T and global batch.", ""]
+    if meta.get("config_note"):
+        text += [meta["config_note"], ""]
     text += summary_lines(rows)
     if runs:
         text += ["", "runs:"]
         for r in runs:
-            text.append(f"  {r['system']}: exit {r.get('rc')}{' (timeout)' if r.get('timed_out') else ''}, "
+            at = f" T={r['seq_len']}" if len(Ts) > 1 and r.get("seq_len") else ""
+            text.append(f"  {r['system']}{at}: exit {r.get('rc')}{' (timeout)' if r.get('timed_out') else ''}, "
                         f"{r.get('wall_s')} s, log {r['log']}"
                         + (f" [{r['skipped']}]" if r.get("skipped") else ""))
             if r.get("cmd"):
@@ -821,7 +948,10 @@ def parse_args(argv):
                                  formatter_class=argparse.RawDescriptionHelpFormatter,
                                  epilog="Systems: " + ", ".join(SYSTEMS))
     ap.add_argument("--config", help="Hugging Face config.json of the model shape (random init)")
-    ap.add_argument("--seq-len", type=int, default=4096, help="tokens per row T (default 4096)")
+    ap.add_argument("--seq-len", "--seq-lens", dest="seq_len", default="4096",
+                    help="tokens per row T, or a comma-separated list of them, each a run of "
+                         "every system (e.g. --seq-lens 65536,131072 --batches 1 for long "
+                         "sequences; the last of these options given wins; default 4096)")
     ap.add_argument("--batches", default="4,8,16",
                     help="comma-separated global batches, rows per optimizer step (default 4,8,16)")
     ap.add_argument("--systems", default=DEFAULT_SYSTEMS,
@@ -851,8 +981,13 @@ def parse_args(argv):
     ap.add_argument("--launcher-args", default="",
                     help="extra launcher/slidedp-run options before --, e.g. \"--worker-threads 2\"")
     ap.add_argument("--timeout-per-system", dest="timeout", type=float, default=900.0,
-                    help="seconds one system (its whole sweep) may run before it is stopped "
-                         "and recorded as timeout (default 900)")
+                    help="seconds one system (its whole sweep at one T) may run before it is "
+                         "stopped and recorded as timeout (default 900)")
+    ap.add_argument("--time-budget", type=float, default=0.0,
+                    help="seconds the whole comparison may take (0: no bound, the default): a "
+                         "run's timeout is at most what is left less %d s for the report, and a "
+                         "run with less than %d s left is not started (its rows: not_run); use "
+                         "it where the machine's calls are bounded" % (REPORT_RESERVE_S, MIN_RUN_S))
     ap.add_argument("--alloc-conf", default="expandable_segments:True",
                     help="PYTORCH_CUDA_ALLOC_CONF of the peers unless it is set already "
                          "(default expandable_segments:True; '' for torch's default)")
@@ -873,14 +1008,24 @@ def parse_args(argv):
     o.config_path = os.path.relpath(os.path.abspath(o.config), ROOT) \
         if os.path.abspath(o.config).startswith(ROOT + os.sep) else os.path.abspath(o.config)
     o.batches = sorted(set(parse_int_list(o.batches, "--batches")))
+    o.seq_lens = sorted(set(parse_int_list(o.seq_len, "--seq-len")))
+    if min(o.seq_lens) < 2:
+        raise UsageError(f"--seq-len must be >= 2, a row needs a next-token target (got {o.seq_len})")
+    if o.time_budget < 0 or o.timeout <= 0:
+        raise UsageError("--time-budget must not be negative and --timeout-per-system must be "
+                         "positive")
     o.systems = [s.strip() for s in o.systems.split(",") if s.strip()]
     bad = [s for s in o.systems if s not in SYSTEMS]
     if bad or not o.systems:
         raise UsageError(f"unknown system(s) {', '.join(bad) or '(none given)'}",
                          f"known: {', '.join(SYSTEMS)}")
-    if o.seq_len < 2 or o.steps <= 0 or o.warmup < 0 or o.micro_batch < 0 or o.threads < 0:
-        raise UsageError("--seq-len must be >= 2 (a row needs a next-token target) and --steps "
-                         "positive; --warmup, --micro-batch, --threads must not be negative")
+    if o.steps <= 0 or o.warmup < 0 or o.micro_batch < 0 or o.threads < 0:
+        raise UsageError("--steps must be positive; --warmup, --micro-batch, --threads must not "
+                         "be negative")
+    liger = [s for s in o.systems if "--liger" in PEERS.get(s, [])]
+    if liger and o.device != "cuda":
+        raise UsageError(f"{', '.join(liger)}: Liger-Kernel's kernels are Triton GPU kernels, "
+                         "--device cpu cannot run them", "leave the _liger systems out of a CPU run")
     if o.device == "cuda":
         o.gpus = parse_int_list(o.gpus, "--gpus") if o.gpus else visible_gpus()
         if not o.gpus:
@@ -910,6 +1055,40 @@ def parse_args(argv):
     return o
 
 
+def run_timeout(o, elapsed):
+    """(timeout of the next run in s, None) or (None, why it is not started) under
+    --time-budget: what is left of the budget less the report's reserve, at most
+    --timeout-per-system; no run with less than MIN_RUN_S left."""
+    if not o.time_budget:
+        return o.timeout, None
+    left = o.time_budget - elapsed - REPORT_RESERVE_S
+    if left < MIN_RUN_S:
+        return None, (f"not run: --time-budget {o.time_budget:.0f} s spent ({elapsed:.0f} s "
+                      f"elapsed, less than {MIN_RUN_S} s left for a run)")
+    return min(o.timeout, left), None
+
+
+def raise_max_position(o):
+    """When the longest T exceeds the config's max_position_embeddings: writes a copy of the
+    config with it raised to that T into the output folder, points every system at it and
+    returns a note saying so (None when nothing changed)."""
+    T = max(o.seq_lens)
+    have = o.cfg.get("max_position_embeddings")
+    if not have or T <= have:
+        return None
+    cfg = dict(o.cfg, max_position_embeddings=T)
+    stem = os.path.splitext(os.path.basename(o.config))[0]
+    path = os.path.abspath(os.path.join(o.out, f"{stem}-maxpos{T}.json"))
+    with open(path, "w") as f:
+        json.dump(cfg, f, indent=2)
+    was = o.config_path
+    o.cfg = cfg
+    o.config_path = os.path.relpath(path, ROOT) if path.startswith(ROOT + os.sep) else path
+    return (f"config: T = {T} exceeds max_position_embeddings = {have} of {was}; every system "
+            f"runs {o.config_path}, a copy with max_position_embeddings = {T} (nothing else "
+            f"changed)")
+
+
 def main(argv):
     o = parse_args(argv)
     if o.from_results:
@@ -930,12 +1109,16 @@ def main(argv):
         report(d, rows, meta, runs)
         return 0
 
+    t_begin = time.time()
     os.makedirs(o.out, exist_ok=True)
+    config_note = raise_max_position(o)
     shape = model_shape(o.cfg)
     nv = Nvml(o.gpus if o.device == "cuda" else [])
     meta = {"config": o.config_path, "model_params": shape[0], "layers": shape[1],
             "heads": shape[2], "head_dim": shape[3], "G": o.G, "gpus": o.gpus,
-            "device": o.device, "dtype": o.dtype, "seq_len": o.seq_len, "batches": o.batches,
+            "device": o.device, "dtype": o.dtype, "seq_len": o.seq_lens[0],
+            "seq_lens": o.seq_lens, "batches": o.batches, "time_budget_s": o.time_budget,
+            "timeout_per_system_s": o.timeout, "config_note": config_note,
             "steps": o.steps, "warmup": o.warmup, "systems": o.systems,
             "micro_batch": o.micro_batch, "threads_per_rank": o.threads,
             "slidedp_route": slidedp_route(o), "slidedp_args": o.slidedp_args,
@@ -947,14 +1130,29 @@ def main(argv):
             "started": datetime.datetime.now().isoformat(timespec="seconds")}
     if o.device == "cuda" and not nv.handles:
         warn(f"NVML unavailable ({nv.error}): no NVML GPU memory column")
-    say(f"{o.config_path}: N = {shape[0]}, L = {shape[1]}; T = {o.seq_len}; global batches "
-        f"{o.batches}; G = {o.G} ({meta['device_name']}); systems {', '.join(o.systems)}; "
-        f"output {o.out}")
+    say(f"{o.config_path}: N = {shape[0]}, L = {shape[1]}; T = {','.join(map(str, o.seq_lens))}; "
+        f"global batches {o.batches}; G = {o.G} ({meta['device_name']}); systems "
+        f"{', '.join(o.systems)}; output {o.out}"
+        + (f"; time budget {o.time_budget:.0f} s" if o.time_budget else ""))
+    if config_note:
+        say(config_note)
     rows, runs = [], []
-    for i, name in enumerate(o.systems, 1):
-        info, got, outcome, skipped = run_system(o, name, i, len(o.systems))
+    plan = [(T, name) for T in o.seq_lens for name in o.systems]
+    for i, (T, name) in enumerate(plan, 1):
+        timeout, skip = run_timeout(o, time.time() - t_begin)
+        if skip:
+            warn(f"[{i}/{len(plan)}] {name} T={T}: {skip}")
+            info = {"system": name, "seq_len": T, "log": "", "rc": None, "timed_out": False,
+                    "wall_s": 0.0, "skipped": skip}
+            got, outcome = {}, None
+        else:
+            info, got, outcome, skip = run_system(o, name, T, i, len(plan), timeout)
         runs.append(info)
-        rows += complete_rows(o, name, got, outcome, skipped, info, shape)
+        # a run the budget left out is not_run; a system that could not start (no slidedp
+        # worker) is an error
+        rows += complete_rows(o, name, T, got, outcome, skip, info, shape,
+                              skip_status="not_run" if outcome is None and got == {} and
+                              skip and skip.startswith("not run: --time-budget") else "error")
         # keep what is known after every system: a later crash of the driver loses nothing
         with open(os.path.join(o.out, "results.jsonl"), "w") as f:
             for r in rows:

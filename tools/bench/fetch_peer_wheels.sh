@@ -2,8 +2,9 @@
 # Fetches, on a development machine with PyPI, the wheels the peer benchmark needs on the GPU
 # machine (which has no registry) into the git-ignored .whl/ of the checkout, which travels
 # with the working tree: DeepSpeed and the dependencies that machine lacks (hjson, pydantic,
-# pydantic-core, annotated-types, typing-inspection, typing-extensions), for CPython 3.12 on
-# manylinux x86_64. tools/bench/peers.sh installs them there with
+# pydantic-core, annotated-types, typing-inspection, typing-extensions), and Liger-Kernel
+# (pure Python + Triton; it requires only torch and triton, which that machine has: checked
+# here from the wheel's Requires-Dist), for CPython 3.12 on manylinux x86_64. tools/bench/peers.sh installs them there with
 #   python3 -m pip install --no-index --no-deps --target /tmp/site .whl/*.whl
 #
 # The one design decision: DeepSpeed is only an sdist on PyPI, so it is built here into a
@@ -41,6 +42,9 @@ TYPING_INSPECTION_VERSION=0.4.5
 TYPING_EXTENSIONS_VERSION=4.16.0   # pydantic 2.14.4 needs >= 4.16.0
 SETUPTOOLS_VERSION=80.9.0          # build-only (torch 2.11 wants setuptools < 82)
 WHEEL_VERSION=0.45.1               # build-only
+LIGER_KERNEL_VERSION=0.8.5         # needs torch >= 2.1.2, triton >= 2.3.1 (GPU machine: 2.11, 3.6)
+# what the GPU machine has (docs: ../shared/gpu.md); a liger requirement outside it is an error
+GPU_MACHINE_HAS="torch triton"
 
 mkdir -p "$dest"
 tmp="$(mktemp -d)"
@@ -85,6 +89,20 @@ fetch hjson "$HJSON_VERSION"
 fetch annotated-types "$ANNOTATED_TYPES_VERSION"
 fetch typing-inspection "$TYPING_INSPECTION_VERSION"
 fetch typing-extensions "$TYPING_EXTENSIONS_VERSION"
+fetch liger-kernel "$LIGER_KERNEL_VERSION"
+lig="$(ls "$dest"/liger_kernel-"$LIGER_KERNEL_VERSION"-*.whl)"
+# its requirements outside extras (cutedsl, cutile, dev, ... are not used)
+reqs="$(unzip -p "$lig" '*/METADATA' | sed -n 's/^Requires-Dist: *//p' | grep -v 'extra *==' \
+        | sed 's/[ ;<>=!~\[].*//' | sort -u | xargs)"
+echo "  liger-kernel $LIGER_KERNEL_VERSION requires: ${reqs:-nothing}"
+for r in $reqs; do
+  if [[ " $GPU_MACHINE_HAS " != *" $(norm "$r") "* ]]; then
+    echo "fetch_peer_wheels: error: liger-kernel $LIGER_KERNEL_VERSION requires '$r', which the" \
+         "GPU machine lacks and this script does not fetch" >&2
+    echo "HINT: add a fetch line for it (pinned) above this check" >&2
+    exit 1
+  fi
+done
 
 if have deepspeed "$DEEPSPEED_VERSION"; then
   echo "  deepspeed $DEEPSPEED_VERSION: already in $dest"

@@ -18,6 +18,12 @@ Systems (one process group of G ranks, one rank per GPU):
   deepspeed      DeepSpeed ZeRO-Offload: ZeRO stage 2 (--zero-stage 3), offload_optimizer cpu
                  (pinned), bf16, DeepSpeedCPUAdam (adamw_mode); --ac through HF gradient
                  checkpointing.
+  --liger        (any system) Liger-Kernel's Triton kernels patched into the transformers model
+                 before it is built, as TRL/axolotl users switch them on:
+                 apply_liger_kernel_to_<model_type>(rope=True, rms_norm=True, swiglu=True,
+                 cross_entropy=False, fused_linear_cross_entropy=True) for model_type llama,
+                 mistral, qwen2, qwen3 (the fused linear cross-entropy never materialises the
+                 logits). GPU only (Triton).
 Common to all: AdamW lr 1e-5, betas (0.9, 0.95), eps 1e-8, weight decay 0.1 on parameters of
 ndim >= 2 only (as slidedp's host optimizer); uniformly random tokens (seeded), labels = inputs
 (HF shifts them), HF's mean cross-entropy; global_batch * seq_len tokens per optimizer step
@@ -25,7 +31,9 @@ ndim >= 2 only (as slidedp's host optimizer); uniformly random tokens (seeded), 
 
 Per global batch it writes one JSON line (rank 0) with the median step time of the timed
 steps, tokens/s, TFLOPS per GPU (FLOPs = 6 N tokens + 12 L H D T tokens, the formula slidedp
-uses), MFU against 989.4 TFLOP/s (H200 dense bf16), the peak of torch's CUDA allocator
+uses, which counts every attention score; and, as tflops_per_gpu_causal / mfu_causal,
+6 N tokens + 6 L H D T tokens, which counts only the causal half of the scores), MFU against
+989.4 TFLOP/s (H200 dense bf16), the peak of torch's CUDA allocator
 (max_memory_reserved, max over ranks) and a status: ok, oom (out of memory; larger batches with
 at least that micro-batch are then not run) or error.
 
@@ -55,6 +63,19 @@ import traceback
 SYSTEMS = ("fsdp2", "fsdp2_offload", "deepspeed")
 H200_PEAK_BF16_TFLOPS = 989.4
 PROG = "peer_train"
+# model_type -> Liger-Kernel's patch function, and the patch every Liger system applies
+LIGER_APPLY = {"llama": "apply_liger_kernel_to_llama", "mistral": "apply_liger_kernel_to_mistral",
+               "qwen2": "apply_liger_kernel_to_qwen2", "qwen3": "apply_liger_kernel_to_qwen3"}
+LIGER_KWARGS = {"rope": True, "rms_norm": True, "swiglu": True, "cross_entropy": False,
+                "fused_linear_cross_entropy": True}
+
+
+def flops_per_step(n_params, L, H, D, T, tokens, causal=False):
+    """Model FLOPs of one optimizer step over `tokens` tokens of rows of T: 6 N tokens for the
+    matmuls of forward + backward, plus the attention scores and their product with V,
+    12 L H D T tokens when every score is counted (slidedp's formula, PaLM appendix B) or
+    6 L H D T tokens when only the causal half is (what a causal kernel computes)."""
+    return 6.0 * n_params * tokens + (6.0 if causal else 12.0) * L * H * D * T * tokens
 
 
 class UsageError(Exception):
@@ -98,6 +119,13 @@ def parse_args(argv):
     ap.add_argument("--warmup", type=int, default=1,
                     help="untimed optimizer steps before them per batch (default 1)")
     ap.add_argument("--ac", action="store_true", help="activation checkpointing of every decoder layer")
+    ap.add_argument("--liger", action="store_true",
+                    help="patch Liger-Kernel into the model before it is built (rope, rms_norm, "
+                         "swiglu, fused_linear_cross_entropy; needs the liger-kernel package and "
+                         "--device cuda)")
+    ap.add_argument("--max-position", type=int, default=0,
+                    help="override the config's max_position_embeddings (e.g. 131072 for long "
+                         "sequences; default 0: the config's value); --seq-len may not exceed it")
     ap.add_argument("--fit-micro", action="store_true",
                     help="on out of memory, halve the micro-batch (accumulating twice as many) and "
                          "run the same global batch again, down to 1 row; later batches start at "
@@ -127,12 +155,55 @@ def parse_args(argv):
                          "--threads must not be negative")
     if a.system != "deepspeed" and a.zero_stage != 2:
         raise UsageError("--zero-stage applies to --system deepspeed only")
+    if a.max_position < 0:
+        raise UsageError(f"--max-position must not be negative (got {a.max_position})")
+    try:
+        with open(a.config) as f:
+            raw = json.load(f)
+    except (OSError, json.JSONDecodeError) as e:
+        raise UsageError(f"config file '{a.config}' is not readable JSON: {e}")
+    a.model_type = raw.get("model_type", "")
+    max_pos = a.max_position or raw.get("max_position_embeddings")
+    if max_pos and a.seq_len > max_pos:
+        raise UsageError(f"--seq-len {a.seq_len} exceeds max_position_embeddings = {max_pos} of "
+                         f"{a.config}", f"pass --max-position {a.seq_len} (or more)")
+    if a.liger:
+        if a.device != "cuda":
+            raise UsageError("--liger needs --device cuda: Liger-Kernel's kernels are Triton GPU "
+                             "kernels", "run the Liger systems on the GPU machine")
+        if a.model_type not in LIGER_APPLY:
+            raise UsageError(f"--liger: no Liger patch for model_type '{a.model_type}' of "
+                             f"{a.config}", f"supported: {', '.join(LIGER_APPLY)}")
     a.batches = parse_batches(a.global_batches)
     if a.dtype is None:
         a.dtype = "bf16" if a.device == "cuda" else "fp32"
     if a.name is None:
-        a.name = a.system + ("_z3" if a.zero_stage == 3 else "") + ("_ac" if a.ac else "")
+        a.name = (a.system + ("_z3" if a.zero_stage == 3 else "") + ("_liger" if a.liger else "")
+                  + ("_ac" if a.ac else ""))
     return a
+
+
+def apply_liger(model_type):
+    """Patches Liger-Kernel into transformers' modeling module of `model_type` (module-level
+    classes and functions), so that every model built afterwards in this process uses
+    LigerRMSNorm, LigerSwiGLUMLP, Liger's rotary embedding and the fused linear cross-entropy
+    forward. Returns a description for the records. Raises UsageError when liger_kernel does
+    not import."""
+    try:
+        import liger_kernel.transformers as lt
+    except ImportError as e:
+        raise UsageError(f"--liger: cannot import liger_kernel ({e})",
+                         "bash tools/bench/fetch_peer_wheels.sh puts the liger-kernel wheel into "
+                         ".whl/; tools/bench/peers.sh installs it (or pip install liger-kernel)")
+    try:
+        from importlib.metadata import version
+        ver = version("liger-kernel")
+    except Exception:  # noqa: BLE001 - the version is only for the description
+        ver = "?"
+    fn = LIGER_APPLY[model_type]
+    getattr(lt, fn)(**LIGER_KWARGS)
+    on = ", ".join(k for k, v in LIGER_KWARGS.items() if v)
+    return f"Liger-Kernel {ver} {fn}({on})"
 
 
 def plan_batches(batches, micro, G):
@@ -194,10 +265,12 @@ def count_params(model):
     return sum(p.numel() for p in model.parameters())
 
 
-def load_config(path):
+def load_config(path, max_position=0):
     from transformers import AutoConfig
     cfg = AutoConfig.from_pretrained(path)
     cfg.use_cache = False  # training: no KV cache per layer
+    if max_position:
+        cfg.max_position_embeddings = max_position
     return cfg
 
 
@@ -446,6 +519,9 @@ def main(argv):
     if a.threads:
         threads = a.threads
     plan = plan_batches(a.batches, a.micro_batch, G)
+    # before any model class is instantiated (it patches transformers' module attributes), and
+    # before the process group, so that a missing package is a plain usage error on every rank
+    liger_desc = apply_liger(a.model_type) if a.liger else ""
 
     import datetime
     import torch
@@ -489,7 +565,7 @@ def main(argv):
     log(f"G={G} ranks, device {a.device} ({torch.cuda.get_device_name(device) if a.device == 'cuda' else 'cpu'}), "
         f"threads per rank {threads} (os.cpu_count()={os.cpu_count()}), dtype {a.dtype}, "
         f"torch {torch.__version__}, transformers {transformers.__version__}")
-    cfg = load_config(a.config)
+    cfg = load_config(a.config, a.max_position)
     t0 = time.perf_counter()
     try:
         if a.system == "deepspeed":
@@ -497,6 +573,8 @@ def main(argv):
         else:
             step_fn, set_batch, n_params, state = build_fsdp2(
                 a, cfg, device, G, offload=a.system == "fsdp2_offload")
+        if liger_desc:
+            state["desc"] += "; " + liger_desc
         setup_ok = 1.0
         setup_err = ""
     except Exception as e:  # noqa: BLE001 - reported as a record, then agreed on
@@ -519,8 +597,10 @@ def main(argv):
         rec = {"system": a.name, "config": a.config, "model_params": n_params, "layers": L,
                "heads": H, "head_dim": D, "G": G, "seq_len": T, "global_batch": B,
                "micro_batch": micro, "accum": accum, "ac": a.ac, "threads": threads,
+               "liger": a.liger, "max_position": cfg.max_position_embeddings,
                "status": status, "step_s": None, "step_times": [round(x, 6) for x in times],
                "tokens_per_s": None, "tflops_per_gpu": None, "mfu": None,
+               "tflops_per_gpu_causal": None, "mfu_causal": None,
                "gpu_peak_bytes": peak, "gpu_alloc_peak_bytes": alloc, "loss": loss,
                "device": a.device, "dtype": a.dtype, "warmup": a.warmup, "steps": a.steps,
                "t_start": t_window[0], "t_end": t_window[1], "host": socket.gethostname(),
@@ -529,10 +609,13 @@ def main(argv):
             rec["zero_stage"] = a.zero_stage
         if status == "ok" and times:
             s = statistics.median(times)
-            flops = 6.0 * n_params * tokens + 12.0 * L * H * D * T * tokens
-            tf = flops / s / G / 1e12
+            tf = flops_per_step(n_params, L, H, D, T, tokens) / s / G / 1e12
+            tfc = flops_per_step(n_params, L, H, D, T, tokens, causal=True) / s / G / 1e12
+            cuda = a.device == "cuda"
             rec.update(step_s=s, tokens_per_s=tokens / s, tflops_per_gpu=tf,
-                       mfu=tf / H200_PEAK_BF16_TFLOPS if a.device == "cuda" else None)
+                       mfu=tf / H200_PEAK_BF16_TFLOPS if cuda else None,
+                       tflops_per_gpu_causal=tfc,
+                       mfu_causal=tfc / H200_PEAK_BF16_TFLOPS if cuda else None)
         if rank == 0:
             if a.out:
                 with open(a.out, "a") as f:

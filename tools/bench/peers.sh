@@ -1,15 +1,19 @@
 #!/usr/bin/env bash
 # The peer benchmark in one call on the GPU machine: slidedp against FSDP2, FSDP2 + CPU offload
-# and DeepSpeed ZeRO-Offload on the same model shape, sequence length and global batches
+# and DeepSpeed ZeRO-Offload, each also with Liger-Kernel (the *_liger systems), on the same
+# model shape, sequence length(s) and global batches
 # (tools/bench/compare.py does the work; every argument goes to it), writing logs, CSV, JSONL,
 # the summary and the plot into ${OUT:-./bench-out}.
 #
 #   bash tools/bench/peers.sh --config tools/configs/qwen3-4b.json --seq-len 4096 \
-#       --batches 4,8,16 --gpus 0 [--systems ...] [--slidedp-args "..."]
+#       --batches 4,8,16 --gpus 0 [--systems ...] [--slidedp-args "..."] [--time-budget S]
+#   bash tools/bench/peers.sh ... --seq-lens 65536,131072 --batches 1 \
+#       --systems slidedp,fsdp2_liger_ac                     # long sequences
 #
 # Before that it
 #   1. installs the wheels of .whl/ (tools/bench/fetch_peer_wheels.sh fetches them on a machine
-#      with PyPI: DeepSpeed, hjson, pydantic, ...) into /tmp/site and puts it on PYTHONPATH;
+#      with PyPI: DeepSpeed, liger-kernel, hjson, pydantic, ...) into /tmp/site and puts it on
+#      PYTHONPATH;
 #   2. JIT-builds DeepSpeed's CPU Adam op once, timed, with its log in $OUT/deepspeed-op-build.log,
 #      so that no rank of the deepspeed runs compiles inside a timed or timeout-bound job.
 # The one design decision: nothing is installed outside /tmp/site and torch's extension cache,
@@ -30,7 +34,8 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 die() { echo "peers.sh: error: $1" >&2; [[ $# -gt 1 ]] && echo "HINT: $2" >&2; exit 2; }
 
 # what compare.py will be asked for (its own checks come later; these only steer the set-up)
-device=cuda systems="slidedp,fsdp2,fsdp2_ac,fsdp2_offload,deepspeed" args=("$@")
+# (the default is compare.py's DEFAULT_SYSTEMS; tests/launcher/test_peer_bench.sh checks they agree)
+device=cuda systems="slidedp,fsdp2,fsdp2_ac,fsdp2_liger,fsdp2_liger_ac,fsdp2_offload,deepspeed,deepspeed_liger" args=("$@")
 for ((i = 0; i < ${#args[@]}; i++)); do
   case "${args[i]}" in
     --out) out="${args[i + 1]:-}" ;;
@@ -74,7 +79,19 @@ else
   echo "peers.sh: no wheels in $whl (tools/bench/fetch_peer_wheels.sh fetches them): using what $py has"
 fi
 
-# 2. DeepSpeed's CPU Adam, built once (only when a deepspeed system runs)
+# 2. Liger-Kernel (only when a _liger system runs): its import once, so a missing wheel is
+#    said here; its cutedsl/ascend back-ends print import warnings, harmless
+if [[ ",$systems," == *_liger* ]]; then
+  if v="$("$py" -c 'import liger_kernel.transformers; from importlib.metadata import version; print(version("liger-kernel"))' 2>"$out/liger-import.log" | tail -1)" && [[ -n "$v" ]]; then
+    echo "peers.sh: Liger-Kernel $v imports (warnings, if any, in $out/liger-import.log)"
+  else
+    echo "peers.sh: warning: $py cannot import liger_kernel (no .whl/?); the _liger rows will" \
+         "show the error. HINT: run tools/bench/fetch_peer_wheels.sh on a machine with PyPI" >&2
+    tail -3 "$out/liger-import.log" >&2
+  fi
+fi
+
+# 3. DeepSpeed's CPU Adam, built once (only when a deepspeed system runs)
 if [[ ",$systems," == *,deepspeed* ]]; then
   if "$py" -c 'import deepspeed' 2>/dev/null; then
     export MAX_JOBS="${MAX_JOBS:-$(nproc)}"
