@@ -201,6 +201,12 @@ class PrepareTest(unittest.TestCase):
         rc, _, se = run("--tokenizer", self.tmp.name, "--input", self.path("chat.jsonl"), "--out", self.path("x.tok"))
         self.assertEqual(rc, 2)
         self.assertIn("neither tokenizer.json nor tokenizer.model", se)
+        # a SentencePiece-only model directory (stories260K): the runtime reads its text itself
+        rc, _, se = run("--tokenizer", os.path.join(SHARED, "models", "stories260K"), "--input",
+                        self.path("blank.txt"), "--out", self.path("sp.tok"))
+        self.assertEqual(rc, 2, se)
+        self.assertIn("only a SentencePiece tokenizer.model", se)
+        self.assertIn("--data directly", se)
         # a tokenizer without a chat template cannot prepare chat data
         notpl = os.path.join(self.tmp.name, "notpl")
         os.makedirs(notpl, exist_ok=True)

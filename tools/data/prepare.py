@@ -52,7 +52,11 @@ def tokenizer_file(path):
 
 
 def load_tokenizer(path):
+    import transformers
     from transformers import AutoTokenizer, PreTrainedTokenizerFast
+    # Documents longer than model_max_length are fine here (the runtime splits them into rows
+    # of T tokens); transformers' warning about it is noise.
+    transformers.logging.set_verbosity_error()
     if os.path.isdir(path):
         return AutoTokenizer.from_pretrained(path)
     d = os.path.dirname(os.path.abspath(path))
@@ -280,7 +284,15 @@ def histogram(lengths):
 
 def prepare(args):
     tok_file = tokenizer_file(args.tokenizer)
-    tok = load_tokenizer(args.tokenizer)
+    if os.path.basename(tok_file) == "tokenizer.model" and not os.path.isfile(
+            os.path.join(args.tokenizer, "tokenizer_config.json")):
+        raise DataError(f"{args.tokenizer} has only a SentencePiece tokenizer.model (no tokenizer.json or "
+                        "tokenizer_config.json) for transformers to load\nHINT: the runtime tokenises text "
+                        "with tokenizer.model itself: pass the .txt to --data directly")
+    try:
+        tok = load_tokenizer(args.tokenizer)
+    except (OSError, ValueError) as e:
+        raise DataError(f"transformers cannot load the tokenizer of {args.tokenizer}: {e}")
     first = None
     if not args.input.endswith(".txt"):
         for _, rec in read_records(args.input, "jsonl", None):
