@@ -4,7 +4,7 @@
 # comparison (tools/bench/peers.sh); logs to $OUT (or ./gpu-logs). Works on 1..8 GPUs.
 #
 #   bash tools/gpu-check.sh [steps...]
-#     steps, run in the order given: build test layer profile slidedp packed peers longest ipc main realrun adamw
+#     steps, run in the order given: build test layer profile slidedp packed peers longest ipc main realrun finetune adamw
 #     (default: build test layer slidedp)
 #   Environment (each optional):
 #     SLIDEDP_BENCH_CONFIG    model shape of `slidedp` and `peers` (default tools/configs/qwen3-4b.json
@@ -166,6 +166,13 @@ do_realrun() {
   $B/bin/slidedp_generate --model "$OUT/realrun-model" --prompt "And God said" --max-new-tokens 24 --device cuda 2>&1 | tail -2
   rm -rf "$OUT/realrun-model"
 }
+do_finetune() {
+  step "finetune: HF tokenizer + chat data -> prepare -> train (GPU workers, bf16) with held-out eval -> export -> generate"
+  SLIDEDP_E2E_LAUNCH="--gpus $GPUS --worker-threads 2" SLIDEDP_E2E_RTOL=2e-2 timeout 600 \
+    bash tests/data/test_finetune_e2e.sh python3 "$BIN/slidedp_worker" "$SLIDEDP_SHARED_DIR" \
+    > "$OUT/finetune.log" 2>&1 || rc=1
+  grep -E "eval loss|held-out|generate:|FAIL|passed|rror" "$OUT/finetune.log" | cut -c1-300 | tail -20
+}
 do_adamw() {
   step "adamw"
   timeout 120 bash tools/bench/bench_adamw.sh --build "$B" --n 256M --threads $(nproc) > "$OUT/bench-adamw.log" 2>&1 || rc=1
@@ -179,7 +186,7 @@ do_ipc() {
   grep -E "bench_ipc|RESULT|rror" "$OUT/bench-ipc.log"
 }
 for s in $STEPS; do
-  declare -F "do_$s" >/dev/null || { echo "gpu-check.sh: unknown step '$s' (steps: build test layer profile slidedp packed peers longest ipc main realrun adamw)"; exit 2; }
+  declare -F "do_$s" >/dev/null || { echo "gpu-check.sh: unknown step '$s' (steps: build test layer profile slidedp packed peers longest ipc main realrun finetune adamw)"; exit 2; }
   "do_$s"
 done
 echo "=== done rc=$rc ($(date +%T))"

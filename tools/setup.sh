@@ -21,7 +21,10 @@ BUILD_DIR=${SLIDEDP_BUILD_DIR:-$ROOT/build}
 VENV=${SLIDEDP_VENV:-$HOME/.cache/slidedp/venv}
 TORCH_VERSION=2.11.0
 TRANSFORMERS_VERSION=5.17.0   # the GPU machine's, and the one shared/ fixtures were made with
-PY_PACKAGES=("torch==$TORCH_VERSION" "transformers==$TRANSFORMERS_VERSION" "safetensors" "numpy" "sentencepiece" "matplotlib")
+# tokenizers (Hugging Face tokenizer.json), jinja2 (chat templates) and tqdm (progress) for
+# tools/data/prepare.py and tools/generate.py; transformers pulls tokenizers and tqdm in too.
+PY_PACKAGES=("torch==$TORCH_VERSION" "transformers==$TRANSFORMERS_VERSION" "safetensors" "numpy" "sentencepiece" "matplotlib"
+             "tokenizers" "jinja2" "tqdm")
 APT_PACKAGES=(build-essential cmake ninja-build pkg-config python3-venv
   openmpi-bin libopenmpi-dev libboost-dev libnuma-dev numactl libgtest-dev libgmock-dev
   nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev libsentencepiece-dev
@@ -48,7 +51,7 @@ fi
 # ---- Python with torch 2.11 ---------------------------------------------------------------
 has_stack() {  # $1 = python; true if it has torch 2.11.* and transformers
   "$1" - <<PY >/dev/null 2>&1
-import torch, transformers, safetensors, numpy, sentencepiece
+import torch, transformers, safetensors, numpy, sentencepiece, tokenizers, jinja2, tqdm
 assert torch.__version__.split('+')[0] == "$TORCH_VERSION", torch.__version__
 assert transformers.__version__ == "$TRANSFORMERS_VERSION", transformers.__version__
 PY

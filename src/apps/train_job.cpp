@@ -6,6 +6,8 @@
 #include <fstream>
 #include <memory>
 #include <sstream>
+#include <climits>
+#include <cstdlib>
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
@@ -76,6 +78,30 @@ class SyntheticBatches : public BatchSource {
   int64_t docMin_, docMax_;
 };
 
+/// The held-out set for Trainer::evaluate: its first epoch in file order, batch after batch;
+/// rows past the epoch's end (the last batch's tail) are masked out, so each eval row counts
+/// once.
+class EvalBatches : public BatchSource {
+ public:
+  EvalBatches(std::unique_ptr<data::DataLoader> loader, int64_t B, int64_t max_batches)
+      : loader_(std::move(loader)), B_(B), rows_(loader_->rowsInEpoch(0)) {
+    batches_ = (rows_ + B - 1) / B;
+    if (max_batches > 0) batches_ = std::min(batches_, max_batches);
+  }
+  GlobalBatch batch(int64_t step) override {
+    GlobalBatch b = loader_->batch(step);
+    for (int64_t r = 0; r < b.B; ++r)
+      if ((step - 1) * B_ + r >= rows_) std::fill_n(b.labels.begin() + r * b.T, b.T, int64_t{-100});
+    return b;
+  }
+  int64_t numBatches() const { return batches_; }
+  const data::DataLoader& loader() const { return *loader_; }
+
+ private:
+  std::unique_ptr<data::DataLoader> loader_;
+  int64_t B_, rows_, batches_ = 0;
+};
+
 /// `synthetic-packed:MIN:MAX` -> {MIN, MAX} (tokens per document); throws UserError if malformed.
 std::pair<int64_t, int64_t> parsePackedSynthetic(const std::string& spec) {
   const std::string prefix = "synthetic-packed:";
@@ -103,14 +129,24 @@ void addTrainOptions(CLI::App& app, TrainJobOptions& o) {
   g->add_option("--model", o.model, "Hugging Face model directory (config.json + safetensors) to fine-tune");
   g->add_option("--model-config", o.model_config, "config.json of a model to initialise randomly (benchmarks)");
   g->add_option("--seed", o.seed, "Seed of random initialisation and synthetic data")->capture_default_str();
-  g->add_option("--data", o.data, "Data: a file (.bin token stream (llm.c header or raw), .npy, "
-                ".jsonl with input_ids[/labels], .txt with --tokenizer), synthetic (random tokens), "
+  g->add_option("--data", o.data, "Data: a file (a token file of `launcher/slidedp-run prepare` "
+                "(Hugging Face tokenizers, chat templates), .bin token stream (llm.c header or raw), .npy, "
+                ".jsonl with input_ids[/labels] (labels unshifted, as transformers takes them), .txt "
+                "with a SentencePiece --tokenizer), synthetic (random tokens), "
                 "synthetic-packed:MIN:MAX (random tokens in packed documents of MIN..MAX tokens) "
                 "or reference:FILE.safetensors (step{s}.input_ids/labels)")->capture_default_str();
-  g->add_option("--data-format", o.data_format, "Data format: auto (by extension), bin, npy, jsonl, text")->capture_default_str();
+  g->add_option("--eval-data", o.eval_data, "Held-out data (any --data format; a prepared file for "
+                "chat): its loss and perplexity, forward only, every --eval-every steps and at the end");
+  g->add_option("--eval-every", o.eval_every, "Evaluate on --eval-data every N steps (0: only after "
+                "the last step)")->capture_default_str();
+  g->add_option("--eval-batches", o.eval_batches, "Global batches (of --batch-size rows) per "
+                "evaluation (0: the whole eval set once)")->capture_default_str();
+  g->add_option("--data-format", o.data_format, "Data format: auto (a file of tools/data/prepare.py by "
+                "its header, else by extension), prepared, bin, npy, jsonl, text")->capture_default_str();
   g->add_option("--tokenizer", o.tokenizer, "SentencePiece tokenizer.model for text data (default: "
                 "the model directory's tokenizer.model)");
-  g->add_option("--token-dtype", o.token_dtype, ".bin without llm.c header: auto (uint16), uint16, uint32")->capture_default_str();
+  g->add_option("--token-dtype", o.token_dtype, ".bin without llm.c header: auto (uint16; refused as "
+                "ambiguous when the vocabulary exceeds 65,536), uint16, uint32")->capture_default_str();
   g->add_flag("--shuffle,!--no-shuffle", o.shuffle, "Shuffle documents/windows each epoch (seeded)")->capture_default_str();
   g->add_option("--doc-start-token", o.doc_start_token, "Token streams: id that starts a document "
                 "(positions reset there; e.g. BOS); -1: none")->capture_default_str();
@@ -247,7 +283,7 @@ std::string formatDuration(double s) {
 /// Returns the last step run.
 int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trainer, BatchSource& data,
                  const std::vector<RunVariant>& variants, SyntheticBatches* synthetic,
-                 data::DataLoader* loader) {
+                 data::DataLoader* loader, EvalBatches* eval = nullptr) {
   const auto& cfg = trainer.config();
   const int G = trainer.numWorkers();
   const double n_params = static_cast<double>(trainer.layout().parameterCount());
@@ -269,7 +305,8 @@ int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trai
   const char* kColumns[] = {"step", "variant", "loss", "lr", "grad_norm", "tokens", "step_s",
                             "tokens_per_s", "tflops_per_gpu", "fwd_s", "head_s", "bwd_s", "h2d_s",
                             "d2h_s", "version_wait_s", "handoff_wait_s", "leader_wait_s",
-                            "leader_update_s", "kept_layers", "gpu_peak_bytes"};
+                            "leader_update_s", "kept_layers", "gpu_peak_bytes", "eval_loss",
+                            "eval_ppl"};
   if (csv && metrics.is_open() && trainer.firstStep() == 1) {
     for (size_t i = 0; i < std::size(kColumns); ++i) metrics << (i ? "," : "") << kColumns[i];
     metrics << "\n";
@@ -308,6 +345,10 @@ int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trai
     const int64_t end = variants.size() > 1 ? static_cast<int64_t>(vi + 1) * o.steps : last;
     while (step < end) {
       const StepRecord rec = trainer.step(++step, data);
+      // Held-out loss (forward only) every --eval-every steps and after the last.
+      EvalRecord ev;
+      if (eval && ((o.eval_every > 0 && step % o.eval_every == 0) || step == last))
+        ev = trainer.evaluate(step, *eval, eval->numBatches());
       const double tokens = static_cast<double>(rec.batch_tokens);
       const double flops = 6.0 * n_params * tokens +
                            12.0 * cfg.numLayers * cfg.numHeads * cfg.headDim * rec.T * tokens;
@@ -321,10 +362,14 @@ int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trai
           bar = "[" + std::string(done, '#') + std::string(width - done, '.') + "] ";
         }
         SLIDEDP_LOG_INFO(
-            "{}step {}/{} (ETA {}) | {} | loss {:.4f} | lr {:.2e} | gnorm {:.3f} | {:.0f} tok/s | "
+            "{}step {}/{} (ETA {}) | {} | loss {:.4f}{} | lr {:.2e} | gnorm {:.3f} | {:.0f} tok/s | "
             "{:.1f} TFLOPS/GPU{} | {:.3f} s | fwd {:.3f} head {:.3f} bwd {:.3f} h2d {:.3f} d2h "
             "{:.3f} ver-wait {:.3f} handoff-wait {:.3f} | leader wait {:.3f} update {:.3f}{}",
-            bar, step, last, formatDuration(eta), v.label, rec.loss, rec.lr, rec.grad_norm,
+            bar, step, last, formatDuration(eta), v.label, rec.loss,
+            ev.tokens > 0 ? fmt::format(" | eval loss {:.4f} ppl {:.2f} ({} tokens, {:.2f} s)", ev.loss,
+                                        std::exp(ev.loss), ev.tokens, ev.seconds)
+                          : std::string(),
+            rec.lr, rec.grad_norm,
             tokens / rec.seconds, tflops_gpu,
             ctx.device == DeviceKind::kCuda ? fmt::format(" | MFU {:.1f}%", 100 * tflops_gpu / kH200PeakBf16Tflops) : "",
             rec.seconds, rec.fwd_s, rec.head_s, rec.bwd_s, rec.h2d_s, rec.d2h_s, rec.version_wait_s,
@@ -343,12 +388,19 @@ int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trai
           if (csv) {
             metrics << step << "," << v.label;
             for (double x : vals) metrics << "," << fmt::format("{:.9g}", x);
+            if (ev.tokens > 0) metrics << fmt::format(",{:.9g},{:.9g}", ev.loss, std::exp(ev.loss));
+            else metrics << ",,";
             metrics << "\n";
           } else {
             nlohmann::json j = {{"step", step}, {"variant", v.label},
                                 {"delivery", routeName(v.opts.delivery)},
                                 {"reduction", routeName(v.opts.reduction)}};
             for (size_t i = 0; i < std::size(vals); ++i) j[kColumns[i + 2]] = vals[i];
+            if (ev.tokens > 0) {
+              j["eval_loss"] = ev.loss;
+              j["eval_ppl"] = std::exp(ev.loss);
+              j["eval_tokens"] = ev.tokens;
+            }
             metrics << j.dump() << "\n";
           }
           metrics.flush();
@@ -462,6 +514,7 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
   std::string problem;
   std::unique_ptr<BatchSource> data;
   data::DataLoader* loader_ptr = nullptr;
+  std::unique_ptr<EvalBatches> eval;
   try {
     if (o.model.empty() == o.model_config.empty())
       throwUserError("give exactly one of --model (a Hugging Face directory) and --model-config "
@@ -510,11 +563,26 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
       spec.vocab_size = cfg.vocabSize;
       spec.shuffle = o.shuffle;
       spec.stream_doc_start = o.doc_start_token;
+      spec.model_dir = o.model;
       auto loader = data::DataLoader::open(spec);
-      if (ctx.world_rank == 0) SLIDEDP_LOG_INFO("data: {}", loader->describe());
+      if (ctx.world_rank == 0) SLIDEDP_LOG_INFO("{}", loader->describe());
       loader_ptr = loader.get();
       data = std::move(loader);
+      if (!o.eval_data.empty()) {
+        spec.path = o.eval_data;
+        spec.shuffle = false;
+        eval = std::make_unique<EvalBatches>(data::DataLoader::open(spec), o.batch_size, o.eval_batches);
+        if (ctx.world_rank == 0)
+          SLIDEDP_LOG_INFO("eval {}; {} batch(es) per evaluation, every {}", eval->loader().describe(),
+                           eval->numBatches(), o.eval_every > 0 ? fmt::format("{} steps and at the end", o.eval_every)
+                                                                : std::string("run, at the end"));
+      }
     }
+    if (!o.eval_data.empty() && !eval)
+      throwUserError("--eval-data needs --data to be a data file (not {})", o.data);
+    if (o.eval_every < 0 || o.eval_batches < 0)
+      throwUserError("--eval-every and --eval-batches must be >= 0 (got {} and {})", o.eval_every,
+                     o.eval_batches);
   } catch (const UserError& e) {
     problem = e.what();
   }
@@ -570,7 +638,7 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
   JobGuard guard;
   guard.start(ctx, trainer.segment().control(), WatchdogOptions{0.05, o.heartbeat_timeout_s, o.stall_timeout_s});
   try {
-    runSteps(ctx, o, trainer, *data, variants, synthetic, loader_ptr);
+    runSteps(ctx, o, trainer, *data, variants, synthetic, loader_ptr, eval.get());
     if (!o.export_dir.empty()) {
       if (ctx.isLeader()) {
         trainer.exportHf(o.export_dir, o.export_bf16,
@@ -587,13 +655,33 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
   }
   guard.stop();
   if (ctx.world_rank == 0) {
+    // Commands that work from any directory: absolute paths, the interpreter with the packages.
+    auto abs = [](const std::string& p) {
+      char buf[PATH_MAX];
+      return ::realpath(p.c_str(), buf) ? std::string(buf) : p;
+    };
+    auto quote = [](const std::string& p) {
+      return p.find_first_of(" \t'\"$") == std::string::npos ? p : "'" + p + "'";
+    };
+#ifdef SLIDEDP_SOURCE_DIR
+    const std::string root = SLIDEDP_SOURCE_DIR, bin = SLIDEDP_BIN_DIR;
+    const std::string py = formats::isRegularFile(SLIDEDP_PYTHON_EXE) ? SLIDEDP_PYTHON_EXE : "python3";
+#else
+    const std::string root = ".", bin = "build/bin", py = "python3";
+#endif
     std::string where;
-    if (!o.export_dir.empty())
-      where += fmt::format("\n  model (Hugging Face format): {}\n    try: build/bin/slidedp_generate "
-                           "--model {} --prompt \"And God said\"", o.export_dir, o.export_dir);
+    if (!o.export_dir.empty()) {
+      const std::string m = quote(abs(o.export_dir));
+      if (formats::isRegularFile(formats::joinPath(o.export_dir, "tokenizer.json")))
+        where += fmt::format("\n  model (Hugging Face format): {}\n    try: {} {}/tools/generate.py --model {} "
+                             "--chat --prompt \"Hello\"", m, py, root, m);
+      else
+        where += fmt::format("\n  model (Hugging Face format): {}\n    try: {}/slidedp_generate --model {} "
+                             "--prompt \"And God said\"", m, bin, m);
+    }
     if (!o.metrics.empty())
-      where += fmt::format("\n  metrics: {}\n    plot: python3 tools/plot/plot_metrics.py {} --out "
-                           "{}.png", o.metrics, o.metrics, o.metrics);
+      where += fmt::format("\n  metrics: {}\n    plot: {} {}/tools/plot/plot_metrics.py {} --out {}.png",
+                           quote(abs(o.metrics)), py, root, quote(abs(o.metrics)), quote(abs(o.metrics)));
     if (!o.trace.empty()) where += fmt::format("\n  trace: {} (open in ui.perfetto.dev)", o.trace);
     if (!o.checkpoint_dir.empty())
       where += fmt::format("\n  checkpoints: {} (continue with --resume {})", o.checkpoint_dir, o.checkpoint_dir);

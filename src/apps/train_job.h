@@ -18,6 +18,9 @@ struct TrainJobOptions {
   std::string model_config;  // or: a config.json to initialise randomly
   uint64_t seed = 1234;
   std::string data = "synthetic";  // synthetic | reference:FILE.safetensors | a data file
+  std::string eval_data;           // held-out data file (any format of --data); "" = none
+  int64_t eval_every = 0;          // evaluate every N steps (0: only at the end); with eval_data
+  int64_t eval_batches = 0;        // global batches per evaluation (0: the whole eval set once)
   std::string data_format = "auto";
   std::string tokenizer;           // SentencePiece tokenizer.model (text data)
   std::string token_dtype = "auto";

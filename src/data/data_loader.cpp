@@ -5,6 +5,8 @@
 #include <cctype>
 #include <climits>
 
+#include <unistd.h>
+
 #include <fmt/format.h>
 
 #include "common/errors.h"
@@ -22,9 +24,15 @@ std::string extensionOf(const std::string& path) {
   return e;
 }
 
+std::string prepareCommand(const DataSpec& spec) {
+  return fmt::format("launcher/slidedp-run prepare --model {} --input {} --out {}.tok",
+                     spec.model_dir.empty() ? "MODEL_DIR" : spec.model_dir, spec.path, spec.path);
+}
+
 std::string resolveFormat(const DataSpec& spec) {
   std::string f = spec.format;
   if (f == "txt") f = "text";
+  if (f == "auto" && PreparedFile::detect(spec.path)) return "prepared";
   if (f == "auto") {
     const std::string e = extensionOf(spec.path);
     if (e == ".bin") return "bin";
@@ -32,13 +40,14 @@ std::string resolveFormat(const DataSpec& spec) {
     if (e == ".jsonl") return "jsonl";
     if (e == ".txt") return "text";
     throwUserError("cannot tell the format of data file {} from its extension '{}'\nHINT: use "
-                   ".bin (llm.c / nanoGPT tokens), .npy, .jsonl (input_ids, labels) or .txt "
-                   "(with a tokenizer), or set the format explicitly (bin, npy, jsonl, text).",
+                   ".bin (llm.c / nanoGPT tokens), .npy, .jsonl (input_ids, labels), .txt "
+                   "(with a tokenizer) or a file of tools/data/prepare.py, or set the format "
+                   "explicitly (prepared, bin, npy, jsonl, text).",
                    spec.path, e);
   }
-  if (f != "bin" && f != "npy" && f != "jsonl" && f != "text") {
-    throwUserError("unknown data format '{}' for {}\nHINT: use auto, bin, npy, jsonl or text.", f,
-                   spec.path);
+  if (f != "bin" && f != "npy" && f != "jsonl" && f != "text" && f != "prepared") {
+    throwUserError("unknown data format '{}' for {}\nHINT: use auto, prepared, bin, npy, jsonl or "
+                   "text.", f, spec.path);
   }
   return f;
 }
@@ -63,9 +72,9 @@ std::unique_ptr<DataLoader> DataLoader::open(const DataSpec& spec) {
   const int64_t T = spec.seq_len;
   L->epochBegin_[0] = 0;
   if (L->format_ == "bin" || L->format_ == "npy") {
-    L->stream_ = std::make_unique<TokenFile>(L->format_ == "bin"
-                                                 ? TokenFile::openBin(spec.path, spec.token_dtype)
-                                                 : TokenFile::openNpy(spec.path));
+    L->stream_ = std::make_unique<TokenFile>(
+        L->format_ == "bin" ? TokenFile::openBin(spec.path, spec.token_dtype, spec.vocab_size)
+                            : TokenFile::openNpy(spec.path));
     const int64_t n = L->stream_->size();
     if (n == 0) {
       throwUserError("data file {} ({}) holds no token\nHINT: the file is empty; check the "
@@ -75,31 +84,58 @@ std::unique_ptr<DataLoader> DataLoader::open(const DataSpec& spec) {
       throwUserError("data file {} holds {} tokens, fewer than one row of T+1 = {} tokens\n"
                      "HINT: use more data or a smaller sequence length.", spec.path, n, T + 1);
     }
+    L->stream_->checkIds(spec.vocab_size);
     L->windows_ = (n - 1) / T;
+    return L;
+  }
+  if (L->format_ == "prepared") {
+    if (spec.token_dtype != "auto")
+      throwUserError("data: token_dtype '{}' does not apply to {}: a prepared file records its "
+                     "dtype in its header", spec.token_dtype, spec.path);
+    L->prepared_ = std::make_unique<PreparedFile>(
+        PreparedFile::open(spec.path, spec.vocab_size, spec.model_dir));
+    L->buildPieces(L->prepared_->docOffsets(), L->prepared_->numDocuments());
     return L;
   }
   if (spec.token_dtype != "auto") {
     throwUserError("data: token_dtype '{}' applies to .bin files only, not {} ({})",
                    spec.token_dtype, spec.path, L->format_);
   }
-  L->docs_ = L->format_ == "jsonl" ? readJsonl(spec.path, spec.vocab_size)
-                                   : readText(spec.path, spec.tokenizer, spec.vocab_size);
+  if (L->format_ == "text" && spec.tokenizer.empty() && !spec.model_dir.empty() &&
+      ::access((spec.model_dir + "/tokenizer.json").c_str(), R_OK) == 0)
+    throwUserError("text data {}: the model {} has a Hugging Face tokenizer.json (no SentencePiece "
+                   "tokenizer.model), which the runtime does not run\nHINT: tokenise it first, with "
+                   "the model's own tokenizer:\n  {}\nthen train with --data {}.tok", spec.path,
+                   spec.model_dir, prepareCommand(spec), spec.path);
+  try {
+    L->docs_ = L->format_ == "jsonl" ? readJsonl(spec.path, spec.vocab_size)
+                                     : readText(spec.path, spec.tokenizer, spec.vocab_size);
+  } catch (const UntokenisedRecords& e) {
+    throwUserError("{}\nHINT: tokenise it with the model's tokenizer (chat template applied, only "
+                   "the replies trained):\n  {}\nthen train with --data {}.tok", e.what(),
+                   prepareCommand(spec), spec.path);
+  }
   const DocumentSet& d = L->docs_;
   if (std::all_of(d.targets.begin(), d.targets.end(), [](int32_t t) { return t == -100; })) {
     throwUserError("data file {}: every label is -100 ({} documents, {} tokens), there is "
                    "nothing to learn\nHINT: single-token documents have no target; check the "
                    "labels.", spec.path, d.numDocuments(), d.numTokens());
   }
-  L->docPieces_.reserve(d.numDocuments() + 1);
-  L->docPieces_.push_back(0);
-  for (int64_t doc = 0; doc < d.numDocuments(); ++doc) {
-    for (int64_t b = d.offsets[doc]; b < d.offsets[doc + 1]; b += T) {
-      L->pieceBegin_.push_back(b);
-      L->pieceLen_.push_back(static_cast<int32_t>(std::min<int64_t>(T, d.offsets[doc + 1] - b)));
-    }
-    L->docPieces_.push_back(static_cast<int64_t>(L->pieceBegin_.size()));
-  }
+  L->buildPieces(d.offsets.data(), d.numDocuments());
   return L;
+}
+
+void DataLoader::buildPieces(const int64_t* offsets, int64_t D) {
+  const int64_t T = spec_.seq_len;
+  docPieces_.reserve(D + 1);
+  docPieces_.push_back(0);
+  for (int64_t doc = 0; doc < D; ++doc) {
+    for (int64_t b = offsets[doc]; b < offsets[doc + 1]; b += T) {
+      pieceBegin_.push_back(b);
+      pieceLen_.push_back(static_cast<int32_t>(std::min<int64_t>(T, offsets[doc + 1] - b)));
+    }
+    docPieces_.push_back(static_cast<int64_t>(pieceBegin_.size()));
+  }
 }
 
 uint64_t DataLoader::epochKey(int64_t epoch) const {
@@ -112,7 +148,7 @@ const DataLoader::EpochPlan& DataLoader::plan(int64_t epoch) {
   }
   EpochPlan p;
   p.epoch = epoch;
-  const int64_t D = docs_.numDocuments();
+  const int64_t D = numDocuments();
   const Permutation perm(spec_.shuffle ? uint64_t(D) : 0, epochKey(epoch));
   p.order.reserve(pieceBegin_.size());
   p.rowBegin.push_back(0);
@@ -180,6 +216,18 @@ void DataLoader::fillDocumentRow(int64_t epoch, int64_t row, int64_t* ids, int64
   for (int64_t k = p.rowBegin[row]; k < p.rowBegin[row + 1]; ++k) {
     const int64_t q = p.order[k];
     const int64_t b = pieceBegin_[q];
+    if (prepared_) {
+      // target[i] = the next token where the mask trains it, within the document.
+      const int64_t* off = prepared_->docOffsets();
+      const int64_t end = *std::upper_bound(off, off + prepared_->numDocuments() + 1, b);
+      for (int64_t i = 0; i < pieceLen_[q]; ++i, ++t) {
+        const int64_t g = b + i;
+        ids[t] = prepared_->token(g);
+        labels[t] = g + 1 < end && prepared_->trained(g + 1) ? prepared_->token(g + 1) : -100;
+        pos[t] = i;
+      }
+      continue;
+    }
     for (int64_t i = 0; i < pieceLen_[q]; ++i, ++t) {
       ids[t] = docs_.tokens[b + i];
       labels[t] = docs_.targets[b + i];
@@ -271,9 +319,13 @@ void DataLoader::restore(const nlohmann::json& c) {
   lastEpochBegin_ = first;
 }
 
-int64_t DataLoader::numTokens() const { return stream_ ? stream_->size() : docs_.numTokens(); }
+int64_t DataLoader::numTokens() const {
+  return stream_ ? stream_->size() : prepared_ ? prepared_->numTokens() : docs_.numTokens();
+}
 
-int64_t DataLoader::numDocuments() const { return stream_ ? 1 : docs_.numDocuments(); }
+int64_t DataLoader::numDocuments() const {
+  return stream_ ? 1 : prepared_ ? prepared_->numDocuments() : docs_.numDocuments();
+}
 
 std::string DataLoader::describe() const {
   const std::string order =
@@ -287,9 +339,9 @@ std::string DataLoader::describe() const {
                            : std::string());
   }
   return fmt::format("data: {} {}: {} documents, {} tokens ({} pieces of <= T), packed into "
-                     "rows without splitting documents, B = {}, T = {}, {}", format_, spec_.path,
-                     docs_.numDocuments(), docs_.numTokens(), pieceBegin_.size(),
-                     spec_.batch_size, spec_.seq_len, order);
+                     "rows without splitting documents, B = {}, T = {}, {}{}", format_, spec_.path,
+                     numDocuments(), numTokens(), pieceBegin_.size(), spec_.batch_size,
+                     spec_.seq_len, order, prepared_ ? "; " + prepared_->describe() : std::string());
 }
 
 }  // namespace slidedp::data

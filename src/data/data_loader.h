@@ -16,6 +16,9 @@
 //    input_ids = window[0..T), labels = window[1..T], position_ids = 0..T-1. With
 //    DataSpec.stream_doc_start = s >= 0 (e.g. BOS) positions also restart at every input
 //    token s, and the label predicting s (labels[t] where window[t+1] == s) is -100.
+//  * Prepared token files (tools/data/prepare.py): documents whose labels are the ids where the
+//    file's loss mask is 1, else -100 (transformers' unshifted labels), then as below; read
+//    from the mapping, never copied.
 //  * Documents (.jsonl, .txt): each document of n tokens gets targets once, at load:
 //    target[t] = L[t+1] (t < n-1), target[n-1] = -100, with L = its JSONL "labels" when given,
 //    else its input_ids. This is transformers' shift (logits[t] vs labels[t+1]), so a row gives
@@ -40,18 +43,22 @@
 #include <nlohmann/json.hpp>
 
 #include "data/documents.h"
+#include "data/prepared_file.h"
 #include "data/token_file.h"
-#include "train/trainer.h"  // BatchSource, GlobalBatch (declarations only; no LibTorch)
+#include "data/batch_source.h"
 
 namespace slidedp::data {
 
 /// What to read and how to batch it. Every knob with its default and meaning.
 struct DataSpec {
   std::string path;               // the data file
-  std::string format = "auto";    // auto (by extension: .bin .npy .jsonl .txt), bin, npy, jsonl,
-                                  // text
+  std::string format = "auto";    // auto (a prepared token file by its magic, else by extension:
+                                  // .bin .npy .jsonl .txt), prepared, bin, npy, jsonl, text
   std::string tokenizer;          // SentencePiece tokenizer.model (text only)
-  std::string token_dtype = "auto";  // .bin without llm.c header: auto (= uint16), uint16, uint32
+  std::string token_dtype = "auto";  // .bin without llm.c header: auto (= uint16 when V <= 65536;
+                                     // refused as ambiguous above), uint16, uint32
+  std::string model_dir;          // the model's directory ("" = none): prepared files' tokenizer
+                                  // identity is checked against its tokenizer file
   int64_t batch_size = 0;         // B: rows of the global batch
   int64_t seq_len = 0;            // T: tokens per row
   uint64_t seed = 0;              // shuffling seed
@@ -65,10 +72,16 @@ class DataLoader : public slidedp::BatchSource {
  public:
   /// Opens and validates the data (token files are mmap'd; JSONL and text are tokenised into
   /// memory here). Throws UserError (with a HINT) for: B, T or V < 1; an unknown format or
-  /// extension; an unreadable file; a bad llm.c header or .npy (dtype, shape, size); empty
-  /// data; a stream shorter than T+1 tokens; a JSONL line that is not an object, lacks
-  /// input_ids, has ids outside [0, V) or labels of another length; text without a tokenizer;
-  /// documents whose every target is -100. Stream ids are range-checked per row in batch().
+  /// extension; an unreadable file; a bad llm.c header or .npy (dtype, shape, size); a
+  /// headerless .bin with token_dtype auto and V > 65536 (uint16 or uint32 is ambiguous);
+  /// empty data; a stream shorter than T+1 tokens; a token id outside [0, V) anywhere in a
+  /// token file (one parallel pass over the mapping here, so before the first step); a
+  /// prepared file whose header disagrees with the model (PreparedFile::open); a JSONL line
+  /// that is not an object, lacks input_ids (chat/prompt/text records: the HINT names the
+  /// prepare command), has ids outside [0, V), labels of another length or labels that look
+  /// already shifted; text that is binary (NUL bytes, not UTF-8) or without a SentencePiece
+  /// tokenizer (a model with tokenizer.json: the HINT names the prepare command); documents
+  /// whose every target is -100.
   static std::unique_ptr<DataLoader> open(const DataSpec& spec);
 
   /// The global batch of step `step` (>= 1): B rows of T, row-major int64 input_ids, labels
@@ -104,6 +117,8 @@ class DataLoader : public slidedp::BatchSource {
   };
   explicit DataLoader(const DataSpec& spec) : spec_(spec) {}
   uint64_t epochKey(int64_t epoch) const;
+  /// Pieces of at most T tokens of D documents with boundaries offsets[0..D].
+  void buildPieces(const int64_t* offsets, int64_t D);
   const EpochPlan& plan(int64_t epoch);
   /// (epoch, row within the epoch) of global row g.
   std::pair<int64_t, int64_t> locate(int64_t g);
@@ -116,8 +131,9 @@ class DataLoader : public slidedp::BatchSource {
   // Token stream.
   std::unique_ptr<TokenFile> stream_;
   int64_t windows_ = 0;
-  // Documents, and their pieces of at most T tokens.
+  // Documents (in memory, or a prepared file's mapping), and their pieces of at most T tokens.
   DocumentSet docs_;
+  std::unique_ptr<PreparedFile> prepared_;
   std::vector<int64_t> pieceBegin_;  // token offset of each piece
   std::vector<int32_t> pieceLen_;    // its length, 1..T
   std::vector<int64_t> docPieces_;   // document d's pieces are [docPieces_[d], docPieces_[d+1])

@@ -41,6 +41,36 @@ bool isBlank(const std::string& s) {
   return true;
 }
 
+// Refuses binary data given as text: a NUL byte or invalid UTF-8 in the first MiB.
+void checkIsText(const std::string& path) {
+  std::ifstream in = openText(path);
+  std::string buf(1 << 20, '\0');
+  in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
+  buf.resize(static_cast<size_t>(in.gcount()));
+  const bool cut = buf.size() == (size_t{1} << 20);  // a sequence may continue past the window
+  for (size_t i = 0; i < buf.size();) {
+    const auto c = static_cast<unsigned char>(buf[i]);
+    const char* why = nullptr;
+    int n = 0;
+    if (c == 0) why = "a NUL byte";
+    else if (c < 0x80) n = 1;
+    else if ((c >> 5) == 6) n = 2;
+    else if ((c >> 4) == 14) n = 3;
+    else if ((c >> 3) == 30) n = 4;
+    else why = "a byte that starts no UTF-8 character";
+    if (!why && i + n > buf.size()) {
+      if (cut) break;
+      why = "a UTF-8 character cut off by the end of the file";
+    }
+    for (int k = 1; !why && k < n; ++k)
+      if ((static_cast<unsigned char>(buf[i + k]) >> 6) != 2) why = "an invalid UTF-8 sequence";
+    if (why)
+      throwUserError("{}: not text: {} at byte {} (binary data?)\nHINT: token files go to --data "
+                     "as .bin/.npy or a prepared file; text must be UTF-8.", path, why, i);
+    i += n;
+  }
+}
+
 // Reads an integer array field of a JSONL object into `out`.
 void readIds(const nlohmann::json& arr, const char* field, const std::string& path, int64_t line,
              int64_t vocab_size, bool allowIgnore, std::vector<int32_t>& out) {
@@ -74,6 +104,7 @@ DocumentSet readJsonl(const std::string& path, int64_t vocab_size) {
   std::string text;
   std::vector<int32_t> ids, labels;
   int64_t line = 0;
+  int64_t labelled = 0, same = 0, next = 0, firstLabelled = 0;  // the shifted-labels check
   while (std::getline(in, text)) {
     ++line;
     if (isBlank(text)) continue;
@@ -89,6 +120,12 @@ DocumentSet readJsonl(const std::string& path, int64_t vocab_size) {
                      "like {{\"input_ids\": [1, 2, 3]}}.", path, line, j.type_name());
     }
     auto it = j.find("input_ids");
+    if (it == j.end() && (j.contains("messages") || j.contains("prompt") || j.contains("text"))) {
+      throw UntokenisedRecords(fmt::format(
+          "{}:{}: a {} record holds text, not token ids (no \"input_ids\")", path, line,
+          j.contains("messages") ? "chat (\"messages\")"
+                                 : j.contains("prompt") ? "prompt/completion" : "\"text\""));
+    }
     if (it == j.end()) {
       throwUserError("{}:{}: the object has no \"input_ids\"\nHINT: each line must look like "
                      "{{\"input_ids\": [1, 2, 3], \"labels\": [-100, 2, 3]}} (labels optional); "
@@ -107,8 +144,23 @@ DocumentSet readJsonl(const std::string& path, int64_t vocab_size) {
                        "are aligned with input_ids (as transformers expects: -100 = ignored, "
                        "the shift happens in the loss).", path, line, labels.size(), ids.size());
       }
+      for (size_t t = 0; t < labels.size(); ++t) {
+        if (labels[t] == -100) continue;
+        ++labelled;
+        same += labels[t] == ids[t];
+        next += t + 1 < ids.size() && labels[t] == ids[t + 1];
+      }
+      if (firstLabelled == 0) firstLabelled = line;
     }
     docs.add(ids, labels);
+  }
+  if (labelled >= 16 && 2 * same < labelled && 10 * next >= 9 * labelled) {
+    throwUserError("{}: the labels look already shifted: {} of {} labels equal the NEXT input id "
+                   "(labels[t] == input_ids[t+1]) and only {} equal input_ids[t] (first labelled "
+                   "line {})\nHINT: give labels in transformers' unshifted form, aligned with "
+                   "input_ids (labels[t] = input_ids[t], or -100 where not trained); the runtime "
+                   "shifts them, as transformers' loss does.", path, next, labelled, same,
+                   firstLabelled);
   }
   if (docs.numDocuments() == 0) {
     throwUserError("{}: no document (the file is empty or has only blank lines)\nHINT: write "
@@ -138,6 +190,7 @@ DocumentSet readText(const std::string& path, const std::string& tokenizer, int6
     throwUserError("tokenizer {}: BOS id {} >= vocab_size {}\nHINT: the tokenizer does not "
                    "belong to the model.", tokenizer, bos, vocab_size);
   }
+  checkIsText(path);
   std::ifstream in = openText(path);
   DocumentSet docs;
   docs.offsets.push_back(0);

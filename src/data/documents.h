@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "common/errors.h"
+
 namespace slidedp::data {
 
 /// Documents as one flat token array plus offsets.
@@ -26,11 +28,23 @@ struct DocumentSet {
   void add(const std::vector<int32_t>& ids, const std::vector<int32_t>& labels);
 };
 
+/// A JSONL record of raw text (chat "messages", "prompt"/"completion", "text") where token ids
+/// were expected: the caller adds the command that tokenises it (tools/data/prepare.py).
+class UntokenisedRecords : public UserError {
+ public:
+  using UserError::UserError;
+};
+
 /// Reads a JSONL file: one JSON object per non-blank line with "input_ids" (non-empty array of
 /// integers in [0, vocab_size)) and optional "labels" (same length; each -100 or in
 /// [0, vocab_size)). Throws UserError naming file and line for: a line that is not valid JSON or
 /// not an object, a missing/empty/non-integer input_ids, an id out of range, labels of another
-/// length or with a bad value; and for a file with no document.
+/// length or with a bad value; and for a file with no document. Labels follow transformers'
+/// convention: aligned with input_ids, NOT shifted (labels[t] = input_ids[t] or -100; the
+/// shift happens here). Labels that look already shifted (over the file, of at least 16
+/// labels, fewer than half equal input_ids[t] and at least 90% equal input_ids[t+1]) are
+/// refused. A record without input_ids but with "messages", "prompt" or "text" throws
+/// UntokenisedRecords.
 DocumentSet readJsonl(const std::string& path, int64_t vocab_size);
 
 /// Reads plain text and tokenises it with the SentencePiece model `tokenizer`: documents are
@@ -39,7 +53,8 @@ DocumentSet readJsonl(const std::string& path, int64_t vocab_size);
 /// and prefixed with the tokenizer's bos_id(). This reproduces shared/reference/
 /// kjv_head_tokens.safetensors from shared/data/kjv.txt. Throws UserError when `tokenizer` is
 /// empty or cannot be loaded, the tokenizer has no BOS, an id is >= vocab_size (tokenizer and
-/// model disagree), or the text has no document.
+/// model disagree), the file is binary (a NUL byte or invalid UTF-8 in its first MiB), or the
+/// text has no document.
 DocumentSet readText(const std::string& path, const std::string& tokenizer, int64_t vocab_size);
 
 }  // namespace slidedp::data

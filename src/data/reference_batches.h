@@ -7,7 +7,7 @@
 #include <string>
 
 #include "formats/safetensors.h"
-#include "train/trainer.h"  // BatchSource, GlobalBatch (declarations only)
+#include "data/batch_source.h"
 
 namespace slidedp::data {
 

@@ -7,11 +7,13 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <utility>
 #include <vector>
 
 #include "common/errors.h"
+#include "data/parallel_scan.h"
 
 namespace slidedp::data {
 namespace {
@@ -55,6 +57,15 @@ std::string npyField(const std::string& header, const std::string& key, const st
   std::string v = header.substr(p, e - p);
   while (!v.empty() && v.back() == ' ') v.pop_back();
   return v;
+}
+
+int64_t loadToken(const uint8_t* p, TokenDType dt) {
+  switch (dt) {
+    case TokenDType::kU16: { uint16_t x; std::memcpy(&x, p, 2); return x; }
+    case TokenDType::kU32: { uint32_t x; std::memcpy(&x, p, 4); return x; }
+    case TokenDType::kI32: { int32_t x; std::memcpy(&x, p, 4); return x; }
+    default: { int64_t x; std::memcpy(&x, p, 8); return x; }
+  }
 }
 
 }  // namespace
@@ -135,7 +146,7 @@ TokenFile& TokenFile::operator=(TokenFile&& o) noexcept {
 
 TokenFile::~TokenFile() { release(); }
 
-TokenFile TokenFile::openBin(const std::string& path, const std::string& dtype) {
+TokenFile TokenFile::openBin(const std::string& path, const std::string& dtype, int64_t vocab_size) {
   if (dtype != "auto" && dtype != "uint16" && dtype != "uint32") {
     throwUserError("token_dtype '{}' is not supported for .bin file {}\nHINT: use auto, uint16 "
                    "(nanoGPT) or uint32; llm.c files carry their dtype in their header.",
@@ -167,6 +178,13 @@ TokenFile TokenFile::openBin(const std::string& path, const std::string& dtype) 
     f.data_ = f.base_ + kLlmcHeaderBytes;
     f.kind_ = fmt::format("llm.c .bin v{} ({})", version, tokenDTypeName(f.dtype_));
     return f;
+  }
+  if (dtype == "auto" && vocab_size > 65536) {
+    throwUserError("{}: a headerless .bin token file and a vocabulary of {} tokens (> 65,536): "
+                   "its ids may be uint16 or uint32, and reading one as the other trains on "
+                   "garbage\nHINT: pass --token-dtype uint32 (or uint16) as the file was written, "
+                   "or tokenise with launcher/slidedp-run prepare (a file with a header).",
+                   path, vocab_size);
   }
   f.dtype_ = dtype == "uint32" ? TokenDType::kU32 : TokenDType::kU16;
   const int es = tokenDTypeSize(f.dtype_);
@@ -271,6 +289,27 @@ void TokenFile::read(int64_t begin, int64_t count, int64_t vocab_size, int64_t* 
                      path_, v, begin + i, vocab_size);
     }
     out[i] = v;
+  }
+}
+
+void TokenFile::checkIds(int64_t vocab_size) const {
+  const int es = tokenDTypeSize(dtype_);
+  const uint8_t* data = data_;
+  const TokenDType dt = dtype_;
+  const auto bad = parallelScan<int64_t>(n_, [=](int64_t b, int64_t e) -> int64_t {
+    for (int64_t i = b; i < e; ++i) {
+      const int64_t v = loadToken(data + static_cast<size_t>(i) * es, dt);
+      if (v < 0 || v >= vocab_size) return i;
+    }
+    return -1;
+  });
+  for (int64_t i : bad) {
+    if (i < 0) continue;
+    const int64_t v = loadToken(data + static_cast<size_t>(i) * es, dt);
+    throwUserError("{}: token id {} at token index {} ({}) is outside [0, vocab_size = {}); "
+                   "checked before the first step\nHINT: the data was tokenised for another "
+                   "vocabulary, or the dtype is wrong (--token-dtype).", path_, v, i, kind_,
+                   vocab_size);
   }
 }
 

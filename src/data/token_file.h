@@ -1,9 +1,9 @@
 // Token streams on disk, memory-mapped read-only: llm.c .bin (256 x int32 header, magic
 // 20240520), headerless .bin (nanoGPT: raw little-endian uint16, or uint32), and 1-D .npy.
 // Design decision: nothing is copied at open; the header is validated completely at open()
-// (magic, version, token count vs file size, npy dtype/shape) and token ids are range-checked
-// when they are read (per row), so opening a file of many GB costs nothing and a bad id is
-// reported with the file and its token index.
+// (magic, version, token count vs file size, npy dtype/shape), and checkIds() range-checks every
+// token id in one parallel pass over the mapping at start-up (about a second per GB), so a bad
+// id is reported with the file and its token index before the first step.
 #pragma once
 
 #include <cstdint>
@@ -29,7 +29,9 @@ class TokenFile {
   /// version or a token count that disagrees with the file size, `dtype` contradicts the
   /// header or is not one of the above, or a headerless file's size is not a multiple of the
   /// element size.
-  static TokenFile openBin(const std::string& path, const std::string& dtype);
+  /// `vocab_size` > 65536 with a headerless file and dtype "auto" is refused: uint16 and
+  /// uint32 cannot be told apart, and reading uint32 ids as uint16 trains on garbage.
+  static TokenFile openBin(const std::string& path, const std::string& dtype, int64_t vocab_size = 0);
   /// Opens a .npy file (format versions 1-3): a 1-D C- or Fortran-order array of dtype
   /// '<u2', '<u4', '<i4' or '<i8' ('|'/'=' byte orders accepted for little-endian hosts).
   /// Throws UserError naming the file for a bad magic, an unparsable header, another dtype
@@ -54,6 +56,11 @@ class TokenFile {
   /// in [0, vocab_size). Throws UserError naming the file and the token index of the first bad
   /// id. Requires begin + count <= size() (asserted).
   void read(int64_t begin, int64_t count, int64_t vocab_size, int64_t* out) const;
+
+  /// Checks every token id is in [0, vocab_size), in one pass over the mapping on all cores
+  /// (before the first step, not when the id's batch comes). Throws UserError naming the file,
+  /// the first bad id and its token index, and the dtype it was read as.
+  void checkIds(int64_t vocab_size) const;
 
  private:
   TokenFile() = default;

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <random>
 #include <sstream>
+#include <thread>
 
 #include "common/errors.h"
 #include "leader/leader.h"
@@ -317,6 +318,45 @@ StepRecord Trainer::step(int64_t step, BatchSource& data) {
   double lr = rec.lr;
   MPI_CHECK(MPI_Bcast(&lr, 1, MPI_DOUBLE, 0, ctx_.node));
   rec.lr = lr;
+  rec.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return rec;
+}
+
+EvalRecord Trainer::evaluate(int64_t after_step, BatchSource& data, int64_t num_batches) {
+  const auto t0 = std::chrono::steady_clock::now();
+  EvalRecord rec;
+  rec.after_step = after_step;
+  rec.batches = num_batches;
+  double mine[2] = {0, 0}, all[2] = {0, 0};  // loss sum, targets
+  std::string problem;
+  if (worker_) {
+    try {
+      for (int64_t b = 1; b <= num_batches; ++b) {
+        const GlobalBatch gb = data.batch(b);
+        const LocalBatch lb = rowsForWorker(gb, spec_.num_workers, ctx_.local_rank - 1);
+        const auto [loss, count] = worker_->evaluate(after_step, lb);
+        mine[0] += loss;
+        mine[1] += static_cast<double>(count);
+      }
+    } catch (const UserError& e) {
+      problem = e.what();
+    }
+  }
+  // The leader has nothing to do: it polls instead of spinning in a blocking collective, so
+  // the workers keep its cores.
+  MPI_Request req;
+  MPI_CHECK(MPI_Iallreduce(mine, all, 2, MPI_DOUBLE, MPI_SUM, ctx_.world, &req));
+  for (int done = 0;;) {
+    MPI_CHECK(MPI_Test(&req, &done, MPI_STATUS_IGNORE));
+    if (done) break;
+    if (leader_) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  agreeOrThrow(ctx_.world, problem.empty(), problem);
+  rec.tokens = static_cast<int64_t>(all[1]);
+  if (rec.tokens == 0)
+    throwUserError("evaluation after step {}: the {} eval batch(es) hold no unmasked target",
+                   after_step, num_batches);
+  rec.loss = all[0] / all[1];
   rec.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return rec;
 }

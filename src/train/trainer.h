@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "data/batch_source.h"  // defines: GlobalBatch, BatchSource
 #include "model/config.h"
 #include "model/param_layout.h"
 #include "runtime/chunk_plan.h"
@@ -28,25 +29,11 @@ struct LeaderStepStats;
 struct WorkerStepStats;
 struct LocalBatch;
 
-/// A global batch: row-major [B, T] int64 token ids and labels (-100 = ignored), and
-/// optional position ids (resets = packed document boundaries).
-struct GlobalBatch {
-  int64_t B = 0, T = 0;
-  std::vector<int64_t> input_ids, labels, position_ids;
-};
-
 /// A checkpoint to resume from: `path` is a step directory (holding trainer_state.json) or a
 /// checkpoint root (holding a `latest` file). Returns the step directory; throws UserError.
 std::string resolveCheckpoint(const std::string& path);
 /// trainer_state.json of a step directory.
 nlohmann::json readTrainerState(const std::string& step_dir);
-
-class BatchSource {
- public:
-  virtual ~BatchSource() = default;
-  /// The global batch of step `step` (1-based); the same on every rank.
-  virtual GlobalBatch batch(int64_t step) = 0;
-};
 
 /// Worker w's rows of G: contiguous blocks, the first B mod G workers one row more.
 /// Throws UserError when B < G (a worker would have no row).
@@ -76,6 +63,15 @@ struct StepRecord {
   std::vector<double> worker_backward_ns;     // workers: [unit, begin, end]*
   /// This rank's spans as Chrome trace events ("ph":"X", ts/dur in us, pid = world rank).
   nlohmann::json trace_events = nlohmann::json::array();
+};
+
+/// The held-out loss after a step (Trainer::evaluate), agreed by every rank.
+struct EvalRecord {
+  int64_t after_step = 0;
+  double loss = 0;        // mean token loss over every unmasked target of the eval batches
+  int64_t tokens = 0;     // those targets
+  int64_t batches = 0;
+  double seconds = 0;     // wall time of the evaluation on this rank
 };
 
 class Trainer {
@@ -115,6 +111,12 @@ class Trainer {
 
   /// One step (1-based, consecutive). Collective.
   StepRecord step(int64_t step, BatchSource& data);
+
+  /// The held-out loss of the model after step `after_step` (the last step run) on batches
+  /// 1..`num_batches` of `data`: forward only through the workers' streaming path (window,
+  /// delivery route), no gradient and no optimizer update; the leader only waits. Collective.
+  /// Throws UserError when the batches hold no unmasked target.
+  EvalRecord evaluate(int64_t after_step, BatchSource& data, int64_t num_batches);
 
   const model::ModelConfig& config() const { return config_; }
   const model::ParamLayout& layout() const { return layout_; }

@@ -673,6 +673,80 @@ struct Worker::Impl {
 #endif
     return st;
   }
+
+  // ---- held-out loss: forward only (no activations kept, no gradient, no hand-off) ---------
+  std::pair<double, int64_t> evaluate(int64_t s, const LocalBatch& batch) {
+    c10::InferenceMode no_inference(false);
+    at::NoGradGuard no_grad;
+    const int L = static_cast<int>(config.numLayers);
+    const int head = layout.headUnit();
+    const int K = opts.window_slots;
+    config.checkSequenceLength(batch.T);
+    for (int64_t id : batch.input_ids)
+      if (id < 0 || id >= config.vocabSize)
+        throwUserError("eval data: token id {} is outside the vocabulary [0, {}) of the model", id,
+                       config.vocabSize);
+    const int64_t mb_rows = opts.micro_batch_rows > 0 ? opts.micro_batch_rows : std::max<int64_t>(batch.rows, 1);
+    const auto i64 = at::TensorOptions().dtype(at::kLong);
+    struct Micro {
+      at::Tensor ids, labels, h;
+      model::AttentionContext attn;
+    };
+    std::vector<Micro> mbs;
+    int64_t count = 0;
+    for (int64_t l : batch.labels) count += l != model::kIgnoreIndex;
+    for (int64_t r0 = 0; r0 < batch.rows; r0 += mb_rows) {
+      const int64_t r = std::min(mb_rows, batch.rows - r0);
+      Micro m;
+      m.ids = at::from_blob(const_cast<int64_t*>(batch.input_ids.data()) + r0 * batch.T, {r, batch.T}, i64).to(device);
+      m.labels = at::from_blob(const_cast<int64_t*>(batch.labels.data()) + r0 * batch.T, {r * batch.T}, i64).to(device);
+      at::Tensor pos;
+      if (!batch.position_ids.empty())
+        pos = at::from_blob(const_cast<int64_t*>(batch.position_ids.data()) + r0 * batch.T, {r, batch.T}, i64).to(device);
+      m.attn = model::makeAttentionContext(config, r, batch.T, pos, cdtype, device);
+      mbs.push_back(std::move(m));
+    }
+    // Every worker delivers every unit in the same order (the sharded route all-gathers).
+    int slot = 0;
+    double waited = 0;
+    waitVersion(0, s, &waited);
+    at::Tensor cur = deliver(0, slot);
+    for (int u = 0; u <= L; ++u) {
+      const int next_slot = (slot + 1) % K;
+      const int next_unit = u < L ? u + 1 : head;
+      waitVersion(next_unit, s, &waited);
+      at::Tensor next = deliver(next_unit, next_slot);
+      use(slot);
+      for (auto& m : mbs)
+        m.h = u == 0 ? model::embeddingForward(config, cur, m.ids)
+                     : model::decoderLayerForward(config, layout.units[u], cur, m.h, m.attn);
+      release(slot);
+      slot = next_slot;
+      cur = next;
+    }
+    at::Tensor embed_flat;
+    int embed_slot = -1;
+    if (config.tieWordEmbeddings) {
+      embed_slot = (slot + 1) % K;
+      embed_flat = deliver(0, embed_slot);
+      use(embed_slot);
+    }
+    use(slot);
+    const int64_t chunk = model::lossChunkTokens(opts.loss_chunk_tokens, config.vocabSize);
+    at::Tensor loss = at::zeros({}, at::TensorOptions().dtype(at::kDouble).device(device));
+    for (auto& m : mbs) {
+      const at::Tensor h = m.h.reshape({-1, config.hiddenSize});
+      for (int64_t i = 0; i < h.size(0); i += chunk) {
+        const int64_t n = std::min(chunk, h.size(0) - i);
+        const at::Tensor logits = model::headLogits(config, layout.units[head], cur, embed_flat, h.narrow(0, i, n));
+        loss += at::cross_entropy_loss(logits, m.labels.narrow(0, i, n), {}, at::Reduction::Sum,
+                                       model::kIgnoreIndex).to(at::kDouble);
+      }
+    }
+    release(slot);
+    if (embed_slot >= 0) release(embed_slot);
+    return {loss.item<double>(), count};
+  }
 };
 
 Worker::Worker(const RankContext& ctx, const shm::Segment& seg, const HostStateSpec& spec,
@@ -689,6 +763,16 @@ WorkerStepStats Worker::step(int64_t step, const LocalBatch& batch) {
     throwUserError("{}: the GPU ran out of memory in step {} ({}).\nHINT: use --activations auto "
                    "(or lower --gpu-memory-budget), fewer --micro-batch-rows, or a smaller batch",
                    impl_->ctx.describe(), step, std::string(e.what()).substr(0, 300));
+  }
+}
+
+std::pair<double, int64_t> Worker::evaluate(int64_t after_step, const LocalBatch& batch) {
+  try {
+    return impl_->evaluate(after_step, batch);
+  } catch (const c10::OutOfMemoryError& e) {
+    throwUserError("{}: the GPU ran out of memory evaluating after step {} ({}).\nHINT: set "
+                   "--micro-batch-rows (evaluation runs a worker's rows at once otherwise)",
+                   impl_->ctx.describe(), after_step, std::string(e.what()).substr(0, 300));
   }
 }
 

@@ -27,6 +27,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "model/config.h"
@@ -96,6 +97,14 @@ class Worker {
   /// does not fit the model (token id >= V, T beyond the model), TimeoutError /
   /// JobAbortedError from the waits.
   WorkerStepStats step(int64_t step, const LocalBatch& batch);
+
+  /// Held-out loss: forward only, through the same window and delivery route as step(), of
+  /// the model after step `after_step` (every unit's version >= after_step; no gradient, no
+  /// hand-off, the leader does nothing). Returns {sum of token losses (float32 softmax
+  /// cross-entropy, as the training loss), unmasked targets} of this worker's rows.
+  /// Collective over the node's workers like step() (the sharded route all-gathers). Throws
+  /// UserError for a batch that does not fit the model.
+  std::pair<double, int64_t> evaluate(int64_t after_step, const LocalBatch& batch);
 
   /// The run continues after step s0 (see Leader::setBaseStep).
   void setBaseStep(int64_t s0);

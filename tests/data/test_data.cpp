@@ -23,6 +23,8 @@
 #include "data/data_loader.h"
 #include "data/documents.h"
 #include "data/permutation.h"
+#include "data/prepared_file.h"
+#include "data/sha256.h"
 #include "formats/safetensors.h"
 
 using slidedp::GlobalBatch;
@@ -503,10 +505,10 @@ TEST(Errors, StreamFiles) {
   V toks = stream(30);
   toks[17] = 999;
   writeBytes(dir.path("v.bin"), rawBytes<uint16_t>(toks));
-  auto L = DataLoader::open(spec(dir.path("v.bin"), 4, 4, 500));
-  L->batch(1);  // windows 0-3 = tokens [0, 16]: fine
-  expectUserError([&] { L->batch(2); }, {"v.bin", "token id 999 at token index 17",
-                                         "vocab_size = 500", "HINT"});
+  // Found at open (one pass over the file), not when step 2 reads window 4.
+  expectUserError([&] { DataLoader::open(spec(dir.path("v.bin"), 4, 4, 500)); },
+                  {"v.bin", "token id 999 at token index 17", "vocab_size = 500",
+                   "before the first step", "HINT"});
 
   writeBytes(dir.path("empty.bin"), "");
   expectUserError([&] { DataLoader::open(spec(dir.path("empty.bin"), 1, 4)); },
@@ -540,8 +542,8 @@ TEST(Errors, StreamFiles) {
   expectUserError([&] { DataLoader::open(spec(dir.path("n.npy"), 1, 2)); },
                   {"n.npy", "not a .npy file"});
   writeBytes(dir.path("neg.npy"), npy("<i8", "(5,)", rawBytes<int64_t>({1, 2, -3, 4, 5})));
-  auto N = DataLoader::open(spec(dir.path("neg.npy"), 1, 4));
-  expectUserError([&] { N->batch(1); }, {"neg.npy", "token id -3 at token index 2"});
+  expectUserError([&] { DataLoader::open(spec(dir.path("neg.npy"), 1, 4)); },
+                  {"neg.npy", "token id -3 at token index 2"});
 }
 
 TEST(Errors, FormatsAndSpec) {
@@ -605,4 +607,246 @@ TEST(Errors, Text) {
   s.path = dir.path("e.txt");
   s.vocab_size = 512;
   expectUserError([&] { DataLoader::open(s); }, {"e.txt", "no text", "HINT"});
+}
+
+TEST(Errors, TokenStreamsCheckedAtStart) {
+  TempDir dir;
+  // A bad id in the very last token of a long stream: refused by open(), before any batch.
+  V toks = stream(3000001);
+  toks.back() = 1000;
+  writeBytes(dir.path("long.bin"), rawBytes<uint16_t>(toks));
+  expectUserError([&] { DataLoader::open(spec(dir.path("long.bin"), 2, 8, 1000)); },
+                  {"long.bin", "token id 1000 at token index 3000000"});
+  // Headerless .bin and a vocabulary above 65,536: uint16 or uint32 is ambiguous.
+  writeBytes(dir.path("q.bin"), rawBytes<uint32_t>({151000, 5, 70000, 7, 8, 9}));
+  expectUserError([&] { DataLoader::open(spec(dir.path("q.bin"), 1, 2, 151936)); },
+                  {"q.bin", "headerless", "151936", "--token-dtype uint32", "prepare"});
+  DataSpec s32 = spec(dir.path("q.bin"), 1, 2, 151936);
+  s32.token_dtype = "uint32";
+  auto L = DataLoader::open(s32);
+  EXPECT_EQ(L->numTokens(), 6);
+  EXPECT_EQ(L->batch(1).input_ids, (V{151000, 5}));
+  // The same bytes read as uint16 (as the runtime used to) would hold 12 tokens.
+  DataSpec s16 = s32;
+  s16.token_dtype = "uint16";
+  EXPECT_EQ(DataLoader::open(s16)->numTokens(), 12);
+  // llm.c files carry their dtype: no ambiguity.
+  writeBytes(dir.path("l.bin"), llmcBin({70000, 1, 2, 3}, 2));
+  EXPECT_EQ(DataLoader::open(spec(dir.path("l.bin"), 1, 2, 151936))->batch(1).input_ids, (V{70000, 1}));
+}
+
+TEST(Errors, BinaryTextAndUntokenisedJsonl) {
+  TempDir dir;
+  std::string junk(1 << 20, '\0');
+  uint64_t x = 42;
+  for (auto& c : junk) x = x * 6364136223846793005ull + 1442695040888963407ull, c = char(x >> 56);
+  writeBytes(dir.path("r.txt"), junk);
+  DataSpec s = spec(dir.path("r.txt"), 1, 8, 512);
+  s.tokenizer = kTokenizer;
+  expectUserError([&] { DataLoader::open(s); }, {"r.txt", "not text", "binary", "HINT"});
+  writeBytes(dir.path("latin1.txt"), "caf\xe9 au lait\n");
+  s.path = dir.path("latin1.txt");
+  expectUserError([&] { DataLoader::open(s); }, {"latin1.txt", "not text", "at byte 3"});
+  writeBytes(dir.path("utf8.txt"), "caf\xc3\xa9 au lait, \xe2\x9c\xa8\n");
+  s.path = dir.path("utf8.txt");
+  EXPECT_GT(DataLoader::open(s)->numTokens(), 3);  // UTF-8 text still works with SentencePiece
+  // A model with tokenizer.json (no tokenizer.model): text is refused with the prepare command.
+  writeBytes(dir.path("tokenizer.json"), "{}");
+  DataSpec t = spec(dir.path("utf8.txt"), 1, 8, 512);
+  t.model_dir = dir.path("");
+  expectUserError([&] { DataLoader::open(t); },
+                  {"utf8.txt", "tokenizer.json", "launcher/slidedp-run prepare --model"});
+  // Chat / prompt-completion records where token ids are expected: the prepare command.
+  writeBytes(dir.path("chat.jsonl"), "{\"messages\": [{\"role\": \"user\", \"content\": \"hi\"}]}\n");
+  expectUserError([&] { DataLoader::open(spec(dir.path("chat.jsonl"), 1, 8, 100)); },
+                  {"chat.jsonl:1", "chat (\"messages\")", "launcher/slidedp-run prepare"});
+  writeBytes(dir.path("pc.jsonl"), "{\"prompt\": \"a\", \"completion\": \"b\"}\n");
+  expectUserError([&] { DataLoader::open(spec(dir.path("pc.jsonl"), 1, 8, 100)); },
+                  {"pc.jsonl:1", "prompt/completion", "launcher/slidedp-run prepare"});
+}
+
+TEST(Errors, AlreadyShiftedLabels) {
+  TempDir dir;
+  // transformers' form: labels aligned with input_ids (prompt masked): accepted.
+  std::string ok, shifted;
+  for (int d = 0; d < 4; ++d) {
+    V ids;
+    for (int t = 0; t < 8; ++t) ids.push_back(1 + (d * 8 + t) % 90);
+    V lab = ids, sh(ids.size(), -100);
+    lab[0] = lab[1] = -100;
+    for (size_t t = 2; t + 1 < ids.size(); ++t) sh[t] = ids[t + 1];
+    ok += nlohmann::json{{"input_ids", ids}, {"labels", lab}}.dump() + "\n";
+    shifted += nlohmann::json{{"input_ids", ids}, {"labels", sh}}.dump() + "\n";
+  }
+  writeBytes(dir.path("ok.jsonl"), ok);
+  EXPECT_EQ(DataLoader::open(spec(dir.path("ok.jsonl"), 1, 8, 100))->numDocuments(), 4);
+  writeBytes(dir.path("sh.jsonl"), shifted);
+  expectUserError([&] { DataLoader::open(spec(dir.path("sh.jsonl"), 1, 8, 100)); },
+                  {"sh.jsonl", "already shifted", "20 of 20", "unshifted", "HINT"});
+}
+
+// ---------------------------------------------------------------- prepared token files
+
+TEST(Sha256, StandardVectors) {
+  EXPECT_EQ(sha256Hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  EXPECT_EQ(sha256Hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_EQ(sha256Hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
+            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+  // Padding edges (55, 56, 64 bytes), values from Python's hashlib.
+  EXPECT_EQ(sha256Hex(std::string(55, 'a')),
+            "9f4390f8d30c2dd92ec9f095b65e2b9ae9b0a925a5258e241c9f1e910f734318");
+  EXPECT_EQ(sha256Hex(std::string(56, 'a')),
+            "b35439a4ac6f0948b6d6f9e3c6af0f5f590ce20f1bde7090ef7970686ec6738a");
+  EXPECT_EQ(sha256Hex(std::string(64, 'a')),
+            "ffe054fe7ae0cb6dc65c3af9b61d5209f439851db43d0ba5997337df154668eb");
+  EXPECT_EQ(sha256Hex(std::string(1000000, 'a')),
+            "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+}
+
+namespace {
+
+// A prepared token file (tools/data/token_format.py), written here independently of prepare.py.
+struct Prepared {
+  V tokens;
+  std::vector<uint8_t> mask;
+  V offsets;
+  int64_t vocab = 1000;
+  std::string dtype = "uint16";
+  std::string tok_file = "tokenizer.json", tok_sha = std::string(64, '0');
+  int64_t targets_override = -1;
+  uint32_t version = 1;
+  size_t truncate = 0;  // bytes cut from the end
+
+  std::string bytes() const {
+    auto align = [](size_t x) { return (x + 4095) / 4096 * 4096; };
+    const size_t es = dtype == "uint32" ? 4 : 2;
+    int64_t targets = 0;
+    for (size_t i = 0; i < mask.size(); ++i) targets += mask[i];
+    for (size_t d = 0; d + 1 < offsets.size(); ++d) targets -= mask[offsets[d]];
+    const size_t tb = tokens.size() * es, mb = mask.size(), ob = offsets.size() * 8;
+    const size_t t0 = 4096, m0 = align(t0 + tb), o0 = align(m0 + mb), end = o0 + ob;
+    nlohmann::json h = {{"format", "slidedp-tokens"}, {"version", version}, {"dtype", dtype},
+                        {"vocab_size", vocab}, {"num_tokens", tokens.size()},
+                        {"num_documents", offsets.size() - 1},
+                        {"num_target_tokens", targets_override >= 0 ? targets_override : targets},
+                        {"tokenizer", {{"file", tok_file}, {"sha256", tok_sha}, {"name_or_path", "test"}}},
+                        {"sections", {{"tokens", {{"offset", t0}, {"bytes", tb}}},
+                                      {"loss_mask", {{"offset", m0}, {"bytes", mb}}},
+                                      {"doc_offsets", {{"offset", o0}, {"bytes", ob}}}}}};
+    const std::string js = h.dump();
+    std::string s(end, '\0');
+    std::memcpy(&s[0], "SLIDEDPT", 8);
+    const uint32_t n = static_cast<uint32_t>(js.size());
+    std::memcpy(&s[8], &version, 4);
+    std::memcpy(&s[12], &n, 4);
+    std::memcpy(&s[16], js.data(), js.size());
+    const std::string tb_ = es == 4 ? rawBytes<uint32_t>(tokens) : rawBytes<uint16_t>(tokens);
+    std::memcpy(&s[t0], tb_.data(), tb_.size());
+    std::memcpy(&s[m0], mask.data(), mb);
+    const std::string ob_ = rawBytes<int64_t>(offsets);
+    std::memcpy(&s[o0], ob_.data(), ob_.size());
+    return s.substr(0, s.size() - truncate);
+  }
+};
+
+// Two documents: [10 11 12 13 14] trained from token 2 on, [20 21 22] trained at 21 only.
+Prepared twoDocs() {
+  Prepared p;
+  p.tokens = {10, 11, 12, 13, 14, 20, 21, 22};
+  p.mask = {0, 0, 1, 1, 1, 0, 1, 0};
+  p.offsets = {0, 5, 8};
+  return p;
+}
+
+}  // namespace
+
+TEST(PreparedFiles, LabelsAreTheShiftedMaskedIds) {
+  TempDir dir;
+  const std::string path = dir.path("a.data");  // any extension: detected by its magic
+  writeBytes(path, twoDocs().bytes());
+  auto L = DataLoader::open(spec(path, 2, 6, 1000));
+  EXPECT_EQ(L->numDocuments(), 2);
+  EXPECT_EQ(L->numTokens(), 8);
+  GlobalBatch b = L->batch(1);
+  // transformers on (input_ids, labels = ids where mask else -100): target[t] = labels[t+1].
+  EXPECT_EQ(row(b.input_ids, 6, 0), (V{10, 11, 12, 13, 14, 0}));
+  EXPECT_EQ(row(b.labels, 6, 0), (V{-100, 12, 13, 14, -100, -100}));
+  EXPECT_EQ(row(b.position_ids, 6, 0), (V{0, 1, 2, 3, 4, 0}));
+  EXPECT_EQ(row(b.input_ids, 6, 1), (V{20, 21, 22, 0, 0, 0}));
+  EXPECT_EQ(row(b.labels, 6, 1), (V{21, -100, -100, -100, -100, -100}));
+  // The same documents as JSONL with transformers' unshifted labels give the same batch.
+  writeBytes(dir.path("a.jsonl"),
+             "{\"input_ids\": [10, 11, 12, 13, 14], \"labels\": [-100, -100, 12, 13, 14]}\n"
+             "{\"input_ids\": [20, 21, 22], \"labels\": [-100, 21, -100]}\n");
+  auto J = DataLoader::open(spec(dir.path("a.jsonl"), 2, 6, 1000));
+  EXPECT_TRUE(sameBatch(J->batch(1), b));
+  // A document longer than T is split; its pieces keep their targets.
+  auto S = DataLoader::open(spec(path, 3, 3, 1000));
+  GlobalBatch c = S->batch(1);
+  EXPECT_EQ(c.input_ids, (V{10, 11, 12, 13, 14, 0, 20, 21, 22}));
+  EXPECT_EQ(c.labels, (V{-100, 12, 13, 14, -100, -100, 21, -100, -100}));
+}
+
+TEST(PreparedFiles, Uint32AndTokenizerIdentity) {
+  TempDir dir;
+  Prepared p = twoDocs();
+  p.dtype = "uint32";
+  p.vocab = 151669;  // Qwen3's tokenizer; the model's vocabulary is 151936
+  p.tokens[1] = 151643;
+  writeBytes(dir.path("tokenizer.json"), "{\"model\": \"mine\"}");
+  p.tok_sha = sha256File(dir.path("tokenizer.json"));
+  writeBytes(dir.path("q.tok"), p.bytes());
+  DataSpec s = spec(dir.path("q.tok"), 1, 8, 151936);
+  s.model_dir = dir.path("");
+  auto L = DataLoader::open(s);
+  EXPECT_EQ(L->batch(1).input_ids[1], 151643);
+  EXPECT_NE(L->describe().find("matches the model's"), std::string::npos) << L->describe();
+  // Another tokenizer.json in the model directory.
+  writeBytes(dir.path("tokenizer.json"), "{\"model\": \"other\"}");
+  expectUserError([&] { DataLoader::open(s); },
+                  {"q.tok", "prepared with another tokenizer", "launcher/slidedp-run prepare"});
+  // A model without a tokenizer file: not checked, and said so.
+  s.model_dir = "";
+  EXPECT_NE(DataLoader::open(s)->describe().find("not checked"), std::string::npos);
+}
+
+TEST(PreparedFiles, EveryMalformedCaseIsRefusedAtOpen) {
+  TempDir dir;
+  int k = 0;
+  auto refused = [&](const Prepared& p, int64_t V_, const std::vector<std::string>& parts) {
+    const std::string path = dir.path("m" + std::to_string(k++) + ".tok");
+    writeBytes(path, p.bytes());
+    expectUserError([&] { DataLoader::open(spec(path, 1, 8, V_)); }, parts);
+  };
+  Prepared p = twoDocs();
+  refused(p, 500, {"a tokenizer of 1000 tokens", "model's vocabulary has 500", "prepare"});
+  p = twoDocs(), p.vocab = 70000;  // uint16 cannot hold it
+  refused(p, 151936, {"uint16 token ids cannot hold a vocabulary of 70000"});
+  p = twoDocs(), p.tokens[6] = 1000;
+  refused(p, 1000, {"token id 1000 at token index 6", "vocabulary [0, 1000)"});
+  p = twoDocs(), p.mask[3] = 7;
+  refused(p, 1000, {"loss-mask byte 7 at token index 3"});
+  p = twoDocs(), p.offsets = {0, 5, 7};
+  refused(p, 1000, {"document offsets run from 0 to 7, expected 0 to 8"});
+  p = twoDocs(), p.offsets = {0, 0, 8};
+  refused(p, 1000, {"document 0 has offsets [0, 0)"});
+  p = twoDocs(), p.targets_override = 9;
+  refused(p, 1000, {"the header says 9 target tokens, the mask has 4"});
+  p = twoDocs(), p.mask = {1, 0, 0, 0, 0, 1, 0, 0};  // only documents' first tokens: no target
+  refused(p, 1000, {"no token is a training target", "--train-on-all"});
+  p = twoDocs(), p.truncate = 3;
+  refused(p, 1000, {"section \"doc_offsets\"", "truncated"});
+  p = twoDocs(), p.version = 2;
+  refused(p, 1000, {"format version 2"});
+  writeBytes(dir.path("short.tok"), "SLIDEDPT\x01");
+  expectUserError([&] { DataLoader::open(spec(dir.path("short.tok"), 1, 8, 1000)); },
+                  {"short.tok", "truncated"});
+  std::string bad = twoDocs().bytes();
+  bad[16] = '#';  // the JSON header
+  writeBytes(dir.path("json.tok"), bad);
+  expectUserError([&] { DataLoader::open(spec(dir.path("json.tok"), 1, 8, 1000)); },
+                  {"json.tok", "JSON header cannot be parsed"});
+  DataSpec d = spec(dir.path("m0.tok"), 1, 8, 1000);
+  d.token_dtype = "uint32";
+  expectUserError([&] { DataLoader::open(d); }, {"records its dtype in its header"});
 }

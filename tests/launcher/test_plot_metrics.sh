@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # test_plot_metrics.sh: tools/plot/plot_metrics.py draws a PNG from a small per-step JSONL (the
-# keys slidedp_worker --metrics writes, two routes) and from the same rows as CSV, and refuses
+# keys slidedp_worker --metrics writes, two routes, a held-out loss every 4th step) and from the
+# same rows as CSV (eval columns empty where not evaluated), and refuses
 # a missing file, an empty file and rows without the required columns with a clear message.
 #
 #   tests/launcher/test_plot_metrics.sh PYTHON      (CTest: plot_metrics; PYTHON has matplotlib)
@@ -25,12 +26,15 @@ for s in range(1, 13):
          "fwd_s": 0.03, "head_s": 0.005, "bwd_s": 0.055, "h2d_s": 0.004, "d2h_s": 0.003,
          "version_wait_s": 0.002, "handoff_wait_s": 0.001, "leader_wait_s": 0.07,
          "leader_update_s": 0.03}
+    if s % 4 == 0:  # --eval-data --eval-every 4: the held-out loss on some rows only
+        r["eval_loss"] = 6.0 * math.exp(-s / 6) + 1.2
+        r["eval_ppl"] = math.exp(r["eval_loss"])
     rows.append(r)
 with open(f"{d}/m.jsonl", "w") as f:
     f.writelines(json.dumps(r) + "\n" for r in rows)
 with open(f"{d}/m.csv", "w", newline="") as f:
     # the worker's CSV: no delivery/reduction columns (the variant names the route)
-    cols = [k for k in rows[0] if k not in ("delivery", "reduction")]
+    cols = [k for k in rows[3] if k not in ("delivery", "reduction")]
     w = csv.DictWriter(f, fieldnames=cols, extrasaction="ignore")
     w.writeheader()
     w.writerows(rows)

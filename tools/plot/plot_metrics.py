@@ -2,7 +2,8 @@
 """plot_metrics.py: draws a training run's per-step metrics (the JSONL `slidedp_worker
 --metrics FILE` writes, or a CSV with the same columns) into one PNG:
 
-  (a) loss vs step, with the learning rate on a twin axis;
+  (a) loss vs step, the held-out loss (eval_loss, from --eval-data) where evaluated, with the
+      learning rate on a twin axis;
   (b) the step-time breakdown, per step: two stacked bars side by side, the workers' timeline
       (fwd, head, bwd, H2D, D2H, version wait, hand-off wait; each the max over workers) and
       the leader's (update, wait), with the step's wall time as a black tick.
@@ -26,7 +27,7 @@ WORKER_PARTS = [("fwd_s", "fwd"), ("head_s", "head"), ("bwd_s", "bwd"), ("h2d_s"
                 ("d2h_s", "D2H"), ("version_wait_s", "version wait"),
                 ("handoff_wait_s", "hand-off wait")]
 LEADER_PARTS = [("leader_update_s", "leader update"), ("leader_wait_s", "leader wait")]
-NUMERIC = REQUIRED + ["lr", "grad_norm", "tokens_per_s", "tflops_per_gpu"] + \
+NUMERIC = REQUIRED + ["lr", "grad_norm", "tokens_per_s", "tflops_per_gpu", "eval_loss", "eval_ppl"] + \
     [k for k, _ in WORKER_PARTS + LEADER_PARTS]
 
 
@@ -114,6 +115,10 @@ def plot(rows, have, out, title):
                                  gridspec_kw={"height_ratios": [1, 1.2]})
     # (a) loss and lr
     ax.plot(steps, [r["loss"] for r in rows], "o-", color="tab:blue", ms=3, label="loss")
+    ev = [(r["step"], r["eval_loss"]) for r in rows if "eval_loss" in r]
+    if ev:
+        ax.plot([s for s, _ in ev], [l for _, l in ev], "s-", color="tab:green", ms=5,
+                label="held-out loss (eval)")
     ax.set_ylabel("loss")
     ax.grid(alpha=0.3)
     handles = ax.get_lines()[:]

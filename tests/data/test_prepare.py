@@ -1,0 +1,227 @@
+#!/usr/bin/env python3
+"""tools/data/prepare.py with a real Hugging Face tokenizer, built offline by `tokenizers`
+(tests/data/make_hf_fixture.py: a byte-level BPE trained on the KJV text, ChatML template with
+{% generation %} markers). Checks: the assistant-only mask equals transformers'
+apply_chat_template(return_assistant_tokens_mask=True) on the same conversations; the ids equal
+the tokenizer's; prompt/completion and text masks; EOS appended once; the header (dtype, vocab,
+SHA-256 of tokenizer.json, counts); uint32 above 65,536; the same bytes from 1 and 2 worker
+processes; every malformed input refused with exit 2 and a message, no traceback.
+
+    SLIDEDP_SHARED_DIR=../shared python tests/data/test_prepare.py     (CTest: data_prepare)
+"""
+import contextlib
+import hashlib
+import io
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "tools", "data"))
+sys.path.insert(0, HERE)
+import make_hf_fixture  # noqa: E402
+import prepare  # noqa: E402
+import token_format  # noqa: E402
+
+PREPARE = os.path.join(ROOT, "tools", "data", "prepare.py")
+SHARED = os.environ.get("SLIDEDP_SHARED_DIR", os.path.join(ROOT, "..", "shared"))
+
+CONVERSATIONS = [
+    [{"role": "system", "content": "You answer in the words of the King James Bible."},
+     {"role": "user", "content": "Who made the heaven and the earth?"},
+     {"role": "assistant", "content": "In the beginning God created the heaven and the earth."}],
+    [{"role": "user", "content": "What was upon the face of the deep?"},
+     {"role": "assistant", "content": "And darkness was upon the face of the deep."},
+     {"role": "user", "content": "And then?"},
+     {"role": "assistant", "content": "And the Spirit of God moved upon the face of the waters."}],
+    [{"role": "user", "content": "Say it with ünïcödé and a newline:\nplease"},
+     {"role": "assistant", "content": "Let there be light: ✨\nand there was light."}],
+    [{"role": "user", "content": "  leading and trailing spaces  "},
+     {"role": "assistant", "content": " And God saw the light, that it was good. "}],
+]
+
+
+def run(*args, subprocess_=False):
+    """(exit status, stdout, stderr) of prepare.py: in this process (an exception escaping
+    main() fails the test, as a traceback would), or as a command."""
+    if subprocess_:
+        r = subprocess.run([sys.executable, PREPARE, "--quiet", *args], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True)
+        return r.returncode, r.stdout, r.stderr
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        rc = prepare.main(["--quiet", *args])
+    return rc, out.getvalue(), err.getvalue()
+
+
+class PrepareTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        cls.dir = os.path.join(cls.tmp.name, "tok")
+        make_hf_fixture.build(cls.dir, os.path.join(SHARED, "data", "kjv.txt"), 1024, False)
+        from transformers import AutoTokenizer
+        cls.tok = AutoTokenizer.from_pretrained(cls.dir)
+        cls.eos = cls.tok.convert_tokens_to_ids("<|im_end|>")
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def path(self, name):
+        return os.path.join(self.tmp.name, name)
+
+    def write_jsonl(self, name, records):
+        with open(self.path(name), "w", encoding="utf-8") as f:
+            for r in records:
+                f.write((r if isinstance(r, str) else json.dumps(r)) + "\n")
+        return self.path(name)
+
+    def prepare(self, inp, out, *extra, subprocess_=False):
+        rc, so, se = run("--tokenizer", self.dir, "--input", inp, "--out", self.path(out), *extra,
+                         subprocess_=subprocess_)
+        self.assertEqual(rc, 0, se)
+        return token_format.read(self.path(out)), so
+
+    def docs(self, prepared):
+        h, t, m, o = prepared
+        return [(list(map(int, t[o[d]:o[d + 1]])), list(map(int, m[o[d]:o[d + 1]])))
+                for d in range(len(o) - 1)]
+
+    def test_chat_mask_matches_transformers(self):
+        inp = self.write_jsonl("chat.jsonl", [{"messages": c} for c in CONVERSATIONS])
+        prepared, out = self.prepare(inp, "chat.tok", "--workers", "2", "--chunk", "1", subprocess_=True)
+        self.assertIn("chat, 4 documents", out)
+        self.assertIn("masked fraction", out)
+        for (ids, mask), conv in zip(self.docs(prepared), CONVERSATIONS):
+            ref = self.tok.apply_chat_template(conv, tokenize=True, return_dict=True,
+                                               return_assistant_tokens_mask=True)
+            # The template ends with "<|im_end|>\n"; prepare drops the trailing newline after
+            # the last reply (the document ends with the reply's end-of-turn = EOS).
+            n = len(ids)
+            self.assertEqual(ids, ref["input_ids"][:n])
+            self.assertEqual(self.tok.decode(ref["input_ids"][n:]), "\n")
+            self.assertEqual(ids[-1], self.eos)
+            self.assertEqual(mask, ref["assistant_masks"][:n])
+            self.assertGreater(sum(mask), 0)
+            self.assertLess(sum(mask), n)
+
+    def test_train_on_all(self):
+        inp = self.write_jsonl("chat_all.jsonl", [{"messages": CONVERSATIONS[0]}])
+        prepared, _ = self.prepare(inp, "chat_all.tok", "--train-on-all")
+        [(ids, mask)] = self.docs(prepared)
+        self.assertEqual(mask, [1] * len(ids))
+
+    def test_prompt_completion(self):
+        recs = [{"prompt": "And God said,", "completion": " Let there be light."}]
+        inp = self.write_jsonl("pc.jsonl", recs)
+        prepared, _ = self.prepare(inp, "pc.tok")
+        [(ids, mask)] = self.docs(prepared)
+        p = self.tok("And God said,")["input_ids"]
+        c = self.tok(" Let there be light.", add_special_tokens=False)["input_ids"]
+        self.assertEqual(ids, p + c + [self.eos])
+        self.assertEqual(mask, [0] * len(p) + [1] * (len(c) + 1))
+        # prompt/completion as message lists: chat rules
+        recs = [{"prompt": CONVERSATIONS[0][:2], "completion": CONVERSATIONS[0][2:]}]
+        prepared2, _ = self.prepare(self.write_jsonl("pc2.jsonl", recs), "pc2.tok")
+        prepared3, _ = self.prepare(self.write_jsonl("pc3.jsonl", [{"messages": CONVERSATIONS[0]}]), "pc3.tok")
+        self.assertEqual(self.docs(prepared2), self.docs(prepared3))
+
+    def test_text_and_header(self):
+        with open(self.path("t.txt"), "w") as f:
+            f.write("In the beginning God created the heaven and the earth.\n\n"
+                    "And the earth was without form, and void.\nAnd darkness was upon the deep.\n")
+        prepared, out = self.prepare(self.path("t.txt"), "t.tok")
+        h, t, m, o = prepared
+        docs = self.docs(prepared)
+        self.assertEqual(len(docs), 2)
+        want = self.tok("And the earth was without form, and void.\nAnd darkness was upon the deep.")["input_ids"]
+        self.assertEqual(docs[1][0], want + [self.eos])
+        self.assertTrue(all(x == 1 for _, mk in docs for x in mk))
+        with open(os.path.join(self.dir, "tokenizer.json"), "rb") as f:
+            sha = hashlib.sha256(f.read()).hexdigest()
+        self.assertEqual(h["tokenizer"]["sha256"], sha)
+        self.assertEqual(h["tokenizer"]["file"], "tokenizer.json")
+        self.assertEqual(h["dtype"], "uint16")
+        self.assertEqual(h["vocab_size"], len(self.tok))
+        self.assertEqual(h["num_tokens"], len(t))
+        self.assertEqual(h["num_documents"], 2)
+        self.assertEqual(h["num_target_tokens"], len(t) - 2)
+        with open(self.path("t.tok"), "rb") as f:
+            self.assertEqual(f.read(8), b"SLIDEDPT")
+        for s in h["sections"].values():
+            self.assertEqual(s["offset"] % 4096, 0)
+
+    def test_uint32_above_65536(self):
+        token_format.write(self.path("big.tok"), [0, 70000, 151935], [1, 1, 1], [0, 3], 151936,
+                           {"file": "tokenizer.json", "sha256": "0" * 64}, {})
+        h, t, m, o = token_format.read(self.path("big.tok"))
+        self.assertEqual(h["dtype"], "uint32")
+        self.assertEqual(list(map(int, t)), [0, 70000, 151935])
+        token_format.write(self.path("small.tok"), [0, 65535], [1, 1], [0, 2], 65536, {}, {})
+        self.assertEqual(token_format.read(self.path("small.tok"))[0]["dtype"], "uint16")
+
+    def test_parallel_is_deterministic(self):
+        recs = [{"messages": c} for c in CONVERSATIONS] * 3
+        inp = self.write_jsonl("par.jsonl", recs)
+        self.prepare(inp, "p1.tok", "--workers", "1")
+        self.prepare(inp, "p2.tok", "--workers", "2", "--chunk", "2", subprocess_=True)
+        with open(self.path("p1.tok"), "rb") as a, open(self.path("p2.tok"), "rb") as b:
+            self.assertEqual(a.read(), b.read())
+
+    def refused(self, name, lines, want, *extra, raw=None, subprocess_=False):
+        if raw is not None:
+            with open(self.path(name), "wb") as f:
+                f.write(raw)
+            inp = self.path(name)
+        else:
+            inp = self.write_jsonl(name, lines)
+        rc, so, se = run("--tokenizer", self.dir, "--input", inp, "--out", self.path(name + ".tok"), *extra,
+                         subprocess_=subprocess_)
+        self.assertEqual(rc, 2, f"{name}: exit {rc}\n{so}\n{se}")
+        self.assertIn(want, se, name)
+        self.assertNotIn("Traceback", se, name)
+        self.assertFalse(os.path.exists(self.path(name + ".tok")), f"{name}: an output was written")
+
+    def test_malformed_inputs(self):
+        self.refused("nojson.jsonl", ['{"messages": [}'], "not valid JSON", subprocess_=True)
+        self.refused("noassistant.jsonl", [{"messages": [{"role": "user", "content": "hi"}]}],
+                     "no assistant message")
+        self.refused("norole.jsonl", [{"messages": [{"content": "hi"}]}], "needs \"role\"")
+        self.refused("mixed.jsonl", [{"messages": CONVERSATIONS[0]}, {"text": "x"}], "no \"messages\"")
+        self.refused("ids.jsonl", [{"input_ids": [1, 2, 3]}], "already hold input_ids")
+        self.refused("notext.jsonl", [{"body": "x"}], "no string field \"text\"")
+        self.refused("pcmix.jsonl", [{"prompt": "x", "completion": ["y"]}], "both be strings")
+        self.refused("bin.txt", None, "binary data", raw=bytes(range(256)) * 64)
+        self.refused("blank.txt", None, "no document", raw=b"\n\n  \n")
+        rc, _, se = run("--tokenizer", self.tmp.name, "--input", self.path("chat.jsonl"), "--out", self.path("x.tok"))
+        self.assertEqual(rc, 2)
+        self.assertIn("neither tokenizer.json nor tokenizer.model", se)
+        # a SentencePiece-only model directory (stories260K): the runtime reads its text itself
+        rc, _, se = run("--tokenizer", os.path.join(SHARED, "models", "stories260K"), "--input",
+                        self.path("blank.txt"), "--out", self.path("sp.tok"))
+        self.assertEqual(rc, 2, se)
+        self.assertIn("only a SentencePiece tokenizer.model", se)
+        self.assertIn("--data directly", se)
+        # a tokenizer without a chat template cannot prepare chat data
+        notpl = os.path.join(self.tmp.name, "notpl")
+        os.makedirs(notpl, exist_ok=True)
+        with open(os.path.join(self.dir, "tokenizer_config.json")) as f:
+            cfg = json.load(f)
+        cfg.pop("chat_template")
+        with open(os.path.join(notpl, "tokenizer_config.json"), "w") as f:
+            json.dump(cfg, f)
+        with open(os.path.join(self.dir, "tokenizer.json")) as a, open(os.path.join(notpl, "tokenizer.json"), "w") as b:
+            b.write(a.read())
+        inp = self.write_jsonl("c1.jsonl", [{"messages": CONVERSATIONS[0]}])
+        rc, _, se = run("--tokenizer", notpl, "--input", inp, "--out", self.path("y.tok"))
+        self.assertEqual(rc, 2, se)
+        self.assertIn("no chat template", se)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)

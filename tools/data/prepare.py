@@ -1,0 +1,390 @@
+#!/usr/bin/env python3
+"""Tokenise training data with the model's own Hugging Face tokenizer into a slidedp token file.
+
+    python tools/data/prepare.py --tokenizer /models/Qwen3-8B --input chat.jsonl --out train.tok
+    launcher/slidedp-run prepare --tokenizer /models/Qwen3-8B --input chat.jsonl --out train.tok
+
+Inputs (format by --format, or detected from the extension and the first record):
+  text              a .txt file; documents are paragraphs separated by blank lines
+                    (--text-docs line: one per line; file: the whole file); every token trained
+  jsonl text        {"text": "..."} per line (--text-field); every token trained
+  chat              {"messages": [{"role": "system"|"user"|"assistant", "content": "..."}, ...]}
+                    (the OpenAI / TRL convention): the tokenizer's chat template is applied and
+                    only the assistant turns (their content and the end-of-turn token after it)
+                    are trained, unless --train-on-all
+  prompt/completion {"prompt": "...", "completion": "..."}: only the completion (and EOS) is
+                    trained; prompt/completion given as lists of messages are treated as chat
+The EOS token is appended to each document unless it already ends with it (--no-eos: never).
+
+Output: one memory-mappable file (format: tools/data/token_format.py) with the token ids
+(uint16, or uint32 when the vocabulary exceeds 65,536), a per-token loss mask, the document
+boundaries, and a header recording dtype, vocabulary size, the tokenizer file's SHA-256 and the
+counts. Train on it with `--data OUT` (the runtime checks the header against --model).
+Tokenisation runs on --workers processes (default: all cores); a summary is printed at the end.
+"""
+import argparse
+import hashlib
+import json
+import multiprocessing as mp
+import os
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import token_format  # noqa: E402
+
+
+class DataError(Exception):
+    """A problem with the user's input: printed as 'prepare: error: ...' with a hint."""
+
+
+# ---- the tokenizer ----------------------------------------------------------------------------
+def tokenizer_file(path):
+    """The file whose bytes identify the tokenizer: tokenizer.json, else tokenizer.model."""
+    if os.path.isfile(path):
+        return path
+    for name in ("tokenizer.json", "tokenizer.model"):
+        if os.path.isfile(os.path.join(path, name)):
+            return os.path.join(path, name)
+    raise DataError(f"{path} has neither tokenizer.json nor tokenizer.model\n"
+                    "HINT: pass the model's directory (Hugging Face format) or its tokenizer.json")
+
+
+def load_tokenizer(path):
+    import transformers
+    from transformers import AutoTokenizer, PreTrainedTokenizerFast
+    # Documents longer than model_max_length are fine here (the runtime splits them into rows
+    # of T tokens); transformers' warning about it is noise.
+    transformers.logging.set_verbosity_error()
+    if os.path.isdir(path):
+        return AutoTokenizer.from_pretrained(path)
+    d = os.path.dirname(os.path.abspath(path))
+    if os.path.basename(path) == "tokenizer.json" and os.path.isfile(os.path.join(d, "tokenizer_config.json")):
+        return AutoTokenizer.from_pretrained(d)
+    return PreTrainedTokenizerFast(tokenizer_file=path)
+
+
+def sha256_of(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+# ---- records ------------------------------------------------------------------------------------
+def detect_format(path, first):
+    if path.endswith(".txt") or first is None:
+        return "text"
+    if not isinstance(first, dict):
+        raise DataError(f"{path}:1: a JSON {type(first).__name__}, not an object")
+    if "messages" in first:
+        return "chat"
+    if "prompt" in first and "completion" in first:
+        return "prompt-completion"
+    if "input_ids" in first:
+        raise DataError(f"{path}: the records already hold input_ids (tokenised data)\n"
+                        "HINT: pass this file to the runtime directly (--data FILE.jsonl)")
+    return "jsonl-text"
+
+
+def read_records(path, fmt, text_docs):
+    """Yields (line number, record) of the input."""
+    if fmt == "text":
+        with open(path, "rb") as f:
+            raw = f.read()
+        if b"\0" in raw[:1 << 20]:
+            raise DataError(f"{path}: holds NUL bytes: binary data, not text\n"
+                            "HINT: token files go to the runtime directly (--data FILE.bin)")
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise DataError(f"{path}: not UTF-8 text ({e})")
+        if text_docs == "file":
+            if text.strip():
+                yield 1, text
+            return
+        lines = text.split("\n")
+        if text_docs == "line":
+            for i, line in enumerate(lines):
+                if line.strip():
+                    yield i + 1, line
+            return
+        doc, start = [], 1
+        for i, line in enumerate(lines):
+            if line.strip():
+                if not doc:
+                    start = i + 1
+                doc.append(line.rstrip("\r"))
+            elif doc:
+                yield start, "\n".join(doc)
+                doc = []
+        if doc:
+            yield start, "\n".join(doc)
+        return
+    with open(path, encoding="utf-8") as f:
+        for i, line in enumerate(f):
+            if not line.strip():
+                continue
+            try:
+                yield i + 1, json.loads(line)
+            except json.JSONDecodeError as e:
+                raise DataError(f"{path}:{i + 1}: not valid JSON ({e})\n"
+                                "HINT: JSONL holds one JSON object per line")
+
+
+# ---- tokenisation (runs in the worker processes) ------------------------------------------------
+_TOK = None
+_OPT = None
+
+
+def _init(tok_path, opt):
+    global _TOK, _OPT
+    _TOK = load_tokenizer(tok_path)
+    _OPT = opt
+
+
+def _special_strings(tok):
+    return sorted({t for t in tok.all_special_tokens} |
+                  {str(t) for t in getattr(tok, "added_tokens_decoder", {}).values() if getattr(t, "special", False)},
+                  key=len, reverse=True)
+
+
+def chat_spans(tok, messages, text):
+    """Character spans [a, b) of `text` (the rendered conversation) that are assistant turns:
+    each assistant message's content and the special token (end of turn) right after it."""
+    specials = _special_strings(tok)
+    spans, cursor = [], 0
+    for m in messages:
+        content = m.get("content")
+        if not isinstance(content, str):
+            raise DataError("a message's content is not a string")
+        if not content.strip():
+            continue
+        needle = content
+        at = text.find(needle, cursor)
+        if at < 0:  # templates may strip the content
+            needle = content.strip()
+            at = text.find(needle, cursor)
+        if at < 0:
+            raise DataError(f"the chat template does not render the {m.get('role')} message's "
+                            f"content verbatim ({content[:60]!r})")
+        end = at + len(needle)
+        if m.get("role") == "assistant":
+            for s in specials:
+                if s and text.startswith(s, end):
+                    end += len(s)
+                    break
+            spans.append((at, end))
+        cursor = end
+    return spans
+
+
+def tokenize_chat(tok, messages, where):
+    if not isinstance(messages, list) or not messages:
+        raise DataError(f"{where}: \"messages\" must be a non-empty list of {{role, content}}")
+    for m in messages:
+        if not isinstance(m, dict) or "role" not in m or "content" not in m:
+            raise DataError(f"{where}: each message needs \"role\" and \"content\", got {json.dumps(m)[:80]}")
+    if not getattr(tok, "chat_template", None):
+        raise DataError(f"the tokenizer has no chat template, needed for chat data ({where})\n"
+                        "HINT: use a chat/instruct model's tokenizer, or give prompt/completion records")
+    text = tok.apply_chat_template(messages, tokenize=False, add_generation_prompt=False)
+    if messages[-1].get("role") == "assistant":
+        text = text.rstrip()
+    enc = tok(text, add_special_tokens=False, return_offsets_mapping=True)
+    ids = enc["input_ids"]
+    if _OPT["train_on_all"]:
+        return ids, [1] * len(ids)
+    try:
+        spans = chat_spans(tok, messages, text)
+    except DataError as e:
+        raise DataError(f"{where}: {e}")
+    if not spans:
+        raise DataError(f"{where}: the conversation has no assistant message with content, nothing to train on\n"
+                        "HINT: drop it, or use --train-on-all")
+    mask = []
+    for a, b in enc["offset_mapping"]:
+        mask.append(int(any(a < e and b > s for s, e in spans) if b > a else
+                        any(s <= a < e for s, e in spans)))
+    return ids, mask
+
+
+def tokenize_record(item):
+    """(ids, mask) of one record, EOS appended per the options."""
+    where, rec = item
+    tok, opt = _TOK, _OPT
+    fmt = opt["format"]
+    if fmt == "text":
+        ids = tok(rec, add_special_tokens=True)["input_ids"]
+        mask = [1] * len(ids)
+    else:
+        if not isinstance(rec, dict):
+            raise DataError(f"{where}: the line is a JSON {type(rec).__name__}, not an object")
+        if fmt == "jsonl-text":
+            text = rec.get(opt["text_field"])
+            if not isinstance(text, str):
+                raise DataError(f"{where}: no string field \"{opt['text_field']}\"\n"
+                                "HINT: set --text-field, or give chat (messages) or prompt/completion records")
+            ids = tok(text, add_special_tokens=True)["input_ids"]
+            mask = [1] * len(ids)
+        elif fmt == "chat":
+            if "messages" not in rec:
+                raise DataError(f"{where}: no \"messages\" (the first record was chat)")
+            ids, mask = tokenize_chat(tok, rec["messages"], where)
+        else:
+            p, c = rec.get("prompt"), rec.get("completion")
+            if isinstance(p, list) and isinstance(c, list):
+                ids, mask = tokenize_chat(tok, p + c, where)
+            elif isinstance(p, str) and isinstance(c, str):
+                pi = tok(p, add_special_tokens=True)["input_ids"]
+                ci = tok(c, add_special_tokens=False)["input_ids"]
+                ids = pi + ci
+                mask = [1 if opt["train_on_all"] else 0] * len(pi) + [1] * len(ci)
+            else:
+                raise DataError(f"{where}: \"prompt\" and \"completion\" must both be strings or both "
+                                "lists of messages")
+    eos = opt["eos"]
+    if eos is not None and (not ids or ids[-1] != eos):
+        ids = ids + [eos]
+        mask = mask + [1]
+    if len(ids) < 2:
+        raise DataError(f"{where}: the document has {len(ids)} token(s); nothing to predict")
+    return ids, mask
+
+
+def _work(chunk):
+    """A chunk of records -> (ids int64 [n], mask uint8 [n], lengths int64 [docs]), compact
+    arrays (5-9 bytes a token) rather than Python lists; or the first error's message."""
+    ids, mask, lengths = [], [], []
+    for item in chunk:
+        try:
+            i, m = tokenize_record(item)
+        except DataError as e:
+            return str(e)
+        ids.extend(i)
+        mask.extend(m)
+        lengths.append(len(i))
+    return (np.asarray(ids, dtype=np.int64), np.asarray(mask, dtype=np.uint8),
+            np.asarray(lengths, dtype=np.int64))
+
+
+# ---- main ---------------------------------------------------------------------------------------
+def histogram(lengths):
+    lines, lo = [], 1
+    while lo <= max(lengths):
+        hi = lo * 2
+        n = int(((lengths >= lo) & (lengths < hi)).sum())
+        if n:
+            lines.append(f"  [{lo:>7}, {hi:>7}) tokens: {n:>9} {'#' * max(1, int(40 * n / len(lengths)))}")
+        lo = hi
+    return "\n".join(lines)
+
+
+def prepare(args):
+    tok_file = tokenizer_file(args.tokenizer)
+    if os.path.basename(tok_file) == "tokenizer.model" and not os.path.isfile(
+            os.path.join(args.tokenizer, "tokenizer_config.json")):
+        raise DataError(f"{args.tokenizer} has only a SentencePiece tokenizer.model (no tokenizer.json or "
+                        "tokenizer_config.json) for transformers to load\nHINT: the runtime tokenises text "
+                        "with tokenizer.model itself: pass the .txt to --data directly")
+    try:
+        tok = load_tokenizer(args.tokenizer)
+    except (OSError, ValueError) as e:
+        raise DataError(f"transformers cannot load the tokenizer of {args.tokenizer}: {e}")
+    first = None
+    if not args.input.endswith(".txt"):
+        for _, rec in read_records(args.input, "jsonl", None):
+            first = rec
+            break
+    fmt = args.format if args.format != "auto" else detect_format(args.input, first)
+    eos = None if args.no_eos else tok.eos_token_id
+    if eos is None and not args.no_eos:
+        raise DataError(f"the tokenizer {args.tokenizer} has no EOS token\nHINT: pass --no-eos")
+    opt = {"format": fmt, "text_field": args.text_field, "train_on_all": args.train_on_all, "eos": eos}
+    records = list(read_records(args.input, "text" if fmt == "text" else "jsonl", args.text_docs))
+    if not records:
+        raise DataError(f"{args.input}: no document (empty or blank)")
+    items = [(f"{args.input}:{line}", rec) for line, rec in records]
+    chunks = [items[i:i + args.chunk] for i in range(0, len(items), args.chunk)]
+    workers = max(1, min(args.workers or os.cpu_count() or 1, len(chunks)))
+    from tqdm import tqdm
+    bar = tqdm(total=len(items), unit="doc", desc="tokenising", disable=args.quiet, file=sys.stderr)
+    results = []
+    if workers == 1:
+        _init(args.tokenizer, opt)
+        it = map(_work, chunks)
+    else:
+        pool = mp.get_context("spawn").Pool(workers, _init, (args.tokenizer, opt))
+        it = pool.imap(_work, chunks)
+    try:
+        for c, r in zip(chunks, it):
+            if isinstance(r, str):
+                raise DataError(r)
+            results.append(r)
+            bar.update(len(c))
+    finally:
+        bar.close()
+        if workers > 1:
+            pool.terminate()
+    lengths = np.concatenate([r[2] for r in results])
+    offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+    tokens = np.concatenate([r[0] for r in results])
+    mask = np.concatenate([r[1] for r in results])
+    vocab = len(tok)
+    info = {"file": os.path.basename(tok_file), "sha256": sha256_of(tok_file),
+            "name_or_path": os.path.abspath(args.tokenizer), "eos_token_id": tok.eos_token_id,
+            "bos_token_id": tok.bos_token_id}
+    source = {"input": os.path.abspath(args.input), "format": fmt, "train_on_all": args.train_on_all,
+              "eos_appended": eos is not None}
+    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
+    tmp = args.out + ".tmp"
+    header = token_format.write(tmp, tokens, mask, offsets, vocab, info, source)
+    os.replace(tmp, args.out)
+    n, d, tgt = header["num_tokens"], header["num_documents"], header["num_target_tokens"]
+    print(f"prepared {args.out}: {fmt}, {d} documents, {n} tokens, {tgt} trained targets, "
+          f"masked fraction {1 - tgt / max(1, n - d):.3f} (of the {n - d} next-token positions), "
+          f"{header['dtype']} ids, vocab {vocab}, tokenizer {info['file']} sha256 {info['sha256'][:12]}")
+    print(f"document length (tokens): min {lengths.min()}, median {int(np.median(lengths))}, "
+          f"max {lengths.max()}, mean {lengths.mean():.1f}\n{histogram(lengths)}")
+    if args.seq_len and (lengths > args.seq_len).any():
+        print(f"note: {(lengths > args.seq_len).sum()} document(s) are longer than --seq-len {args.seq_len}; "
+              "the runtime splits them into pieces of T tokens")
+    return header
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter,
+                                 epilog=__doc__[__doc__.index("Inputs"):])
+    ap.add_argument("--tokenizer", "--model", required=True,
+                    help="the model's Hugging Face directory (tokenizer.json, tokenizer_config.json) "
+                         "or a tokenizer.json")
+    ap.add_argument("--input", required=True, help=".txt or .jsonl")
+    ap.add_argument("--out", required=True, help="the token file to write (e.g. train.tok)")
+    ap.add_argument("--format", default="auto",
+                    choices=["auto", "text", "jsonl-text", "chat", "prompt-completion"])
+    ap.add_argument("--text-field", default="text", help="JSONL text records: the field holding the text")
+    ap.add_argument("--text-docs", default="paragraph", choices=["paragraph", "line", "file"],
+                    help=".txt: what a document is (paragraphs separated by blank lines, lines, the file)")
+    ap.add_argument("--train-on-all", action="store_true",
+                    help="chat and prompt/completion: train on every token, not only the replies")
+    ap.add_argument("--no-eos", action="store_true", help="do not append the EOS token to documents")
+    ap.add_argument("--workers", type=int, default=0, help="tokeniser processes (0: all cores)")
+    ap.add_argument("--chunk", type=int, default=256, help="records per task")
+    ap.add_argument("--seq-len", type=int, default=0, help="report documents longer than this")
+    ap.add_argument("--quiet", action="store_true", help="no progress bar")
+    args = ap.parse_args(argv)
+    try:
+        if not os.path.isfile(args.input):
+            raise DataError(f"cannot read {args.input}: no such file")
+        prepare(args)
+    except DataError as e:
+        print(f"prepare: error: {e}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""Generate text with a (fine-tuned) model, tokenised and decoded by its own Hugging Face tokenizer.
+
+    tools/generate.py --model runs/qwen3-ft/model --chat --prompt "Who made the heaven?"
+    launcher/slidedp-run generate --model DIR --prompt "In the beginning"   # the same
+
+The prompt is encoded with the model directory's tokenizer (tokenizer.json or tokenizer.model,
+through transformers' AutoTokenizer): with --chat as a user message through the chat template
+(add_generation_prompt), otherwise as plain text with the tokenizer's special tokens (BOS where
+the tokenizer adds one). The ids go to build/bin/slidedp_generate (--prompt-ids), which runs the
+model (greedy by default); the new ids are decoded back to text and printed (--show-ids: the ids
+too). Exit status 2 with a message for a missing model, tokenizer or binary.
+"""
+import argparse
+import os
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--model", required=True, help="Hugging Face model directory (with its tokenizer)")
+    ap.add_argument("--prompt", required=True, help="prompt text")
+    ap.add_argument("--chat", action="store_true",
+                    help="wrap the prompt as a user message in the tokenizer's chat template")
+    ap.add_argument("--system", default=None, help="--chat: a system message first")
+    ap.add_argument("--max-new-tokens", type=int, default=64)
+    ap.add_argument("--temperature", type=float, default=0.0, help="0: greedy")
+    ap.add_argument("--top-p", type=float, default=1.0)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
+    ap.add_argument("--dtype", default="fp32", choices=["fp32", "bf16"])
+    ap.add_argument("--show-ids", action="store_true", help="also print the prompt and generated ids")
+    ap.add_argument("--binary", default=os.environ.get(
+        "SLIDEDP_GENERATE", os.path.join(ROOT, "build", "bin", "slidedp_generate")))
+    a = ap.parse_args(argv)
+
+    def fail(msg, hint=None):
+        print(f"generate: error: {msg}" + (f"\nHINT: {hint}" if hint else ""), file=sys.stderr)
+        return 2
+
+    if not os.path.isfile(os.path.join(a.model, "config.json")):
+        return fail(f"{a.model} is not a model directory (no config.json)")
+    if not any(os.path.isfile(os.path.join(a.model, n)) for n in ("tokenizer.json", "tokenizer.model")):
+        return fail(f"{a.model} has no tokenizer.json or tokenizer.model",
+                    "copy the base model's tokenizer files into it (the export copies them)")
+    if not os.access(a.binary, os.X_OK):
+        return fail(f"{a.binary} not found", "build it: bash tools/setup.sh")
+    from transformers import AutoTokenizer
+    tok = AutoTokenizer.from_pretrained(a.model)
+    if a.chat:
+        if not getattr(tok, "chat_template", None):
+            return fail(f"the tokenizer of {a.model} has no chat template", "drop --chat")
+        msgs = ([{"role": "system", "content": a.system}] if a.system else []) + \
+            [{"role": "user", "content": a.prompt}]
+        ids = tok.apply_chat_template(msgs, tokenize=True, add_generation_prompt=True, return_dict=True)["input_ids"]
+    else:
+        ids = tok(a.prompt, add_special_tokens=True)["input_ids"]
+    cmd = [a.binary, "--model", a.model, "--prompt-ids", ",".join(map(str, ids)), "--print-ids",
+           "--max-new-tokens", str(a.max_new_tokens), "--temperature", str(a.temperature),
+           "--top-p", str(a.top_p), "--seed", str(a.seed), "--device", a.device, "--dtype", a.dtype]
+    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if r.returncode != 0:
+        sys.stderr.write(r.stderr)
+        return r.returncode
+    lines = [l for l in r.stdout.strip().split("\n") if l.strip()]
+    last = lines[-1] if lines else ""
+    try:
+        new = [int(x) for x in last.split(",")] if last else []
+    except ValueError:
+        return fail(f"unexpected output of {a.binary}: {last[:200]!r}")
+    print(a.prompt if not a.chat else f"[user] {a.prompt}")
+    print(("[assistant] " if a.chat else "") + tok.decode(new, skip_special_tokens=True))
+    if a.show_ids:
+        print(f"prompt ids: {ids}\ngenerated ids: {new}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
