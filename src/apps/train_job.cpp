@@ -15,6 +15,7 @@
 #include "data/reference_batches.h"
 #include "formats/fs_util.h"
 #include "formats/safetensors.h"
+#include "planner/plan.h"
 #include "runtime/job_guard.h"
 #include "train/trainer.h"
 
@@ -107,6 +108,16 @@ void addTrainOptions(CLI::App& app, TrainJobOptions& o) {
               "(GPU workers), prefetched back one unit ahead in backward");
   g->add_option("--loss-chunk-tokens", o.train.loss_chunk_tokens, "Tokens per LM-head/cross-entropy "
                 "chunk (0: as many as keep the chunk's logits near 1 GiB)")->capture_default_str();
+  g->add_option("--policy", o.policy, "manual (the route/chunk/activation flags as given) or auto "
+                "(the step-time model's best policy for this machine and batch: routes, chunk size, "
+                "ring slots, window, micro-batch rows, kept layers, offload, leader threads; needs "
+                "the calibration `launcher/slidedp-run --plan` caches, or --machine); the step line "
+                "then shows predicted vs measured")
+      ->check(CLI::IsMember({"manual", "auto"}))->capture_default_str();
+  g->add_option("--machine", o.machine, "--policy auto: plan with this machine description "
+                "(tools/machines/*.json) instead of this machine's cached calibration");
+  g->add_option("--calibration", o.calibration, "--policy auto: the calibration cache (default "
+                "$SLIDEDP_CALIBRATION or ~/.cache/slidedp/calibration.json)");
   g->add_option("--lr", o.train.lr, "Peak learning rate")->capture_default_str();
   g->add_option("--beta1", o.train.beta1, "AdamW beta1")->capture_default_str();
   g->add_option("--beta2", o.train.beta2, "AdamW beta2")->capture_default_str();
@@ -135,6 +146,7 @@ struct RunVariant {
   std::string label;
   TrainOptions opts;
   int64_t batch_rows = 0;  // 0: --batch-size
+  double predicted_s = 0;  // --policy auto: the model's step time (0: none)
 };
 
 std::vector<RunVariant> parseVariants(const TrainJobOptions& o) {
@@ -278,7 +290,7 @@ int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trai
         SLIDEDP_LOG_INFO(
             "{}step {}/{} (ETA {}) | {} | loss {:.4f} | lr {:.2e} | gnorm {:.3f} | {:.0f} tok/s | "
             "{:.1f} TFLOPS/GPU{} | {:.3f} s | fwd {:.3f} head {:.3f} bwd {:.3f} h2d {:.3f} d2h "
-            "{:.3f} ver-wait {:.3f} handoff-wait {:.3f} | leader wait {:.3f} update {:.3f}{}",
+            "{:.3f} ver-wait {:.3f} handoff-wait {:.3f} | leader wait {:.3f} update {:.3f}{}{}",
             bar, step, last, formatDuration(eta), v.label, rec.loss, rec.lr, rec.grad_norm,
             tokens / rec.seconds, tflops_gpu,
             ctx.device == DeviceKind::kCuda ? fmt::format(" | MFU {:.1f}%", 100 * tflops_gpu / kH200PeakBf16Tflops) : "",
@@ -287,7 +299,10 @@ int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trai
             ctx.device == DeviceKind::kCuda
                 ? fmt::format(" | kept {}/{} layers, GPU peak {:.1f} GiB", rec.kept_layers,
                               cfg.numLayers, rec.gpu_peak_bytes / double(1ull << 30))
-                : fmt::format(" | kept {}/{} layers", rec.kept_layers, cfg.numLayers));
+                : fmt::format(" | kept {}/{} layers", rec.kept_layers, cfg.numLayers),
+            v.predicted_s > 0 ? fmt::format(" | predicted {:.3f} s ({:+.1f}%)", v.predicted_s,
+                                            100 * (v.predicted_s - rec.seconds) / rec.seconds)
+                              : "");
         if (metrics.is_open()) {
           const double vals[] = {rec.loss, rec.lr, rec.grad_norm, static_cast<double>(rec.tokens),
                                  rec.seconds, tokens / rec.seconds, tflops_gpu, rec.fwd_s, rec.head_s,
@@ -304,6 +319,7 @@ int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trai
                                 {"delivery", routeName(v.opts.delivery)},
                                 {"reduction", routeName(v.opts.reduction)}};
             for (size_t i = 0; i < std::size(vals); ++i) j[kColumns[i + 2]] = vals[i];
+            if (v.predicted_s > 0) j["predicted_step_s"] = v.predicted_s;
             metrics << j.dump() << "\n";
           }
           metrics.flush();
@@ -434,8 +450,44 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
   }
   agreeOrThrow(ctx.world, problem.empty(), problem);
 
+  // --policy auto: every rank plans from the same files (deterministic), so all agree.
+  double predicted_s = 0;
+  std::string plan_line;
+  try {
+    if (o.policy == "auto") {
+      if (!o.route_sweep.empty())
+        throwUserError("--policy auto and --route-sweep do not go together (a sweep sets its own policies)");
+      planner::PlanRequest req;
+      req.model_path = o.model.empty() ? o.model_config : o.model;
+      req.model_name = req.model_path.substr(req.model_path.find_last_of('/') + 1);
+      req.G = ctx.num_workers;
+      req.global_rows = o.batch_size;
+      req.T = o.seq_len;
+      req.cuda = ctx.device == DeviceKind::kCuda;
+      req.gpu_budget_gib = o.train.gpu_memory_budget_gib;
+      req.clip = o.train.max_grad_norm > 0;
+      req.bf16_staging = o.train.bf16_staging;
+      req.machine_file = o.machine;
+      req.calibration_file = o.calibration;
+      const planner::Plan plan = planner::makePlan(req, nullptr, false);
+      const auto& best = plan.result.ranked.front();
+      best.policy.apply(o.train, plan.workload.L);
+      predicted_s = best.prediction.step_s;
+      plan_line = fmt::format("policy auto: {} (predicted {:.3f} s/step, {:.0f} tokens/s, bound by {}; "
+                              "{} of {} policies fit; machine: {})\n  = {}", best.policy.label(plan.workload.L),
+                              predicted_s, best.prediction.tokens_per_s, best.prediction.bottleneck,
+                              plan.result.ranked.size(), plan.result.evaluated, plan.machine_from,
+                              best.policy.flags(plan.workload.L));
+    }
+  } catch (const UserError& e) {
+    problem = e.what();
+  }
+  agreeOrThrow(ctx.world, problem.empty(), problem);
+  if (!plan_line.empty() && ctx.world_rank == 0) SLIDEDP_LOG_INFO("{}", plan_line);
+
   const bool random_init = !o.model_config.empty();
   std::vector<RunVariant> variants = parseVariants(o);
+  if (predicted_s > 0) variants.front().predicted_s = predicted_s;
   for (const auto& v : variants) o.train.reserve_grad_accumulation |= v.opts.max_grad_norm > 0;
   std::string resume = o.resume;
   if (resume == "auto") {

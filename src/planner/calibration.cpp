@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 
@@ -118,6 +119,22 @@ HostRates measureHost(size_t bytes, std::vector<int> threads) {
     r.adamw_gbps[t] = 30.0 * double(n) / t_pass / 1e9;
   }
   return r;
+}
+
+std::string deviceFingerprint(bool cuda) {
+  if (!cuda) return "device=cpu";
+  std::vector<std::string> models;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator("/proc/driver/nvidia/gpus", ec)) {
+    std::ifstream f(e.path() / "information");
+    std::string line;
+    while (std::getline(f, line))
+      if (line.rfind("Model:", 0) == 0) models.push_back(line.substr(line.find_first_not_of(" \t", 6)));
+  }
+  std::sort(models.begin(), models.end());
+  std::string s = "device=cuda;gpus=";
+  for (size_t i = 0; i < models.size(); ++i) s += (i ? "," : "") + models[i];
+  return s;
 }
 
 std::string machineFingerprint(const std::string& device_description) {

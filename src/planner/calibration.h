@@ -34,6 +34,10 @@ struct HostRates {
 /// (empty: 1, 2, 4, ..., cores).
 HostRates measureHost(size_t bytes = size_t{64} << 20, std::vector<int> threads = {});
 
+/// "device=cpu" or the GPU models from /proc/driver/nvidia (no CUDA context is created): the
+/// device part of the fingerprint, the same in `slidedp plan` and a run's `--policy auto`.
+std::string deviceFingerprint(bool cuda);
+
 /// "host=...;cpu=...;cores=N;ram=NGiB;<device>" (stable across runs on the same machine).
 std::string machineFingerprint(const std::string& device_description);
 
