@@ -4,7 +4,7 @@
 # comparison (tools/bench/peers.sh); logs to $OUT (or ./gpu-logs). Works on 1..8 GPUs.
 #
 #   bash tools/gpu-check.sh [steps...]
-#     steps, run in the order given: build test layer slidedp peers main realrun adamw
+#     steps, run in the order given: build test layer slidedp peers main realrun adamw plan
 #     (default: build test layer slidedp)
 #   Environment (each optional):
 #     SLIDEDP_BENCH_CONFIG    model shape of `slidedp` and `peers` (default tools/configs/qwen3-4b.json
@@ -68,7 +68,7 @@ if has peers && [ -d .whl ]; then
 fi
 do_build() {
   step build
-  DEF_TARGETS="slidedp_worker slidedp_generate bench_layer test_layer_ops_gpu test_decoder_gpu test_reference_equivalence test_gpu_job"
+  DEF_TARGETS="slidedp_worker slidedp_plan slidedp_generate bench_layer test_layer_ops_gpu test_decoder_gpu test_reference_equivalence test_gpu_job"
   SLIDEDP_BUILD_TARGETS=${SLIDEDP_BUILD_TARGETS:-$DEF_TARGETS} bash tools/setup.sh > "$OUT/build.log" 2>&1 || { rc=1; tail -40 "$OUT/build.log"; }
   grep -E "slidedp:|error" "$OUT/build.log" | head -8
 }
@@ -118,13 +118,21 @@ do_realrun() {
   $B/bin/slidedp_generate --model "$OUT/realrun-model" --prompt "And God said" --max-new-tokens 24 --device cuda 2>&1 | tail -2
   rm -rf "$OUT/realrun-model"
 }
+do_plan() {
+  step "plan: the step-time model, predicted vs measured over a sweep, and --policy auto"
+  SLIDEDP_WORKER=$BIN/slidedp_worker SLIDEDP_PLAN=$BIN/slidedp_plan timeout 480 python3 tools/bench/plan_check.py \
+    --bin "$BIN" --out "$OUT/plan" --config "${SLIDEDP_PLAN_CONFIG:-tools/configs/qwen3-4b.json}" --gpus "$GPUS" \
+    > "$OUT/plan.log" 2>&1 || rc=1
+  tail -30 "$OUT/plan.log"
+  tar czf "$OUT/plan.tgz" -C "$OUT" plan && rm -rf "$OUT/plan"
+}
 do_adamw() {
   step "adamw"
   timeout 120 bash tools/bench/bench_adamw.sh --build "$B" --n 256M --threads $(nproc) > "$OUT/bench-adamw.log" 2>&1 || rc=1
   tail -25 "$OUT/bench-adamw.log"
 }
 for s in $STEPS; do
-  declare -F "do_$s" >/dev/null || { echo "gpu-check.sh: unknown step '$s' (steps: build test layer slidedp peers main realrun adamw)"; exit 2; }
+  declare -F "do_$s" >/dev/null || { echo "gpu-check.sh: unknown step '$s' (steps: build test layer slidedp peers main realrun adamw plan)"; exit 2; }
   "do_$s"
 done
 echo "=== done rc=$rc ($(date +%T))"

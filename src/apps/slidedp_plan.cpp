@@ -66,7 +66,7 @@ int run(const Options& o) {
                  "(once; cached)...\n", w.model_name.c_str(), (long long)w.rowsPerWorker(), (long long)w.T);
     const HostRates host = measureHost();
     const model::ModelConfig config = model::ModelConfig::load(r.model_path);
-    const DeviceRates dev = measureDevice(config, w.rowsPerWorker(), w.T, w.cuda);
+    const DeviceRates dev = measureDevice(config, w.rowsPerWorker(), w.T, w.cuda, 0, w.cuda ? 3 : 5);
     return calibratedMachine(host, dev, w.cuda, w.G, o.leader_cores, nullptr);
   };
   const Plan plan = makePlan(r, calibrate, o.recalibrate);

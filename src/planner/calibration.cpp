@@ -140,7 +140,9 @@ std::string deviceFingerprint(bool cuda) {
 std::string machineFingerprint(const std::string& device_description) {
   char host[256] = {0};
   gethostname(host, sizeof(host) - 1);
-  return fmt::format("host={};cpu={};cores={};ram={:.0f}GiB;{}", host, cpuModel(), allowedCpus(),
+  // the machine's CPUs, not this process's affinity: a run's leader is pinned (numactl)
+  return fmt::format("host={};cpu={};cores={};ram={:.0f}GiB;{}", host, cpuModel(),
+                     sysconf(_SC_NPROCESSORS_ONLN),
                      meminfoGib("MemTotal"), device_description);
 }
 

@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+"""plan_check.py: the step-time model against measured steps (tools/gpu-check.sh plan).
+
+Runs a few jobs, each a --route-sweep over variants of one sequence length and GPU budget
+(start-up is paid once per job), then prices every variant with `slidedp_plan --evaluate` (which
+calibrates each batch shape once, cached in OUT/calibration.json) and prints predicted vs measured
+step time (median of the steps after the first of each variant), the median and worst relative
+error, and one `--policy auto` job: its measured step against the sweep's variants of the same
+shape (the target: within 5% of the best, never in the worst half).
+
+  python3 tools/bench/plan_check.py --bin build/bin --out OUT --config tools/configs/qwen3-4b.json \
+      [--gpus 0] [--jobs JOBS]
+JOBS: ';'-separated "seq_len|budget_gib(0 = full)|variant,variant,..." (variants as --route-sweep).
+"""
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+
+DEFAULT_JOBS = ";".join([
+    "4096|0|replicated/cpu+keep@1,replicated/cpu+keep@4,replicated/cpu+keep@8,"
+    "replicated/cpu+recompute@8,replicated/cpu+auto@16,replicated/cpu+recompute@16,replicated/cpu+auto@32",
+    "16384|22|replicated/cpu+auto@1,replicated/cpu+auto@2,replicated/cpu+recompute@2,"
+    "replicated/cpu+offload+auto@2",
+    "131072|0|replicated/cpu+auto@1",
+])
+AUTO_SHAPE = (4096, 8, 0)  # seq, batch, budget of the --policy auto job
+
+
+def run(cmd, log, timeout):
+    print("+ " + " ".join(cmd), flush=True)
+    with open(log, "w") as f:
+        try:
+            return subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT, timeout=timeout).returncode
+        except subprocess.TimeoutExpired:
+            print(f"  timed out after {timeout} s (log {log})")
+            return 124
+
+
+def parse_variant(v):
+    m = re.fullmatch(r"(\w+)/(\w+)((?:\+\w+)*)@(\d+)", v)
+    if not m:
+        sys.exit(f"plan_check.py: variant '{v}' must be delivery/reduction[+mods]@rows")
+    mods = [x for x in m.group(3).split("+") if x]
+    return m.group(1), m.group(2), mods, int(m.group(4))
+
+
+def evaluate(a, seq, budget, v):
+    d, r, mods, rows = parse_variant(v)
+    act = next((x for x in mods if x in ("keep", "recompute", "auto")), "auto")
+    cmd = [os.path.join(a.bin, "slidedp_plan"), "--model-config", a.config, "--gpus", str(a.ngpu),
+           "--device", "cuda", "--batch-size", str(rows), "--seq-len", str(seq), "--evaluate",
+           "--delivery", d, "--reduction", r, "--activations", act, "--calibration", a.cal,
+           "--leader-cores", str(a.leader_cores), "--gpu-memory-budget", str(budget)]
+    if "offload" in mods:
+        cmd.append("--offload-activations")
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    m = re.search(r"PREDICTION step_s=([\d.]+).*?kept=(\d+).*?rank=(\d+)/(\d+)", out.stdout)
+    if not m:
+        print(out.stdout[-2000:], out.stderr[-2000:])
+        return None
+    return float(m.group(1)), int(m.group(2)), int(m.group(3)), int(m.group(4))
+
+
+def measured(metrics):
+    per = {}
+    for line in open(metrics):
+        j = json.loads(line)
+        per.setdefault(j["variant"], []).append((j["step_s"], j.get("kept_layers", 0)))
+    return {k: (statistics.median(s for s, _ in v[1:] or v), v[-1][1]) for k, v in per.items()}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--config", default="tools/configs/qwen3-4b.json")
+    ap.add_argument("--gpus", default="0")
+    ap.add_argument("--jobs", default=os.environ.get("SLIDEDP_PLAN_JOBS", DEFAULT_JOBS))
+    ap.add_argument("--steps", type=int, default=2)
+    a = ap.parse_args()
+    os.makedirs(a.out, exist_ok=True)
+    a.ngpu = len(a.gpus.split(","))
+    a.cal = os.path.join(a.out, "calibration.json")
+    a.leader_cores = max(1, os.cpu_count() - 2 * a.ngpu)  # --worker-threads 2
+    env_run = os.environ.get("SLIDEDP_LAUNCHER", "launcher/slidedp-run")
+    rows = []
+    for ji, job in enumerate(a.jobs.split(";")):
+        seq, budget, variants = job.split("|")
+        seq, budget = int(seq), float(budget)
+        metrics = os.path.join(a.out, f"plan-job{ji}.jsonl")
+        if os.path.exists(metrics):
+            os.remove(metrics)
+        cmd = [env_run, "--gpus", a.gpus, "--worker-threads", "2", "--", "--model-config", a.config,
+               "--seq-len", str(seq), "--steps", str(a.steps), "--warmup-steps", "1", "--lr", "1e-5",
+               "--route-sweep", variants, "--metrics", metrics, "--gpu-memory-budget", str(budget)]
+        rc = run(cmd, os.path.join(a.out, f"plan-job{ji}.log"), 420)
+        meas = measured(metrics) if os.path.exists(metrics) else {}
+        for v in variants.split(","):
+            pred = evaluate(a, seq, budget, v)
+            m = meas.get(v)
+            rows.append((v, seq, budget, pred, m, rc))
+    # the --policy auto job (the calibration of its shape is cached by the evaluations above)
+    seq, batch, budget = AUTO_SHAPE
+    metrics = os.path.join(a.out, "plan-auto.jsonl")
+    if os.path.exists(metrics):
+        os.remove(metrics)
+    cmd = [env_run, "--gpus", a.gpus, "--worker-threads", "2", "--", "--model-config", a.config,
+           "--seq-len", str(seq), "--batch-size", str(batch), "--steps", str(a.steps + 1), "--lr", "1e-5",
+           "--policy", "auto", "--calibration", a.cal, "--metrics", metrics]
+    run(cmd, os.path.join(a.out, "plan-auto.log"), 300)
+    auto = None
+    if os.path.exists(metrics):
+        recs = [json.loads(l) for l in open(metrics)]
+        auto = (statistics.median(r["step_s"] for r in recs[1:] or recs), recs[0].get("predicted_step_s"))
+    # ---- the table ----
+    print(f"\n{'variant':<36} {'seq':>7} {'GiB':>4} {'pred_s':>8} {'meas_s':>8} {'err%':>7} {'kept p/m':>9}")
+    errs = []
+    for v, seq, budget, pred, m, rc in rows:
+        if pred is None or m is None:
+            print(f"{v:<36} {seq:>7} {budget:>4.0f} {'-':>8} {'-':>8}   (not {'predicted' if pred is None else 'measured'}; job rc {rc})")
+            continue
+        e = (pred[0] - m[0]) / m[0]
+        errs.append(abs(e))
+        print(f"{v:<36} {seq:>7} {budget:>4.0f} {pred[0]:>8.3f} {m[0]:>8.3f} {100 * e:>+7.1f} {pred[1]:>4}/{int(m[1]):<4}")
+    if errs:
+        print(f"\n{len(errs)} variants: median |pred - meas| / meas = {100 * statistics.median(errs):.1f}% "
+              f"(target <= 10%), worst {100 * max(errs):.1f}% (target <= 20%)")
+    if auto:
+        same = sorted((m[0], v) for v, seq, budget, pred, m, rc in rows
+                      if m and seq == AUTO_SHAPE[0] and budget == AUTO_SHAPE[2] and parse_variant(v)[3] == AUTO_SHAPE[1])
+        print(f"--policy auto at {AUTO_SHAPE[1]} x {AUTO_SHAPE[0]}: measured {auto[0]:.3f} s (predicted {auto[1]}); "
+              f"the sweep's variants of that shape: " + ", ".join(f"{v} {s:.3f} s" for s, v in same))
+        if same:
+            better = sum(s < auto[0] for s, _ in same)
+            print(f"  auto vs best measured: {100 * (auto[0] - same[0][0]) / same[0][0]:+.1f}% (target within 5%); "
+                  f"rank {better + 1} of {len(same) + 1}")
+    else:
+        print("--policy auto job: no metrics (see plan-auto.log)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
