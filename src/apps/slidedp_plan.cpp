@@ -69,7 +69,17 @@ int run(const Options& o) {
     const DeviceRates dev = measureDevice(config, w.rowsPerWorker(), w.T, w.cuda, 0, w.cuda ? 3 : 5);
     return calibratedMachine(host, dev, w.cuda, w.G, o.leader_cores, nullptr);
   };
-  const Plan plan = makePlan(r, calibrate, o.recalibrate);
+  Plan plan = makePlan(r, calibrate, o.recalibrate, /*search=*/false);
+  std::string no_fit;
+  try {
+    SearchOptions so;
+    so.gpu_budget_bytes = plan.gpu_budget_bytes;
+    so.bf16_staging = r.bf16_staging;
+    plan.result = searchPolicies(plan.workload, plan.machine, so);
+  } catch (const UserError& e) {
+    if (!o.evaluate) throw;
+    no_fit = e.what();  // --evaluate still prices the given policy (and says it does not fit)
+  }
   const Workload& w = plan.workload;
   std::printf("machine: %s (%s)\n", plan.machine.name.c_str(), plan.machine_from.c_str());
   if (o.evaluate) {
@@ -95,7 +105,9 @@ int run(const Options& o) {
     std::printf("PREDICTION step_s=%.6f tokens_per_s=%.1f bottleneck=%s kept=%d gpu_gib=%.2f fits=%d "
                 "rank=%d/%zu best_s=%.6f\n", pr.step_s, pr.tokens_per_s, pr.bottleneck.c_str(), kept,
                 pr.gpu_peak_bytes / double(1ull << 30), pr.fits_gpu && pr.fits_host ? 1 : 0, rank,
-                plan.result.ranked.size() + 1, plan.result.ranked.front().prediction.step_s);
+                plan.result.ranked.size() + 1,
+                plan.result.ranked.empty() ? 0.0 : plan.result.ranked.front().prediction.step_s);
+    if (!no_fit.empty()) std::printf("note: %s\n", no_fit.c_str());
   } else {
     std::printf("%s", formatPlan(w, plan.machine, plan.result, plan.gpu_budget_bytes, o.top).c_str());
   }

@@ -13,7 +13,7 @@ std::string calibrationKey(const PlanRequest& r, const Workload& w) {
 }
 
 Plan makePlan(const PlanRequest& r, const std::function<MachineDescription(const Workload&)>& calibrate,
-              bool recalibrate) {
+              bool recalibrate, bool search) {
   Plan p;
   const model::ModelConfig config = model::ModelConfig::load(r.model_path);
   p.workload = makeWorkload(config, r.model_name.empty() ? r.model_path : r.model_name, r.G, r.global_rows,
@@ -48,6 +48,7 @@ Plan makePlan(const PlanRequest& r, const std::function<MachineDescription(const
   }
   if (r.leader_cores > 0) p.machine.host.leader_cores = r.leader_cores;
   p.gpu_budget_bytes = r.gpu_budget_gib > 0 ? r.gpu_budget_gib * double(1ull << 30) : p.machine.usableGpuBytes();
+  if (!search) return p;
   SearchOptions so;
   so.gpu_budget_bytes = p.gpu_budget_bytes;
   so.bf16_staging = r.bf16_staging;

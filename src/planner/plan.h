@@ -40,8 +40,9 @@ struct Plan {
 std::string calibrationKey(const PlanRequest& r, const Workload& w);
 
 /// Builds the plan. `calibrate` (may be empty) measures the machine when the cache has no entry
-/// or `recalibrate`; without it a missing entry is a UserError with a HINT.
+/// or `recalibrate`; without it a missing entry is a UserError with a HINT. `search` false:
+/// workload and machine only (result left empty), for pricing one given policy.
 Plan makePlan(const PlanRequest& r, const std::function<MachineDescription(const Workload&)>& calibrate,
-              bool recalibrate);
+              bool recalibrate, bool search = true);
 
 }  // namespace slidedp::planner
