@@ -46,6 +46,13 @@
 //   recomputed layers' inputs on the GPU + the running hidden state + the head/backward reserve,
 //   with the runtime's own formulas (worker.cpp keptBytes/reserveBytes). Host: 14 B/param
 //   (unit-aligned) + staging S G chunk g + clipping's 4 B/param + offloaded inputs + processes.
+// Several nodes (issue 17, not modelled yet): the terms it will add are the network's busy time
+//   (replicated layout: an all-reduce of the reduced gradient across nodes, 2 (N-1)/N x 4 P bytes
+//   per node; sharded layout: reduce-scatter of gradients and all-gather of the updated bf16
+//   parameters, (N-1)/N x (g + 2) P bytes per node, at the NIC rate), the leader's update shrinking
+//   to P/N, host bytes per node 14 P / N + staging, and a drain that includes the all-gather of the
+//   embedding's last shard. They belong in predict() beside the NVLink terms, with a `network`
+//   entry in ResourceBusy and nodes/NIC rate in MachineDescription.
 #pragma once
 
 #include <string>

@@ -82,6 +82,12 @@ DeviceRates measureDevice(const model::ModelConfig& config, int64_t rows, int64_
     cudaDeviceProp prop{};
     CUDA_CHECK(cudaGetDeviceProperties(&prop, gpu));
     r.description = fmt::format("{} x {}", prop.name, n);
+    // free memory with the context up but nothing of ours allocated: context_gib = total - free
+    at::empty({1}, at::TensorOptions().device(at::Device(at::kCUDA, static_cast<c10::DeviceIndex>(gpu))));
+    size_t free_b = 0, total_b = 0;
+    CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+    r.memory_gib = total_b / double(1ull << 30);
+    r.free_gib = free_b / double(1ull << 30);
 #else
     throwUserError("calibration on CUDA, but this binary was built without CUDA.\nHINT: --device cpu");
 #endif
@@ -162,10 +168,6 @@ DeviceRates measureDevice(const model::ModelConfig& config, int64_t rows, int64_
     dev_a = at::Tensor();
     dev_b = at::Tensor();
     c10::cuda::CUDACachingAllocator::emptyCache();
-    size_t free_b = 0, total_b = 0;
-    CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
-    r.memory_gib = total_b / double(1ull << 30);
-    r.free_gib = free_b / double(1ull << 30);
   }
 #endif
   return r;

@@ -140,7 +140,47 @@ def main():
                   f"rank {better + 1} of {len(same) + 1}")
     else:
         print("--policy auto job: no metrics (see plan-auto.log)")
+    plot(a, rows)
     return 0
+
+
+def plot(a, rows):
+    """plan.png: predicted vs measured step time per variant; the best policy's busy time per
+    resource at the --policy auto shape (from slidedp_plan --json)."""
+    seq, batch, budget = AUTO_SHAPE
+    js = os.path.join(a.out, "plan-best.json")
+    subprocess.run([os.path.join(a.bin, "slidedp_plan"), "--model-config", a.config, "--gpus", str(a.ngpu),
+                    "--device", "cuda", "--batch-size", str(batch), "--seq-len", str(seq), "--calibration",
+                    a.cal, "--leader-cores", str(a.leader_cores), "--top", "1", "--json", js],
+                   capture_output=True, text=True, timeout=300)
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("(no matplotlib here: plan.png not drawn; plan-best.json and the table above have the data)")
+        return
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(13, 5))
+    pts = [(m[0], pred[0], f"{v} T{seq}") for v, seq, budget, pred, m, rc in rows if pred and m]
+    if pts:
+        ax1.scatter([p[0] for p in pts], [p[1] for p in pts])
+        for x, y, lab in pts:
+            ax1.annotate(lab, (x, y), fontsize=6)
+        hi = max(max(p[0], p[1]) for p in pts) * 1.1
+        ax1.plot([0, hi], [0, hi], "k--", lw=0.8)
+        ax1.set_xlabel("measured step (s)")
+        ax1.set_ylabel("predicted step (s)")
+        ax1.set_title("predicted vs measured, per variant")
+    if os.path.exists(js):
+        best = json.load(open(js))["ranked"][0]
+        busy = best["busy_s"]
+        names = list(busy) + ["exposed"]
+        ax2.barh(names, [busy[k] for k in busy] + [best["exposed_s"]])
+        ax2.set_xlabel("seconds per step")
+        ax2.set_title(f"best policy at {batch} x {seq}: {best['policy']}", fontsize=8)
+    fig.tight_layout()
+    fig.savefig(os.path.join(a.out, "plan.png"), dpi=120)
+    print(f"plot: {os.path.join(a.out, 'plan.png')}")
 
 
 if __name__ == "__main__":
