@@ -52,7 +52,7 @@ def evaluate(a, seq, budget, v):
     d, r, mods, rows = parse_variant(v)
     act = next((x for x in mods if x in ("keep", "recompute", "auto")), "auto")
     cmd = [os.path.join(a.bin, "slidedp_plan"), "--model-config", a.config, "--gpus", str(a.ngpu),
-           "--device", "cuda", "--batch-size", str(rows), "--seq-len", str(seq), "--evaluate",
+           "--device", a.device, "--batch-size", str(rows), "--seq-len", str(seq), "--evaluate",
            "--delivery", d, "--reduction", r, "--activations", act, "--calibration", a.cal,
            "--leader-cores", str(a.leader_cores), "--gpu-memory-budget", str(budget)]
     if "offload" in mods:
@@ -73,6 +73,26 @@ def measured(metrics):
     return {k: (statistics.median(s for s, _ in v[1:] or v), v[-1][1]) for k, v in per.items()}
 
 
+def auto_job(a, env_run):
+    """The --policy auto job at AUTO_SHAPE: (median measured step, predicted step) or None."""
+    seq, batch, budget = AUTO_SHAPE
+    metrics = os.path.join(a.out, "plan-auto.jsonl")
+    if os.path.exists(metrics):
+        os.remove(metrics)
+    cmd = [env_run] + a.workers + ["--worker-threads", "2", "--", "--model-config", a.config,
+           "--seq-len", str(seq), "--batch-size", str(batch), "--steps", str(a.steps + 1), "--lr", "1e-5",
+           "--policy", "auto", "--calibration", a.cal, "--metrics", metrics]
+    run(cmd, os.path.join(a.out, "plan-auto.log"), 300)
+    if not os.path.exists(metrics):
+        return None
+    recs = [json.loads(l) for l in open(metrics)]
+    if not recs:
+        return None
+    res = (statistics.median(r["step_s"] for r in recs[1:] or recs), recs[0].get("predicted_step_s"))
+    print(f"--policy auto at {batch} x {seq}: measured {res[0]:.3f} s, predicted {res[1]}", flush=True)
+    return res
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", required=True)
@@ -81,51 +101,54 @@ def main():
     ap.add_argument("--gpus", default="0")
     ap.add_argument("--jobs", default=os.environ.get("SLIDEDP_PLAN_JOBS", DEFAULT_JOBS))
     ap.add_argument("--steps", type=int, default=2)
+    ap.add_argument("--cpu-workers", type=int, default=0, help="smoke test on CPU workers (no GPU)")
+    ap.add_argument("--auto", default="4096,8,0", help="seq,batch,budget of the --policy auto job")
     a = ap.parse_args()
+    global AUTO_SHAPE
+    AUTO_SHAPE = tuple(int(x) for x in a.auto.split(","))
     os.makedirs(a.out, exist_ok=True)
-    a.ngpu = len(a.gpus.split(","))
+    a.ngpu = a.cpu_workers or len(a.gpus.split(","))
+    a.device = "cpu" if a.cpu_workers else "cuda"
+    a.workers = ["--cpu-workers", str(a.cpu_workers)] if a.cpu_workers else ["--gpus", a.gpus]
     a.cal = os.path.join(a.out, "calibration.json")
     a.leader_cores = max(1, os.cpu_count() - 2 * a.ngpu)  # --worker-threads 2
     env_run = os.environ.get("SLIDEDP_LAUNCHER", "launcher/slidedp-run")
     rows = []
+    auto = None
+
+    def row_line(v, seq, budget, pred, m, rc):
+        if pred is None or m is None:
+            return (f"{v:<36} {seq:>7} {budget:>4.0f} {'-':>8} {'-':>8}   (not "
+                    f"{'predicted' if pred is None else 'measured'}; job rc {rc})")
+        e = (pred[0] - m[0]) / m[0]
+        return f"{v:<36} {seq:>7} {budget:>4.0f} {pred[0]:>8.3f} {m[0]:>8.3f} {100 * e:>+7.1f} {pred[1]:>4}/{int(m[1]):<4}"
+
+    header = f"{'variant':<36} {'seq':>7} {'GiB':>4} {'pred_s':>8} {'meas_s':>8} {'err%':>7} {'kept p/m':>9}"
     for ji, job in enumerate(a.jobs.split(";")):
         seq, budget, variants = job.split("|")
         seq, budget = int(seq), float(budget)
         metrics = os.path.join(a.out, f"plan-job{ji}.jsonl")
         if os.path.exists(metrics):
             os.remove(metrics)
-        cmd = [env_run, "--gpus", a.gpus, "--worker-threads", "2", "--", "--model-config", a.config,
+        cmd = [env_run] + a.workers + ["--worker-threads", "2", "--", "--model-config", a.config,
                "--seq-len", str(seq), "--steps", str(a.steps), "--warmup-steps", "1", "--lr", "1e-5",
                "--route-sweep", variants, "--metrics", metrics, "--gpu-memory-budget", str(budget)]
         rc = run(cmd, os.path.join(a.out, f"plan-job{ji}.log"), 420)
         meas = measured(metrics) if os.path.exists(metrics) else {}
+        print(header)
         for v in variants.split(","):
             pred = evaluate(a, seq, budget, v)
-            m = meas.get(v)
-            rows.append((v, seq, budget, pred, m, rc))
-    # the --policy auto job (the calibration of its shape is cached by the evaluations above)
-    seq, batch, budget = AUTO_SHAPE
-    metrics = os.path.join(a.out, "plan-auto.jsonl")
-    if os.path.exists(metrics):
-        os.remove(metrics)
-    cmd = [env_run, "--gpus", a.gpus, "--worker-threads", "2", "--", "--model-config", a.config,
-           "--seq-len", str(seq), "--batch-size", str(batch), "--steps", str(a.steps + 1), "--lr", "1e-5",
-           "--policy", "auto", "--calibration", a.cal, "--metrics", metrics]
-    run(cmd, os.path.join(a.out, "plan-auto.log"), 300)
-    auto = None
-    if os.path.exists(metrics):
-        recs = [json.loads(l) for l in open(metrics)]
-        auto = (statistics.median(r["step_s"] for r in recs[1:] or recs), recs[0].get("predicted_step_s"))
+            rows.append((v, seq, budget, pred, meas.get(v), rc))
+            print(row_line(*rows[-1]), flush=True)
+        if ji == 0:
+            auto = auto_job(a, env_run)  # its shape's calibration is cached by now
     # ---- the table ----
-    print(f"\n{'variant':<36} {'seq':>7} {'GiB':>4} {'pred_s':>8} {'meas_s':>8} {'err%':>7} {'kept p/m':>9}")
+    print("\n" + header)
     errs = []
-    for v, seq, budget, pred, m, rc in rows:
-        if pred is None or m is None:
-            print(f"{v:<36} {seq:>7} {budget:>4.0f} {'-':>8} {'-':>8}   (not {'predicted' if pred is None else 'measured'}; job rc {rc})")
-            continue
-        e = (pred[0] - m[0]) / m[0]
-        errs.append(abs(e))
-        print(f"{v:<36} {seq:>7} {budget:>4.0f} {pred[0]:>8.3f} {m[0]:>8.3f} {100 * e:>+7.1f} {pred[1]:>4}/{int(m[1]):<4}")
+    for r in rows:
+        print(row_line(*r))
+        if r[3] is not None and r[4] is not None:
+            errs.append(abs(r[3][0] - r[4][0]) / r[4][0])
     if errs:
         print(f"\n{len(errs)} variants: median |pred - meas| / meas = {100 * statistics.median(errs):.1f}% "
               f"(target <= 10%), worst {100 * max(errs):.1f}% (target <= 20%)")
@@ -150,7 +173,7 @@ def plot(a, rows):
     seq, batch, budget = AUTO_SHAPE
     js = os.path.join(a.out, "plan-best.json")
     subprocess.run([os.path.join(a.bin, "slidedp_plan"), "--model-config", a.config, "--gpus", str(a.ngpu),
-                    "--device", "cuda", "--batch-size", str(batch), "--seq-len", str(seq), "--calibration",
+                    "--device", a.device, "--batch-size", str(batch), "--seq-len", str(seq), "--calibration",
                     a.cal, "--leader-cores", str(a.leader_cores), "--top", "1", "--json", js],
                    capture_output=True, text=True, timeout=300)
     try:
