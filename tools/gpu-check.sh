@@ -13,6 +13,9 @@
 #                             every layer recomputed)
 #     SLIDEDP_PEERS_ARGS      extra arguments of tools/bench/peers.sh (e.g. --systems, --batches)
 #     SLIDEDP_BUILD_TARGETS   what `build` builds (default: what the other steps run)
+#     SLIDEDP_PLAN_CONFIG     model shape of `plan` (default tools/configs/qwen3-4b.json)
+#     SLIDEDP_PLAN_JOBS       `plan`'s jobs, "seq|budget GiB|variant,..." joined by ';' (default:
+#                             tools/bench/plan_check.py DEFAULT_JOBS, 12 variants, seq 4K-128K)
 #
 # Fixtures from ../shared do not travel to that machine: copy what tests need into .gpu/shared
 # (git-ignored) and carry it: mkdir -p .gpu/shared/{models,reference,data} && cp -r

@@ -111,8 +111,8 @@ void addTrainOptions(CLI::App& app, TrainJobOptions& o) {
   g->add_option("--policy", o.policy, "manual (the route/chunk/activation flags as given) or auto "
                 "(the step-time model's best policy for this machine and batch: routes, chunk size, "
                 "ring slots, window, micro-batch rows, kept layers, offload, leader threads; needs "
-                "the calibration `launcher/slidedp-run --plan` caches, or --machine); the step line "
-                "then shows predicted vs measured")
+                "the calibration `launcher/slidedp-run --plan` caches, or --machine; it overrides those "
+                "flags); the step line then shows predicted vs measured")
       ->check(CLI::IsMember({"manual", "auto"}))->capture_default_str();
   g->add_option("--machine", o.machine, "--policy auto: plan with this machine description "
                 "(tools/machines/*.json) instead of this machine's cached calibration");
