@@ -42,7 +42,8 @@
 //   the first delivery), drain (last backward compute -> step end: the embedding's hand-off and
 //   the updates still queued), clipping's barrier. Bottleneck = the resource with the most busy
 //   time, or "exposed" when the exposed time is larger.
-// Memory per worker (CUDA): context + K max_u(window) e + kept layers (kept bytes + input) +
+// Memory per worker (CUDA; allocator bytes, what --gpu-memory-budget and the step line's GPU peak
+//   count, the CUDA context being outside both): K max_u(window) e + kept layers (kept bytes + input) +
 //   recomputed layers' inputs on the GPU + the running hidden state + the head/backward reserve,
 //   with the runtime's own formulas (worker.cpp keptBytes/reserveBytes). Host: 14 B/param
 //   (unit-aligned) + staging S G chunk g + clipping's 4 B/param + offloaded inputs + processes.
