@@ -4,7 +4,7 @@
 # comparison (tools/bench/peers.sh); logs to $OUT (or ./gpu-logs). Works on 1..8 GPUs.
 #
 #   bash tools/gpu-check.sh [steps...]
-#     steps, run in the order given: build test layer profile slidedp packed peers longest ipc main realrun finetune adamw
+#     steps, run in the order given: build test layer profile slidedp packed peers longest ipc plan main realrun finetune adamw
 #     (default: build test layer slidedp)
 #   Environment (each optional):
 #     SLIDEDP_BENCH_CONFIG    model shape of `slidedp` and `peers` (default tools/configs/qwen3-4b.json
@@ -20,6 +20,9 @@
 #                             trainable sequence of slidedp and FSDP2 + Liger + AC on GPU 0, batch 1,
 #                             doubling then bisection, within a 540 s budget; e.g. --systems slidedp
 #                             --start 262144, or the --known-ok/--known-fail a previous call printed)
+#     SLIDEDP_PLAN_CONFIG     model shape of `plan` (default tools/configs/qwen3-4b.json)
+#     SLIDEDP_PLAN_JOBS       `plan`'s jobs, "seq|budget GiB|variant,..." joined by ';' (default:
+#                             tools/bench/plan_check.py DEFAULT_JOBS, 12 variants, seq 4K-128K)
 #
 # Fixtures from ../shared do not travel to that machine: copy what tests need into .gpu/shared
 # (git-ignored) and carry it: mkdir -p .gpu/shared/{models,reference,data} && cp -r
@@ -76,7 +79,7 @@ if has peers && [ -d .whl ] && ! [[ "${SLIDEDP_PEERS_ARGS:-}" == *--systems* && 
 fi
 do_build() {
   step build
-  DEF_TARGETS="slidedp_worker slidedp_generate bench_layer bench_ipc test_layer_ops_gpu test_decoder_gpu test_reference_equivalence test_gpu_job"
+  DEF_TARGETS="slidedp_worker slidedp_plan slidedp_generate bench_layer bench_ipc test_layer_ops_gpu test_decoder_gpu test_reference_equivalence test_gpu_job"
   SLIDEDP_BUILD_TARGETS=${SLIDEDP_BUILD_TARGETS:-$DEF_TARGETS} bash tools/setup.sh > "$OUT/build.log" 2>&1 || { rc=1; tail -40 "$OUT/build.log"; }
   grep -E "slidedp:|error" "$OUT/build.log" | head -8
 }
@@ -173,6 +176,14 @@ do_finetune() {
     > "$OUT/finetune.log" 2>&1 || rc=1
   grep -E "eval loss|held-out|generate:|FAIL|passed|rror" "$OUT/finetune.log" | cut -c1-300 | tail -20
 }
+do_plan() {
+  step "plan: the step-time model, predicted vs measured over a sweep, and --policy auto"
+  SLIDEDP_WORKER=$BIN/slidedp_worker SLIDEDP_PLAN=$BIN/slidedp_plan timeout 480 python3 tools/bench/plan_check.py \
+    --bin "$BIN" --out "$OUT/plan" --config "${SLIDEDP_PLAN_CONFIG:-tools/configs/qwen3-4b.json}" --gpus "$GPUS" \
+    > "$OUT/plan.log" 2>&1 || rc=1
+  tail -30 "$OUT/plan.log"
+  tar czf "$OUT/plan.tgz" -C "$OUT" plan && rm -rf "$OUT/plan"
+}
 do_adamw() {
   step "adamw"
   timeout 120 bash tools/bench/bench_adamw.sh --build "$B" --n 256M --threads $(nproc) > "$OUT/bench-adamw.log" 2>&1 || rc=1
@@ -186,7 +197,7 @@ do_ipc() {
   grep -E "bench_ipc|RESULT|rror" "$OUT/bench-ipc.log"
 }
 for s in $STEPS; do
-  declare -F "do_$s" >/dev/null || { echo "gpu-check.sh: unknown step '$s' (steps: build test layer profile slidedp packed peers longest ipc main realrun finetune adamw)"; exit 2; }
+  declare -F "do_$s" >/dev/null || { echo "gpu-check.sh: unknown step '$s' (steps: build test layer profile slidedp packed peers longest ipc plan main realrun finetune adamw)"; exit 2; }
   "do_$s"
 done
 echo "=== done rc=$rc ($(date +%T))"

@@ -21,6 +21,7 @@
 #include "model/param_layout.h"
 #include "runtime/host_memory.h"
 #include "runtime/host_state_layout.h"
+#include "planner/plan.h"
 #include "runtime/job_guard.h"
 #include "runtime/test_hooks.h"
 #include "train/trainer.h"
@@ -188,6 +189,16 @@ void addTrainOptions(CLI::App& app, TrainJobOptions& o) {
               "(GPU workers), prefetched back one unit ahead in backward");
   g->add_option("--loss-chunk-tokens", o.train.loss_chunk_tokens, "Tokens per LM-head/cross-entropy "
                 "chunk (0: as many as keep the chunk's logits near 1 GiB)")->capture_default_str();
+  g->add_option("--policy", o.policy, "manual (the route/chunk/activation flags as given) or auto "
+                "(the step-time model's best policy for this machine and batch: routes, chunk size, "
+                "ring slots, window, micro-batch rows, kept layers, offload, leader threads; needs "
+                "the calibration `launcher/slidedp-run --plan` caches, or --machine; it overrides those "
+                "flags); the step line then shows predicted vs measured")
+      ->check(CLI::IsMember({"manual", "auto"}))->capture_default_str();
+  g->add_option("--machine", o.machine, "--policy auto: plan with this machine description "
+                "(tools/machines/*.json) instead of this machine's cached calibration");
+  g->add_option("--calibration", o.calibration, "--policy auto: the calibration cache (default "
+                "$SLIDEDP_CALIBRATION or ~/.cache/slidedp/calibration.json)");
   g->add_option("--lr", o.train.lr, "Peak learning rate")->capture_default_str();
   g->add_option("--beta1", o.train.beta1, "AdamW beta1")->capture_default_str();
   g->add_option("--beta2", o.train.beta2, "AdamW beta2")->capture_default_str();
@@ -216,6 +227,7 @@ struct RunVariant {
   std::string label;
   TrainOptions opts;
   int64_t batch_rows = 0;  // 0: --batch-size
+  double predicted_s = 0;  // --policy auto: the model's step time (0: none)
 };
 
 std::vector<RunVariant> parseVariants(const TrainJobOptions& o) {
@@ -364,7 +376,7 @@ int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trai
         SLIDEDP_LOG_INFO(
             "{}step {}/{} (ETA {}) | {} | loss {:.4f}{} | lr {:.2e} | gnorm {:.3f} | {:.0f} tok/s | "
             "{:.1f} TFLOPS/GPU{} | {:.3f} s | fwd {:.3f} head {:.3f} bwd {:.3f} h2d {:.3f} d2h "
-            "{:.3f} ver-wait {:.3f} handoff-wait {:.3f} | leader wait {:.3f} update {:.3f}{}",
+            "{:.3f} ver-wait {:.3f} handoff-wait {:.3f} | leader wait {:.3f} update {:.3f}{}{}",
             bar, step, last, formatDuration(eta), v.label, rec.loss,
             ev.tokens > 0 ? fmt::format(" | eval loss {:.4f} ppl {:.2f} ({} tokens, {:.2f} s)", ev.loss,
                                         std::exp(ev.loss), ev.tokens, ev.seconds)
@@ -377,7 +389,10 @@ int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trai
             ctx.device == DeviceKind::kCuda
                 ? fmt::format(" | kept {}/{} layers, GPU peak {:.1f} GiB", rec.kept_layers,
                               cfg.numLayers, rec.gpu_peak_bytes / double(1ull << 30))
-                : fmt::format(" | kept {}/{} layers", rec.kept_layers, cfg.numLayers));
+                : fmt::format(" | kept {}/{} layers", rec.kept_layers, cfg.numLayers),
+            v.predicted_s > 0 ? fmt::format(" | predicted {:.3f} s ({:+.1f}%)", v.predicted_s,
+                                            100 * (v.predicted_s - rec.seconds) / rec.seconds)
+                              : "");
         if (metrics.is_open()) {
           const double vals[] = {rec.loss, rec.lr, rec.grad_norm, static_cast<double>(rec.tokens),
                                  rec.seconds, tokens / rec.seconds, tflops_gpu, rec.fwd_s, rec.head_s,
@@ -401,6 +416,7 @@ int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trai
               j["eval_ppl"] = std::exp(ev.loss);
               j["eval_tokens"] = ev.tokens;
             }
+            if (v.predicted_s > 0) j["predicted_step_s"] = v.predicted_s;
             metrics << j.dump() << "\n";
           }
           metrics.flush();
@@ -588,6 +604,41 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
   }
   agreeOrThrow(ctx.world, problem.empty(), problem);
 
+  // --policy auto: every rank plans from the same files (deterministic), so all agree.
+  double predicted_s = 0;
+  std::string plan_line;
+  try {
+    if (o.policy == "auto") {
+      if (!o.route_sweep.empty())
+        throwUserError("--policy auto and --route-sweep do not go together (a sweep sets its own policies)");
+      planner::PlanRequest req;
+      req.model_path = o.model.empty() ? o.model_config : o.model;
+      req.model_name = req.model_path.substr(req.model_path.find_last_of('/') + 1);
+      req.G = ctx.num_workers;
+      req.global_rows = o.batch_size;
+      req.T = o.seq_len;
+      req.cuda = ctx.device == DeviceKind::kCuda;
+      req.gpu_budget_gib = o.train.gpu_memory_budget_gib;
+      req.clip = o.train.max_grad_norm > 0;
+      req.bf16_staging = o.train.bf16_staging;
+      req.machine_file = o.machine;
+      req.calibration_file = o.calibration;
+      const planner::Plan plan = planner::makePlan(req, nullptr, false);
+      const auto& best = plan.result.ranked.front();
+      best.policy.apply(o.train, plan.workload.L);
+      predicted_s = best.prediction.step_s;
+      plan_line = fmt::format("policy auto: {} (predicted {:.3f} s/step, {:.0f} tokens/s, bound by {}; "
+                              "{} of {} policies fit; machine: {})\n  = {}", best.policy.label(plan.workload.L),
+                              predicted_s, best.prediction.tokens_per_s, best.prediction.bottleneck,
+                              plan.result.ranked.size(), plan.result.evaluated, plan.machine_from,
+                              best.policy.flags(plan.workload.L));
+    }
+  } catch (const UserError& e) {
+    problem = e.what();
+  }
+  agreeOrThrow(ctx.world, problem.empty(), problem);
+  if (!plan_line.empty() && ctx.world_rank == 0) SLIDEDP_LOG_INFO("{}", plan_line);
+
   const bool random_init = !o.model_config.empty();
   std::vector<RunVariant> variants = parseVariants(o);
   for (const auto& v : variants)  // before start-up: CUDA IPC routes need GPU workers
@@ -596,6 +647,7 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
                                     "workers.\nHINT: run with --device cuda, or use sharded / gpu, which "
                                     "exchange through MPI between CPU workers", routeName(v.opts.delivery),
                                     routeName(v.opts.reduction)));
+  if (predicted_s > 0) variants.front().predicted_s = predicted_s;
   for (const auto& v : variants) o.train.reserve_grad_accumulation |= v.opts.max_grad_norm > 0;
   checkHostMemoryUpFront(ctx, o, variants);
   std::string resume = o.resume;

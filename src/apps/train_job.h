@@ -50,6 +50,9 @@ struct TrainJobOptions {
   std::string attention = "cudnn";   // cudnn | flash
   double heartbeat_timeout_s = 30;
   double stall_timeout_s = 10;
+  std::string policy = "manual";     // manual (the flags) | auto (the planner's best, planner/)
+  std::string machine;               // --policy auto: a machine description instead of the cache
+  std::string calibration;           // --policy auto: the calibration cache (slidedp plan wrote it)
   TrainOptions train;
 };
 

@@ -1,0 +1,169 @@
+// slidedp_plan: `slidedp plan` — predicts a run's step time under every policy and prints them
+// ranked (design.md, "The step-time model and policies"). Takes the same arguments as a run
+// (launcher/slidedp-run --plan passes them, with the worker count and the leader's cores);
+// flags it does not use are accepted and ignored. Without --machine it calibrates this machine
+// at the run's shape once (the worker's layer code on the device, the leader's AdamW, memory
+// bandwidth, PCIe), caches the result (--calibration FILE, keyed by machine and shape) and
+// reuses it; --recalibrate measures again. --evaluate prices the run's own flags instead of
+// searching. One process, no MPI.
+//
+// defines: main()
+#include <CLI/CLI.hpp>                    // defines: the command line
+
+#include <cstdio>
+#include <fstream>
+
+#include "common/errors.h"                // defines: UserError
+#include "model/config.h"                 // defines: ModelConfig (the HF config)
+#include "planner/calibration.h"          // defines: measureHost, deviceFingerprint, the cache
+#include "planner/device_calibration.h"   // defines: measureDevice, calibratedMachine
+#include "planner/plan.h"                 // defines: PlanRequest, makePlan
+#include "planner/report.h"               // defines: formatPlan, formatRow, planJson
+
+using namespace slidedp;
+using namespace slidedp::planner;
+
+namespace {
+
+struct Options {
+  std::string model, model_config;
+  int64_t batch_size = 8, seq_len = 256;
+  int gpus = 0;
+  std::string device = "auto";
+  double gpu_budget_gib = 0, max_grad_norm = 0;
+  std::string grad_dtype = "f32";
+  std::string machine, calibration, json;
+  bool recalibrate = false, evaluate = false;
+  int top = 12, leader_cores = 0;
+  // the run's own policy (--evaluate)
+  std::string delivery = "replicated", reduction = "cpu", activations = "auto";
+  int64_t chunk_numel = int64_t{1} << 22, micro_batch_rows = 0;
+  int ring_slots = 4, window = 2, max_kept_layers = -1, leader_threads = 0;
+  bool offload = false;
+};
+
+int run(const Options& o) {
+  if (o.model.empty() == o.model_config.empty())
+    throwUserError("give exactly one of --model (a Hugging Face directory) and --model-config (a config.json)");
+  bool cuda = o.device == "cuda";
+  if (o.device == "auto") cuda = deviceFingerprint(true) != "device=cuda;gpus=";
+  if (!o.machine.empty()) cuda = !loadMachine(o.machine).cpu_workers;
+  PlanRequest r;
+  r.model_path = o.model.empty() ? o.model_config : o.model;
+  r.model_name = r.model_path.substr(r.model_path.find_last_of('/') + 1);
+  r.G = o.gpus > 0 ? o.gpus : (o.machine.empty() ? (cuda ? 1 : 2) : loadMachine(o.machine).gpus);
+  r.global_rows = o.batch_size;
+  r.T = o.seq_len;
+  r.cuda = cuda;
+  r.gpu_budget_gib = o.gpu_budget_gib;
+  r.clip = o.max_grad_norm > 0;
+  r.bf16_staging = o.grad_dtype == "bf16";
+  r.machine_file = o.machine;
+  r.calibration_file = o.calibration;
+  r.leader_cores = o.leader_cores;
+  auto calibrate = [&](const Workload& w) {
+    std::fprintf(stderr, "slidedp plan: calibrating this machine for %s, %lld rows x %lld tokens per worker "
+                 "(once; cached)...\n", w.model_name.c_str(), (long long)w.rowsPerWorker(), (long long)w.T);
+    const HostRates host = measureHost();
+    const model::ModelConfig config = model::ModelConfig::load(r.model_path);
+    const DeviceRates dev = measureDevice(config, w.rowsPerWorker(), w.T, w.cuda, 0, w.cuda ? 3 : 5);
+    return calibratedMachine(host, dev, w.cuda, w.G, o.leader_cores, nullptr);
+  };
+  Plan plan = makePlan(r, calibrate, o.recalibrate, /*search=*/false);
+  std::string no_fit;
+  try {
+    SearchOptions so;
+    so.gpu_budget_bytes = plan.gpu_budget_bytes;
+    so.bf16_staging = r.bf16_staging;
+    plan.result = searchPolicies(plan.workload, plan.machine, so);
+  } catch (const UserError& e) {
+    if (!o.evaluate) throw;
+    no_fit = e.what();  // --evaluate still prices the given policy (and says it does not fit)
+  }
+  const Workload& w = plan.workload;
+  std::printf("machine: %s (%s)\n", plan.machine.name.c_str(), plan.machine_from.c_str());
+  if (o.evaluate) {
+    Policy p;
+    p.delivery = parseDeliveryRoute(o.delivery);
+    p.reduction = parseReductionRoute(o.reduction);
+    p.chunk_numel = o.chunk_numel;
+    p.ring_slots = o.ring_slots;
+    p.window = o.window;
+    p.micro_batch_rows = o.micro_batch_rows;
+    p.offload = o.offload;
+    p.bf16_staging = r.bf16_staging;
+    p.leader_threads = o.leader_threads > 0 ? o.leader_threads : plan.machine.leaderCores(w.G);
+    const ActivationPolicy a = parseActivationPolicy(o.activations);
+    int kept = a == ActivationPolicy::kRecompute ? 0 : static_cast<int>(w.L);
+    if (a == ActivationPolicy::kAuto) kept = std::max(0, maxKeptLayers(w, plan.machine, p, plan.gpu_budget_bytes));
+    if (o.max_kept_layers >= 0) kept = std::min(kept, o.max_kept_layers);
+    p.kept_layers = kept;
+    const Prediction pr = predict(w, plan.machine, p, plan.gpu_budget_bytes);
+    int rank = 1;
+    for (const auto& x : plan.result.ranked) rank += x.prediction.step_s < pr.step_s;
+    std::printf("     %s\n     %s\n", tableHeader().c_str(), formatRow(p.label(w.L), pr).c_str());
+    std::printf("PREDICTION step_s=%.6f tokens_per_s=%.1f bottleneck=%s kept=%d gpu_gib=%.2f fits=%d "
+                "rank=%d/%zu best_s=%.6f\n", pr.step_s, pr.tokens_per_s, pr.bottleneck.c_str(), kept,
+                pr.gpu_peak_bytes / double(1ull << 30), pr.fits_gpu && pr.fits_host ? 1 : 0, rank,
+                plan.result.ranked.size() + 1,
+                plan.result.ranked.empty() ? 0.0 : plan.result.ranked.front().prediction.step_s);
+    if (!no_fit.empty()) std::printf("note: %s\n", no_fit.c_str());
+  } else {
+    std::printf("%s", formatPlan(w, plan.machine, plan.result, plan.gpu_budget_bytes, o.top).c_str());
+  }
+  if (!o.json.empty()) {
+    std::ofstream f(o.json);
+    if (!f) throwUserError("cannot write --json {}", o.json);
+    nlohmann::json j = planJson(w, plan.machine, plan.result, o.top);
+    j["machine_description"] = toJson(plan.machine);
+    f << j.dump(2) << "\n";
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"slidedp plan: the step-time model's ranked policies for a run (same arguments as a run)"};
+  Options o;
+  app.allow_extras();
+  app.allow_config_extras(true);
+  app.add_option("--model", o.model, "Hugging Face model directory");
+  app.add_option("--model-config", o.model_config, "config.json of the model");
+  app.add_option("--batch-size", o.batch_size, "Global batch, rows per step")->capture_default_str();
+  app.add_option("--seq-len", o.seq_len, "Tokens per row T")->capture_default_str();
+  app.add_option("--gpus", o.gpus, "Workers (GPUs, or CPU workers); 0: the machine's (1 GPU, or 2 CPU workers)")->capture_default_str();
+  app.add_option("--device", o.device, "auto, cuda or cpu")->check(CLI::IsMember({"auto", "cuda", "cpu"}))->capture_default_str();
+  app.add_option("--gpu-memory-budget", o.gpu_budget_gib, "GiB per GPU (0: memory - 3)")->capture_default_str();
+  app.add_option("--max-grad-norm", o.max_grad_norm, "> 0: exact clipping (its barrier is priced)")->capture_default_str();
+  app.add_option("--grad-dtype", o.grad_dtype, "f32 or bf16 staging")->check(CLI::IsMember({"f32", "bf16"}))->capture_default_str();
+  app.add_option("--machine", o.machine, "Predict for this machine description (tools/machines/*.json) instead of calibrating here");
+  app.add_option("--calibration", o.calibration, "Calibration cache file (default $SLIDEDP_CALIBRATION or ~/.cache/slidedp/calibration.json)");
+  app.add_flag("--recalibrate", o.recalibrate, "Measure this machine again, replacing its cached entry");
+  app.add_option("--top", o.top, "Policies printed")->capture_default_str();
+  app.add_option("--json", o.json, "Also write the plan as JSON");
+  app.add_option("--leader-cores", o.leader_cores, "The leader's cores (the launcher passes its placement)");
+  app.add_flag("--evaluate", o.evaluate, "Price the run's own flags (--delivery ... --activations) instead of searching");
+  app.add_option("--delivery", o.delivery, "(--evaluate) replicated or sharded");
+  app.add_option("--reduction", o.reduction, "(--evaluate) cpu or gpu");
+  app.add_option("--chunk-numel", o.chunk_numel, "(--evaluate) elements per gradient chunk");
+  app.add_option("--ring-slots", o.ring_slots, "(--evaluate) staging ring depth");
+  app.add_option("--window", o.window, "(--evaluate) GPU window depth K");
+  app.add_option("--micro-batch-rows", o.micro_batch_rows, "(--evaluate) rows per micro-batch");
+  app.add_option("--activations", o.activations, "(--evaluate) recompute, keep or auto");
+  app.add_option("--max-kept-layers", o.max_kept_layers, "(--evaluate) cap on kept layers");
+  app.add_flag("--offload-activations", o.offload, "(--evaluate) recomputed layers' inputs on the host");
+  app.add_option("--leader-threads", o.leader_threads, "(--evaluate) AdamW threads");
+  app.set_config("--config", "", "A run's TOML config file (keys as the flags)");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  try {
+    return run(o);
+  } catch (const UserError& e) {
+    std::fprintf(stderr, "slidedp plan: error: %s\n", e.what());
+    return 2;
+  }
+}

@@ -1,0 +1,196 @@
+#include "planner/calibration.h"
+
+#include <omp.h>
+#include <sched.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+
+#include "common/errors.h"
+#include "optim/adamw.h"
+
+namespace slidedp::planner {
+
+namespace {
+
+double now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+struct FreeDeleter {
+  void operator()(void* p) const { std::free(p); }
+};
+using Buffer = std::unique_ptr<char, FreeDeleter>;
+Buffer alloc(size_t bytes) {
+  void* p = nullptr;
+  if (posix_memalign(&p, 4096, bytes) != 0) throwUserError("calibration: cannot allocate {} bytes", bytes);
+  return Buffer(static_cast<char*>(p));
+}
+
+/// Best of `reps` timings of f() (seconds).
+template <typename F>
+double best(int reps, F&& f) {
+  double t = 1e30;
+  for (int i = 0; i < reps; ++i) {
+    const double t0 = now();
+    f();
+    t = std::min(t, now() - t0);
+  }
+  return t;
+}
+
+double meminfoGib(const char* key) {
+  std::ifstream f("/proc/meminfo");
+  std::string k;
+  double kb = 0;
+  std::string unit;
+  while (f >> k >> kb >> unit)
+    if (k == std::string(key) + ":") return kb / (1024.0 * 1024.0);
+  return 0;
+}
+
+std::string cpuModel() {
+  std::ifstream f("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(f, line))
+    if (line.rfind("model name", 0) == 0) {
+      const auto c = line.find(':');
+      return c == std::string::npos ? line : line.substr(c + 2);
+    }
+  return "unknown-cpu";
+}
+
+int allowedCpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) return CPU_COUNT(&set);
+  return static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
+}
+
+}  // namespace
+
+HostRates measureHost(size_t bytes, std::vector<int> threads) {
+  HostRates r;
+  r.cores = allowedCpus();
+  r.ram_gib = meminfoGib("MemTotal");
+  r.ram_available_gib = meminfoGib("MemAvailable");
+  bytes = std::max<size_t>(bytes / 4096 * 4096, 4096);
+  Buffer a = alloc(bytes), b = alloc(bytes);
+  std::memset(a.get(), 1, bytes);
+  std::memset(b.get(), 2, bytes);
+  // one thread's memcpy: a CPU worker's delivery and hand-off (worker.cpp, std::memcpy)
+  const double t1 = best(3, [&] { std::memcpy(b.get(), a.get(), bytes); });
+  r.copy_gbps = bytes / t1 / 1e9;
+  // all threads: host memory bandwidth, read + write
+  const int all = r.cores;
+  const double tn = best(3, [&] {
+#pragma omp parallel for schedule(static) num_threads(all)
+    for (int i = 0; i < all; ++i) {
+      const size_t lo = bytes / all * i, hi = i + 1 == all ? bytes : bytes / all * (i + 1);
+      std::memcpy(b.get() + lo, a.get() + lo, hi - lo);
+    }
+  });
+  r.mem_bw_gbps = 2.0 * bytes / tn / 1e9;
+  // the leader's fused AdamW pass (f32 gradient, one slot): 30 bytes moved per parameter
+  if (threads.empty())
+    for (int t = 1; t <= all; t *= 2) threads.push_back(t);
+  if (std::find(threads.begin(), threads.end(), all) == threads.end()) threads.push_back(all);
+  const int64_t n = static_cast<int64_t>(bytes / 4);
+  std::vector<float> master(n, 0.01f), m(n, 0.0f), v(n, 0.0f), grad(n, 1e-3f);
+  std::vector<uint16_t> bf(n);
+  for (int t : threads) {
+    optim::Engine engine(optim::EngineOptions{t, optim::Isa::kAuto, false});
+    optim::ChunkState st{master.data(), m.data(), v.data(), bf.data(), n};
+    const void* slots[1] = {grad.data()};
+    optim::GradView g{slots, 1, optim::DType::kF32};
+    optim::AdamWHyper h;
+    h.step = 1;
+    const optim::StepConstants c = optim::makeStepConstants(h, 1.0f);
+    engine.update(st, g, c);  // warm-up (first touch of the team)
+    const double t_pass = best(3, [&] { engine.update(st, g, c); });
+    r.adamw_gbps[t] = 30.0 * double(n) / t_pass / 1e9;
+  }
+  return r;
+}
+
+std::string deviceFingerprint(bool cuda) {
+  if (!cuda) return "device=cpu";
+  std::vector<std::string> models;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator("/proc/driver/nvidia/gpus", ec)) {
+    std::ifstream f(e.path() / "information");
+    std::string line;
+    while (std::getline(f, line))
+      if (line.rfind("Model:", 0) == 0) models.push_back(line.substr(line.find_first_not_of(" \t", 6)));
+  }
+  std::sort(models.begin(), models.end());
+  std::string s = "device=cuda;gpus=";
+  for (size_t i = 0; i < models.size(); ++i) s += (i ? "," : "") + models[i];
+  return s;
+}
+
+std::string machineFingerprint(const std::string& device_description) {
+  char host[256] = {0};
+  gethostname(host, sizeof(host) - 1);
+  // the machine's CPUs, not this process's affinity: a run's leader is pinned (numactl)
+  return fmt::format("host={};cpu={};cores={};ram={:.0f}GiB;{}", host, cpuModel(),
+                     sysconf(_SC_NPROCESSORS_ONLN),
+                     meminfoGib("MemTotal"), device_description);
+}
+
+CalibrationCache::CalibrationCache(std::string path) : path_(std::move(path)) {
+  std::ifstream f(path_);
+  if (!f) return;
+  try {
+    data_ = nlohmann::json::parse(f);
+  } catch (const nlohmann::json::parse_error& e) {
+    throwUserError("calibration cache '{}' is not valid JSON ({}).\nHINT: delete it, or run with "
+                   "--recalibrate", path_, e.what());
+  }
+  if (!data_.is_object())
+    throwUserError("calibration cache '{}' is not a JSON object.\nHINT: delete it", path_);
+}
+
+std::optional<MachineDescription> CalibrationCache::find(const std::string& key) const {
+  if (!data_.contains(key)) return std::nullopt;
+  return machineFromJson(data_.at(key), path_ + " [" + key + "]");
+}
+
+void CalibrationCache::store(const std::string& key, const MachineDescription& m) {
+  data_[key] = toJson(m);
+  const auto slash = path_.rfind('/');
+  if (slash != std::string::npos && slash > 0) {
+    const std::string dir = path_.substr(0, slash);
+    std::string cmd_dir;
+    for (size_t i = 1; i <= dir.size(); ++i)  // mkdir -p
+      if (i == dir.size() || dir[i] == '/') {
+        cmd_dir = dir.substr(0, i);
+        ::mkdir(cmd_dir.c_str(), 0755);
+      }
+  }
+  const std::string tmp = path_ + ".tmp." + std::to_string(getpid());
+  {
+    std::ofstream f(tmp);
+    if (!f) throwUserError("cannot write the calibration cache '{}'.\nHINT: give a writable path "
+                           "with --calibration FILE", tmp);
+    f << data_.dump(2) << "\n";
+  }
+  if (std::rename(tmp.c_str(), path_.c_str()) != 0)
+    throwUserError("cannot rename {} to {}: {}", tmp, path_, std::strerror(errno));
+}
+
+std::string CalibrationCache::defaultPath() {
+  if (const char* p = std::getenv("SLIDEDP_CALIBRATION"); p && *p) return p;
+  const char* home = std::getenv("HOME");
+  return std::string(home && *home ? home : "/tmp") + "/.cache/slidedp/calibration.json";
+}
+
+}  // namespace slidedp::planner

@@ -1,0 +1,61 @@
+// Calibration: the machine's rates measured by the real code paths, turned into a
+// MachineDescription, cached in a JSON file keyed by a machine fingerprint and the workload's
+// shape (`--recalibrate` measures again). This file is the host half (no LibTorch): host memory
+// bandwidth, single-thread copy rate (a CPU worker's "PCIe"), the fused AdamW pass by thread
+// count (optim::Engine, the leader's own kernel, f32 gradients, one slot), the fingerprint and
+// the cache. The device half (per-layer forward/backward/recompute and head compute at the
+// run's shape, H2D/D2H alone and concurrent, free GPU memory) is device_calibration.h.
+//
+// Threading: call from one thread; the measurements use OpenMP teams of the given sizes.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "planner/machine.h"
+
+namespace slidedp::planner {
+
+struct HostRates {
+  double mem_bw_gbps = 0;     // read + write bytes/s, all `threads`, of a large memcpy
+  double copy_gbps = 0;       // one thread's memcpy, bytes copied/s
+  std::map<int, double> adamw_gbps;  // bytes moved/s (30 B/param) by thread count
+  int cores = 1;              // CPUs this process may run on
+  double ram_gib = 0;         // MemTotal
+  double ram_available_gib = 0;  // MemAvailable
+};
+
+/// Measures the host. `bytes` per buffer (two buffers for copies; the AdamW state is
+/// bytes / 4 elements of master, m, v, grad, bf16); `threads` the AdamW counts to try
+/// (empty: 1, 2, 4, ..., cores).
+HostRates measureHost(size_t bytes = size_t{64} << 20, std::vector<int> threads = {});
+
+/// "device=cpu" or the GPU models from /proc/driver/nvidia (no CUDA context is created): the
+/// device part of the fingerprint, the same in `slidedp plan` and a run's `--policy auto`.
+std::string deviceFingerprint(bool cuda);
+
+/// "host=...;cpu=...;cores=N;ram=NGiB;<device>" (stable across runs on the same machine).
+std::string machineFingerprint(const std::string& device_description);
+
+/// The calibration cache: a JSON object { key: machine description JSON }, in `path`.
+class CalibrationCache {
+ public:
+  /// Reads `path` when it exists; a corrupt file is reported (UserError with a HINT to delete it).
+  explicit CalibrationCache(std::string path);
+  std::optional<MachineDescription> find(const std::string& key) const;
+  /// Stores and writes the file (atomically: a temporary then rename).
+  void store(const std::string& key, const MachineDescription& m);
+  const std::string& path() const { return path_; }
+  /// The default: $SLIDEDP_CALIBRATION, else ~/.cache/slidedp/calibration.json.
+  static std::string defaultPath();
+
+ private:
+  std::string path_;
+  nlohmann::json data_ = nlohmann::json::object();
+};
+
+}  // namespace slidedp::planner

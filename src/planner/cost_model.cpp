@@ -1,0 +1,361 @@
+#include "planner/cost_model.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "common/errors.h"
+#include "runtime/chunk_plan.h"
+
+namespace slidedp::planner {
+
+namespace {
+
+constexpr double kGiB = double(1ull << 30);
+// Host memory of the processes themselves (LibTorch, CUDA runtime, MPI), an estimate: the
+// 1x H200 run of README "Measured" held 54.5 GiB for 52.4 GiB of state.
+constexpr double kLeaderProcessBytes = 0.5 * kGiB;
+constexpr double kCudaWorkerProcessBytes = 1.5 * kGiB;
+constexpr double kCpuWorkerProcessBytes = 0.3 * kGiB;
+
+/// model::lossChunkTokens (decoder.cpp): the head's tokens per logits chunk.
+double lossChunkTokens(const Workload& w) {
+  return std::clamp<double>(double(int64_t{1} << 29) / double(std::max<int64_t>(w.V, 1)), 1024, 16384);
+}
+
+struct Rates {
+  double h2d_fwd, h2d_bwd, d2h_fwd, d2h_bwd;  // per worker, bytes/s
+  double coll;                                // bytes/s bus bandwidth
+  double fwd, bwd, rec, head;                 // FLOP/s
+  double ovh;
+  double adam;                                // bytes/s
+};
+
+}  // namespace
+
+std::vector<std::pair<std::string, double>> ResourceBusy::items() const {
+  return {{"gpu", gpu_compute},      {"h2d", h2d_gpu},           {"d2h", d2h_gpu},
+          {"h2d-all", h2d_total},    {"d2h-all", d2h_total},     {"nvlink", collective},
+          {"host-mem", host_memory}, {"cpu-update", cpu_update}};
+}
+
+double keptBytes(const Workload& w, double tokens) {
+  const double es = w.compute_bytes, Q = double(w.H * w.D), KVD = double(w.KV * w.D);
+  double per = es * ((Q + 2 * KVD) + Q + double(w.C) + 2 * double(w.I)) + 8;
+  if (w.qk_norm) per += 4.0 * double(w.H + w.KV);
+  if (w.cuda && w.compute_bytes == 2 && w.flash_lse) per += 4.0 * double(w.H);
+  return per * tokens;
+}
+
+double reserveBytes(const Workload& w, double n, double n_mb, const Policy&) {
+  const double es = w.compute_bytes, C = double(w.C), I = double(w.I);
+  const double Q = double(w.H * w.D), KVD = double(w.KV * w.D), V = double(w.V);
+  const double head = lossChunkTokens(w) * V * es + 4 * es * n * C +
+                      4 * double(w.unit_numels.front() + w.unit_numels.back());
+  const double temps = es * n_mb * (6 * I + 8 * C + 3 * Q + 4 * (Q + 2 * KVD));
+  return head + keptBytes(w, n_mb) + temps + 12.0 * double(w.maxUnitNumel()) + kGiB;
+}
+
+namespace {
+
+double gpuPeak(const Workload& w, const MachineDescription& m, const Policy& p,
+               const std::vector<LayerActivation>& layers) {
+  if (!w.cuda) return 0;
+  const double n = double(w.tokensPerWorker());
+  const double b = double(w.rowsPerWorker());
+  const double mbr = p.micro_batch_rows > 0 ? std::min<double>(double(p.micro_batch_rows), b) : b;
+  const double n_mb = mbr * double(w.T);
+  const double es = w.compute_bytes;
+  double max_window = 0;
+  for (int64_t u : w.unit_numels)
+    max_window = std::max(max_window, double(std::max(u, w.G * ChunkPlan::shardNumel(u, w.G))));
+  const double boundary = n * double(w.C) * es;
+  double acts = 0;
+  for (LayerActivation a : layers) {
+    if (a == LayerActivation::kKeep) acts += keptBytes(w, n) + boundary;
+    if (a == LayerActivation::kRecompute) acts += boundary;
+  }
+  // the running hidden state; ids, labels (int64) and rotary tables of every micro-batch
+  const double batch = boundary + 3 * 8 * n + 2 * n * double(w.D) * es;
+  // allocator bytes, as the runtime's budget and its step line's "GPU peak" count them (the CUDA
+  // context, m.gpu.context_gib, is outside both)
+  (void)m;
+  return p.window * max_window * es + acts + batch + reserveBytes(w, n, n_mb, p);
+}
+
+}  // namespace
+
+double gpuPeakBytes(const Workload& w, const MachineDescription& m, const Policy& p) {
+  return gpuPeak(w, m, p, p.layers(w.L));
+}
+
+double hostBytes(const Workload& w, const MachineDescription& m, const Policy& p) {
+  (void)m;
+  double state = 0;
+  for (int64_t u : w.unit_numels) state += double((u + 1023) / 1024 * 1024);
+  const double gs = p.bf16_staging ? 2 : 4;
+  // the staging ring is sized for G sub-slots on either route (host_state_layout.h)
+  double bytes = 14.0 * state + double(p.ring_slots) * w.G * double(p.chunk_numel) * gs;
+  if (w.clip) bytes += 4.0 * state;
+  if (w.cuda) {
+    int off = 0;
+    for (LayerActivation a : p.layers(w.L)) off += a == LayerActivation::kOffload;
+    bytes += double(w.G) * off * double(w.tokensPerWorker()) * double(w.C) * w.compute_bytes;
+  }
+  bytes += kLeaderProcessBytes + w.G * (w.cuda ? kCudaWorkerProcessBytes : kCpuWorkerProcessBytes);
+  return bytes;
+}
+
+Prediction predict(const Workload& w, const MachineDescription& m, const Policy& p,
+                   double gpu_budget_bytes, const std::vector<LayerActivation>* layer_choice) {
+  SLIDEDP_ASSERT(static_cast<int64_t>(w.unit_numels.size()) == w.L + 2, "workload units != L + 2");
+  const std::vector<LayerActivation> layers = layer_choice ? *layer_choice : p.layers(w.L);
+  SLIDEDP_ASSERT(static_cast<int64_t>(layers.size()) == w.L, "layer choices != L");
+  if (p.window < 2) throwUserError("the window depth K must be >= 2, got {}", p.window);
+  if (p.ring_slots < 1 || p.chunk_numel < 1)
+    throwUserError("ring slots and chunk size must be >= 1 (got {} and {})", p.ring_slots, p.chunk_numel);
+  const int G = w.G;
+  const bool multi = G > 1;
+  const bool sharded = p.delivery == DeliveryRoute::kSharded && multi;
+  const bool gpu_red = p.reduction == ReductionRoute::kGpu && multi;
+  const bool serial_copy = m.cpu_workers;  // CPU workers deliver on their main thread
+  const bool via_host = multi && !m.gpu.peer_access;
+  const double es = w.compute_bytes, gs = p.bf16_staging ? 2 : 4;
+  const int threads = p.leader_threads > 0 ? p.leader_threads : m.leaderCores(G);
+
+  Rates r{};
+  const double h2d_all = (m.gpu.h2d_all_gbps > 0 ? m.gpu.h2d_all_gbps : G * m.gpu.h2d_gbps) * 1e9;
+  const double d2h_all = (m.gpu.d2h_all_gbps > 0 ? m.gpu.d2h_all_gbps : G * m.gpu.d2h_gbps) * 1e9;
+  r.h2d_fwd = std::min(m.gpu.h2d_gbps * 1e9, h2d_all / G);
+  r.d2h_fwd = std::min(m.gpu.d2h_gbps * 1e9, d2h_all / G);
+  r.h2d_bwd = r.h2d_fwd * m.gpu.duplex;
+  r.d2h_bwd = r.d2h_fwd * m.gpu.duplex;
+  r.coll = m.gpu.collective_gbps * 1e9;
+  if (via_host) r.coll = std::min(r.coll, std::min(r.h2d_bwd, r.d2h_bwd));
+  r.fwd = m.gpu.fwd_tflops * 1e12;
+  r.bwd = m.gpu.bwd_tflops * 1e12;
+  r.rec = m.gpu.recompute_tflops * 1e12;
+  r.head = m.gpu.head_tflops * 1e12;
+  r.ovh = m.gpu.layer_overhead_s;
+  r.adam = m.adamwBytesPerSecond(threads);
+
+  const int64_t L = w.L, head = L + 1;
+  const double b = double(w.rowsPerWorker()), T = double(w.T);
+  const double mbr = p.micro_batch_rows > 0 ? std::min<double>(double(p.micro_batch_rows), b) : b;
+  const int n_mb_count = static_cast<int>(std::ceil(b / mbr));
+  std::vector<double> mb_tokens;
+  for (int i = 0; i < n_mb_count; ++i) mb_tokens.push_back(std::min(mbr, b - i * mbr) * T);
+  const double n = b * T;
+  const double attn = 4.0 * double(w.H * w.D) * T;  // per token
+
+  Prediction out;
+  ResourceBusy& busy = out.busy;
+  double h2d_bytes = 0, d2h_bytes = 0, via_host_bytes = 0;
+
+  // ---- per-unit work ----------------------------------------------------------------------
+  auto fwdTime = [&](int64_t u) {
+    double t = 0;
+    for (double tok : mb_tokens) {
+      if (u == 0) t += r.ovh;
+      else t += tok * (2.0 * double(w.unit_numels[u]) + attn) / r.fwd + r.ovh;
+    }
+    return t;
+  };
+  auto bwdTime = [&](int64_t u, LayerActivation a) {
+    double t = 0;
+    for (double tok : mb_tokens) {
+      const double f = tok * (2.0 * double(w.unit_numels[u]) + attn);
+      t += 2 * f / r.bwd + r.ovh;
+      if (a != LayerActivation::kKeep) t += f / r.rec + r.ovh;
+    }
+    return t;
+  };
+  auto headTime = [&] {
+    double t = 0;
+    for (double tok : mb_tokens) t += 6.0 * double(w.V) * double(w.C) * tok / r.head + r.ovh;
+    return t;
+  };
+  auto rsTime = [&](int64_t u) {
+    if (!gpu_red) return 0.0;
+    const double bytes = 4.0 * double(w.unit_numels[u]) * (G - 1) / G;
+    busy.collective += bytes / r.coll;
+    if (via_host) via_host_bytes += bytes;
+    return bytes / r.coll;
+  };
+  // Delivery of unit u: PCIe bytes then the all-gather, on the copy stream.
+  auto deliverTime = [&](int64_t u, bool backward) {
+    const double N = double(w.unit_numels[u]);
+    const double pcie = (sharded ? double(ChunkPlan::shardNumel(w.unit_numels[u], G)) : N) * es;
+    const double rate = backward ? r.h2d_bwd : r.h2d_fwd;
+    h2d_bytes += pcie;
+    busy.h2d_gpu += pcie / rate;
+    double t = pcie / rate;
+    if (sharded) {
+      const double ag = N * es * (G - 1) / G;
+      busy.collective += ag / r.coll;
+      if (via_host) via_host_bytes += ag;
+      t += ag / r.coll;
+    }
+    return t;
+  };
+
+  // ---- the worker's streams ------------------------------------------------------------------
+  const int K = p.window;
+  std::vector<double> slot_free(K, 0.0);
+  std::vector<double> ready(w.unit_numels.size(), 0.0);
+  double comp = 0, copy = 0, offl = 0;  // stream free times
+  auto copyStream = [&]() -> double& { return serial_copy ? comp : copy; };
+  auto deliver = [&](int64_t u, int slot, bool backward) {
+    double& c = copyStream();
+    const double start = std::max(c, slot_free[slot]);
+    c = start + deliverTime(u, backward);
+    ready[u] = c;
+  };
+  auto compute = [&](double after, double dur) {
+    const double start = std::max(comp, after);
+    comp = start + dur;
+    busy.gpu_compute += dur;
+    return start;
+  };
+  const double boundary_bytes = n * double(w.C) * es;
+
+  // forward
+  int slot = 0;
+  deliver(0, 0, false);
+  double first_compute = -1;
+  for (int64_t u = 0; u <= L; ++u) {
+    const int next_slot = (slot + 1) % K;
+    deliver(u < L ? u + 1 : head, next_slot, false);
+    const double s = compute(ready[u], fwdTime(u));
+    if (first_compute < 0) first_compute = s;
+    slot_free[slot] = comp;
+    if (u >= 1 && layers[u - 1] == LayerActivation::kOffload) {
+      offl = std::max(offl, comp) + boundary_bytes / r.d2h_fwd;
+      d2h_bytes += boundary_bytes;
+      busy.d2h_gpu += boundary_bytes / r.d2h_fwd;
+    }
+    slot = next_slot;
+  }
+  // head (+ the embedding again when tied)
+  const int head_slot = slot;
+  double after = ready[head];
+  if (w.tied) {
+    const int es_slot = (slot + 1) % K;
+    deliver(0, es_slot, false);
+    after = std::max(after, ready[0]);
+    slot_free[es_slot] = 0;  // set after the head's compute below
+  }
+  compute(after, headTime() + rsTime(head));
+  slot_free[head_slot] = comp;
+  if (w.tied) slot_free[(slot + 1) % K] = comp;
+  std::vector<std::pair<int64_t, double>> handoffs;  // (unit, gradient ready)
+  handoffs.push_back({head, comp});
+  // backward
+  slot = (slot + 2) % K;
+  deliver(L, slot, true);
+  std::vector<double> act_ready(L + 2, 0.0);
+  auto prefetchAct = [&](int64_t u) {
+    if (u < 1 || layers[u - 1] != LayerActivation::kOffload) return;
+    double& c = copyStream();  // shares the H2D direction with the deliveries
+    c = std::max(c, offl) + boundary_bytes / r.h2d_bwd;
+    h2d_bytes += boundary_bytes;
+    busy.h2d_gpu += boundary_bytes / r.h2d_bwd;
+    act_ready[u] = c;
+  };
+  prefetchAct(L);
+  for (int64_t u = L; u >= 1; --u) {
+    const int next_slot = (slot + 1) % K;
+    if (u > 1) {
+      deliver(u - 1, next_slot, true);
+      prefetchAct(u - 1);
+    }
+    compute(std::max(ready[u], act_ready[u]), bwdTime(u, layers[u - 1]) + rsTime(u));
+    slot_free[slot] = comp;
+    handoffs.push_back({u, comp});
+    slot = next_slot;
+  }
+  compute(0, r.ovh * n_mb_count + rsTime(0));  // embedding backward
+  handoffs.push_back({0, comp});
+  const double last_compute = comp;
+
+  // ---- hand-offs and the leader, chunk by chunk --------------------------------------------
+  const int S = p.ring_slots;
+  std::vector<double> d2h_free(G, 0.0);
+  std::vector<double> leader_end;
+  double leader = 0;
+  const int k_slots = gpu_red ? 1 : G;
+  const double bpp = 26.0 + k_slots * gs;
+  const double clip_bpp = k_slots * gs + 8.0;
+  for (const auto& [u, t_ready] : handoffs) {
+    const int64_t N = w.unit_numels[u];
+    const int64_t shard = ChunkPlan::shardNumel(N, G);
+    for (int64_t c0 = 0; c0 < N; c0 += p.chunk_numel) {
+      const int64_t c1 = std::min(N, c0 + p.chunk_numel);
+      const size_t i = leader_end.size();
+      const double slot_ok = i >= static_cast<size_t>(S) ? leader_end[i - S] : 0.0;
+      double arrival = 0;
+      for (int wk = 0; wk < G; ++wk) {
+        double bytes = double(c1 - c0) * gs;
+        if (gpu_red) {
+          const int64_t a = std::max(c0, std::min(N, wk * shard)), e = std::min(c1, std::min(N, (wk + 1) * shard));
+          bytes = e > a ? double(e - a) * gs : 0.0;
+        }
+        const double start = std::max({d2h_free[wk], t_ready, slot_ok});
+        d2h_free[wk] = start + bytes / r.d2h_bwd;
+        arrival = std::max(arrival, d2h_free[wk]);
+      }
+      // per-worker D2H bytes: the whole chunk (CPU route) or 1/G of it on average (GPU route)
+      const double mine = double(c1 - c0) * gs / (gpu_red ? G : 1);
+      d2h_bytes += mine;
+      busy.d2h_gpu += mine / r.d2h_bwd;
+      const double pass = double(c1 - c0) * (w.clip ? clip_bpp : bpp) / r.adam + m.host.chunk_overhead_s;
+      leader = std::max(leader, arrival) + pass;
+      busy.cpu_update += pass;
+      leader_end.push_back(leader);
+    }
+  }
+  if (w.clip) {
+    const double upd = double(w.totalNumel()) * (26.0 + 4.0) / r.adam;
+    out.clip_s = upd;
+    leader += upd;
+    busy.cpu_update += upd;
+  }
+  double end = std::max(leader, last_compute);
+  for (double t : d2h_free) end = std::max(end, t);
+  out.step_s = end + m.host.step_overhead_s;
+  out.fill_s = std::max(0.0, first_compute);
+  out.drain_s = out.step_s - last_compute;
+
+  // ---- totals ---------------------------------------------------------------------------------
+  busy.h2d_total = G * h2d_bytes / h2d_all;
+  busy.d2h_total = G * d2h_bytes / d2h_all;
+  if (via_host) {
+    // NCCL through host memory: each GPU sends and receives its share over PCIe.
+    busy.h2d_gpu += via_host_bytes / r.h2d_bwd;
+    busy.d2h_gpu += via_host_bytes / r.d2h_bwd;
+    busy.h2d_total += G * via_host_bytes / h2d_all;
+    busy.d2h_total += G * via_host_bytes / d2h_all;
+  }
+  double host_traffic = double(w.totalNumel()) * (w.clip ? clip_bpp + 30.0 : bpp) +
+                        G * (h2d_bytes + d2h_bytes) + 2.0 * G * via_host_bytes;
+  busy.host_memory = host_traffic / (m.host.mem_bw_gbps * 1e9);
+  double top = 0;
+  for (const auto& [name, t] : busy.items()) {
+    if (t > top) {
+      top = t;
+      out.bottleneck = name;
+    }
+  }
+  out.exposed_s = std::max(0.0, out.step_s - top);
+  if (out.exposed_s > top) out.bottleneck = "exposed";
+  out.tokens_per_s = double(w.global_rows) * T / out.step_s;
+
+  // ---- memory -----------------------------------------------------------------------------------
+  out.gpu_peak_bytes = gpuPeak(w, m, p, layers);
+  const double budget = gpu_budget_bytes > 0 ? gpu_budget_bytes : m.usableGpuBytes();
+  out.fits_gpu = !w.cuda || out.gpu_peak_bytes <= budget;
+  out.host_bytes = hostBytes(w, m, p);
+  out.fits_host = out.host_bytes <= m.host.ram_gib * kGiB;
+  return out;
+}
+
+}  // namespace slidedp::planner

@@ -1,0 +1,112 @@
+// The step-time model (design.md, "The step-time model and policies"): the busy time of every
+// resource in one step, the exposed time of the pipeline, the predicted step time, tokens/s,
+// the bottleneck and the memory peaks, for a Workload under a Policy on a MachineDescription.
+// Every formula of the planner is here, with its terms; where each constant was measured is in
+// the machine description's "provenance" (tools/machines/*.json) or its calibration record.
+//
+// ---- Terms (per step; G workers; the busiest worker has b = ceil(B/G) rows, n = b T tokens,
+//      micro-batches of n_mb = min(mb_rows, b) T tokens; N_u = elements of unit u (0 = embedding,
+//      1..L decoder layers, L+1 = head); P = sum N_u; e = compute bytes (2 bf16, 4 fp32);
+//      g = staging bytes (4 fp32, 2 bf16); s = shard factor 1/G on the sharded/GPU routes, else 1)
+//
+// FLOPs (model FLOPs, tools/bench/bench_layer.cpp): layer forward F_l = n_mb (2 N_l + 4 H D T);
+//   backward 2 F_l; head forward + backward 6 V C n_mb.
+// GPU compute stream, per micro-batch pass of a unit:
+//   fwd = F_l / R_fwd + o;  bwd(kept) = 2 F_l / R_bwd + o;  recompute adds F_l / R_rec + o;
+//   head = 6 V C n_mb / R_head + o;  embedding fwd and bwd: o each   (o = layer_overhead_s)
+//   GPU reduction route (G > 1): reduce-scatter of each unit's fp32 gradient on the compute
+//   stream: 4 N_u (G-1)/G / R_coll (NCCL bus bandwidth convention).
+// Deliveries (copy stream; CPU workers: the main thread, serial with compute):
+//   forward every unit 0..L+1, the embedding again for the head when tied, backward L..1:
+//   H2D bytes per worker per unit = s_d e N_u; all-gather (sharded) e N_u (G-1)/G / R_coll.
+// Gradient hand-offs (D2H stream, chunk by chunk in hand-off order head, L..1, 0): per worker
+//   the whole chunk (CPU route) or its overlap with the worker's shard (GPU route), g bytes per
+//   element; a chunk's slot is free once the leader consumed the chunk S (ring slots) before it.
+// Activation offload: n C e bytes D2H in forward and H2D in backward per offloaded layer.
+// PCIe rates per worker: R_h2d = min(h2d, h2d_all / G), R_d2h likewise; while both directions
+//   run (backward) each is multiplied by `duplex`. Without peer access NCCL's all-gather and
+//   reduce-scatter bytes also cross PCIe (both directions) and host memory (twice).
+// Leader (one fused pass per chunk, in hand-off order, once every worker published it):
+//   t = numel * (26 + k g) / R_adam(threads) + chunk_overhead, k = G (CPU route) or 1 (GPU route):
+//   reads master, m, v (12 B) and k gradient slots, writes master, m, v and the bf16 copy (14 B);
+//   R_adam in bytes/s (calibrated at k = 1, f32: 30 B/param), the pass being memory-bound.
+//   Clipping: the pass only reduces (k g + 8 bytes: write the fp32 sum, read it for the norm);
+//   after the last chunk (the barrier) every unit is updated, P (26 + 4) / R_adam, exposed.
+// Step: one worker's compute/copy/D2H streams and the leader simulated unit by unit and chunk
+//   by chunk (the real dependencies: window slots K, prefetch one unit ahead, ring slots S,
+//   chunk arrival = the last worker's); step = max(compute end, last update) + step_overhead.
+//   The next step starts after the step's agreement (trainer.cpp), so steps do not overlap.
+// Busy time per resource = the sum of its work (the per-GPU PCIe directions at the per-GPU
+//   rates; "total" = G x bytes at the all-GPU rate; host memory = the leader's bytes + every
+//   DMA byte, at mem_bw). Exposed = step - max busy: fill (step start -> first forward compute:
+//   the first delivery), drain (last backward compute -> step end: the embedding's hand-off and
+//   the updates still queued), clipping's barrier. Bottleneck = the resource with the most busy
+//   time, or "exposed" when the exposed time is larger.
+// Memory per worker (CUDA; allocator bytes, what --gpu-memory-budget and the step line's GPU peak
+//   count, the CUDA context being outside both): K max_u(window) e + kept layers (kept bytes + input) +
+//   recomputed layers' inputs on the GPU + the running hidden state + the head/backward reserve,
+//   with the runtime's own formulas (worker.cpp keptBytes/reserveBytes). Host: 14 B/param
+//   (unit-aligned) + staging S G chunk g + clipping's 4 B/param + offloaded inputs + processes.
+// Several nodes (issue 17, not modelled yet): the terms it will add are the network's busy time
+//   (replicated layout: an all-reduce of the reduced gradient across nodes, 2 (N-1)/N x 4 P bytes
+//   per node; sharded layout: reduce-scatter of gradients and all-gather of the updated bf16
+//   parameters, (N-1)/N x (g + 2) P bytes per node, at the NIC rate), the leader's update shrinking
+//   to P/N, host bytes per node 14 P / N + staging, and a drain that includes the all-gather of the
+//   embedding's last shard. They belong in predict() beside the NVLink terms, with a `network`
+//   entry in ResourceBusy and nodes/NIC rate in MachineDescription.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "planner/machine.h"
+#include "planner/policy.h"
+#include "planner/workload.h"
+
+namespace slidedp::planner {
+
+/// Busy seconds of each resource in one step.
+struct ResourceBusy {
+  double gpu_compute = 0;  // compute stream of one worker (incl. reduce-scatter on it)
+  double h2d_gpu = 0;      // PCIe host -> device, one worker
+  double d2h_gpu = 0;      // PCIe device -> host, one worker
+  double h2d_total = 0;    // all workers' H2D bytes at the all-GPU rate
+  double d2h_total = 0;
+  double collective = 0;   // all-gather + reduce-scatter (NVLink / NCCL)
+  double host_memory = 0;  // leader's update bytes + DMA bytes at host memory bandwidth
+  double cpu_update = 0;   // leader's fused passes
+  /// (name, seconds) in a fixed order.
+  std::vector<std::pair<std::string, double>> items() const;
+};
+
+struct Prediction {
+  ResourceBusy busy;
+  double step_s = 0;
+  double tokens_per_s = 0;
+  double fill_s = 0;       // step start -> first forward compute
+  double drain_s = 0;      // last backward compute -> step end
+  double clip_s = 0;       // clipping's post-barrier update (part of drain)
+  double exposed_s = 0;    // step - max busy
+  std::string bottleneck;
+  double gpu_peak_bytes = 0;   // per worker (CUDA); 0 for CPU workers
+  double host_bytes = 0;       // the node's host memory
+  bool fits_gpu = true, fits_host = true;
+  double mfu = 0;              // model FLOPs / step / G / peak (peak given by the caller; 0 if none)
+};
+
+/// Bytes a kept decoder layer holds beyond its input for `tokens` tokens (worker.cpp keptBytes).
+double keptBytes(const Workload& w, double tokens);
+/// What the head and the backward need above the end-of-forward level (worker.cpp
+/// reserveBytes, the shape estimate), for n tokens per worker and n_mb per micro-batch.
+double reserveBytes(const Workload& w, double n, double n_mb, const Policy& p);
+/// GPU bytes one worker peaks at (see the header comment).
+double gpuPeakBytes(const Workload& w, const MachineDescription& m, const Policy& p);
+/// The node's host bytes.
+double hostBytes(const Workload& w, const MachineDescription& m, const Policy& p);
+
+/// The model's prediction for one step. `gpu_budget_bytes` <= 0: the machine's usable memory.
+/// Layer choices other than the runtime's (Policy::layers) may be given in `layers` (size L).
+Prediction predict(const Workload& w, const MachineDescription& m, const Policy& p,
+                   double gpu_budget_bytes = 0, const std::vector<LayerActivation>* layers = nullptr);
+
+}  // namespace slidedp::planner

@@ -1,0 +1,42 @@
+// The device half of calibration (see calibration.h): the worker's own code measured on the
+// worker's device — one decoder layer's forward, backward from kept activations, and the
+// extra forward of a recompute, and the head's fused forward+backward, with model/decoder.h at
+// the run's shape (rows per micro-batch x T), on one GPU (CUDA events) or on one CPU thread
+// (at::set_num_threads(1), as CPU workers run); pinned H2D and D2H alone and both at once;
+// free GPU memory. Converted to a MachineDescription with the host half.
+//
+// Threading: one thread; CUDA work on the current device's default stream.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "model/config.h"
+#include "planner/calibration.h"
+#include "planner/machine.h"
+
+namespace slidedp::planner {
+
+struct DeviceRates {
+  std::string description;     // "cpu (1 thread)" or "NVIDIA H200 x 1"
+  double fwd_s = 0, bwd_s = 0, recompute_s = 0, head_s = 0;  // one pass at (rows, T)
+  double overhead_s = 0;       // a layer's forward at 1 x 16 tokens
+  double fwd_tflops = 0, bwd_tflops = 0, recompute_tflops = 0, head_tflops = 0;
+  double h2d_gbps = 0, d2h_gbps = 0, duplex = 1;  // CUDA only
+  double memory_gib = 0, free_gib = 0;            // CUDA only
+  int gpus = 0;                                   // CUDA devices visible
+};
+
+/// Measures the layer and the head of `config` at `rows` x `T` tokens per micro-batch on the
+/// CPU (one thread) or on CUDA device `gpu`. `iters` timed repetitions after one warm-up (the
+/// median is kept). Throws UserError when CUDA is asked for but absent.
+DeviceRates measureDevice(const model::ModelConfig& config, int64_t rows, int64_t T, bool cuda,
+                          int gpu = 0, int iters = 3);
+
+/// The machine as calibrated: host rates + device rates, for G workers. Rates that cannot be
+/// measured in one process (GPU-to-GPU collectives) come from `fallback` when given (a machine
+/// file), else an assumption written into `provenance`.
+MachineDescription calibratedMachine(const HostRates& host, const DeviceRates& dev, bool cuda, int G,
+                                     int leader_cores, const MachineDescription* fallback);
+
+}  // namespace slidedp::planner

@@ -1,0 +1,198 @@
+#include "planner/machine.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <set>
+
+#include "common/errors.h"
+
+namespace slidedp::planner {
+
+int MachineDescription::leaderCores(int G) const {
+  if (host.leader_cores > 0) return host.leader_cores;
+  return std::max(1, host.cores - 4 * G);  // launcher/slidedp-run: 4 cores per worker by default
+}
+
+double MachineDescription::adamwBytesPerSecond(int threads) const {
+  const auto& t = host.adamw_gbps;
+  if (t.empty()) throwUserError("machine '{}' has no AdamW rate (host.adamw_gbps)", name);
+  if (threads <= t.begin()->first) return t.begin()->second * 1e9 * threads / t.begin()->first;
+  auto hi = t.lower_bound(threads);
+  if (hi == t.end()) return t.rbegin()->second * 1e9;
+  if (hi->first == threads) return hi->second * 1e9;
+  auto lo = std::prev(hi);
+  const double f = double(threads - lo->first) / double(hi->first - lo->first);
+  return (lo->second + f * (hi->second - lo->second)) * 1e9;
+}
+
+double MachineDescription::usableGpuBytes() const {
+  const double gib = gpu.usable_gib > 0 ? gpu.usable_gib : gpu.memory_gib - 3.0;
+  return gib * double(1ull << 30);
+}
+
+void MachineDescription::validate(const std::string& where) const {
+  auto pos = [&](double v, const char* key) {
+    if (!(v > 0) || !std::isfinite(v))
+      throwUserError("{}: '{}' must be a positive number, got {}.\nHINT: see src/planner/machine.h "
+                     "for the file format and tools/machines/ for examples", where, key, v);
+  };
+  if (gpus < 1) throwUserError("{}: 'gpus' must be >= 1, got {}", where, gpus);
+  if (!cpu_workers) pos(gpu.memory_gib, "gpu.memory_gib");
+  pos(gpu.h2d_gbps, "gpu.h2d_gbps");
+  pos(gpu.d2h_gbps, "gpu.d2h_gbps");
+  pos(gpu.collective_gbps, "gpu.collective_gbps");
+  pos(gpu.fwd_tflops, "gpu.fwd_tflops");
+  pos(gpu.bwd_tflops, "gpu.bwd_tflops");
+  pos(gpu.recompute_tflops, "gpu.recompute_tflops");
+  pos(gpu.head_tflops, "gpu.head_tflops");
+  pos(gpu.duplex, "gpu.duplex");
+  pos(host.mem_bw_gbps, "host.mem_bw_gbps");
+  pos(host.ram_gib, "host.ram_gib");
+  if (host.cores < 1) throwUserError("{}: 'host.cores' must be >= 1", where);
+  if (host.adamw_gbps.empty())
+    throwUserError("{}: 'host.adamw_gbps' (AdamW bytes/s by thread count) is empty", where);
+  for (const auto& [th, r] : host.adamw_gbps) {
+    if (th < 1) throwUserError("{}: host.adamw_gbps has thread count {} < 1", where, th);
+    pos(r, "host.adamw_gbps[...]");
+  }
+}
+
+nlohmann::json toJson(const MachineDescription& m) {
+  nlohmann::json adam = nlohmann::json::object();
+  for (const auto& [th, r] : m.host.adamw_gbps) adam[std::to_string(th)] = r;
+  return {{"name", m.name},
+          {"source", m.source},
+          {"gpus", m.gpus},
+          {"cpu_workers", m.cpu_workers},
+          {"gpu",
+           {{"model", m.gpu.model}, {"memory_gib", m.gpu.memory_gib}, {"usable_gib", m.gpu.usable_gib},
+            {"pcie", m.gpu.pcie}, {"h2d_gbps", m.gpu.h2d_gbps}, {"d2h_gbps", m.gpu.d2h_gbps},
+            {"h2d_all_gbps", m.gpu.h2d_all_gbps}, {"d2h_all_gbps", m.gpu.d2h_all_gbps},
+            {"duplex", m.gpu.duplex}, {"peer_access", m.gpu.peer_access},
+            {"collective_gbps", m.gpu.collective_gbps}, {"fwd_tflops", m.gpu.fwd_tflops},
+            {"bwd_tflops", m.gpu.bwd_tflops}, {"recompute_tflops", m.gpu.recompute_tflops},
+            {"head_tflops", m.gpu.head_tflops}, {"layer_overhead_s", m.gpu.layer_overhead_s},
+            {"context_gib", m.gpu.context_gib}}},
+          {"host",
+           {{"cores", m.host.cores}, {"leader_cores", m.host.leader_cores},
+            {"mem_bw_gbps", m.host.mem_bw_gbps}, {"ram_gib", m.host.ram_gib}, {"adamw_gbps", adam},
+            {"chunk_overhead_s", m.host.chunk_overhead_s},
+            {"step_overhead_s", m.host.step_overhead_s}}},
+          {"provenance", m.provenance}};
+}
+
+namespace {
+
+/// Reads the keys of object `j` into fields, refusing unknown keys.
+class Reader {
+ public:
+  Reader(const nlohmann::json& j, std::string where) : j_(j), where_(std::move(where)) {
+    if (!j_.is_object()) throwUserError("{}: expected a JSON object", where_);
+  }
+  template <typename T>
+  void get(const char* key, T& out, bool required = false) {
+    seen_.insert(key);
+    if (!j_.contains(key)) {
+      if (required) throwUserError("{}: the key '{}' is missing.\nHINT: see src/planner/machine.h "
+                                   "for the file format", where_, key);
+      return;
+    }
+    try {
+      out = j_.at(key).get<T>();
+    } catch (const nlohmann::json::exception& e) {
+      throwUserError("{}: '{}' has the wrong type ({})", where_, key, e.what());
+    }
+  }
+  const nlohmann::json& sub(const char* key) {
+    seen_.insert(key);
+    if (!j_.contains(key)) throwUserError("{}: the object '{}' is missing", where_, key);
+    return j_.at(key);
+  }
+  void done() const {
+    for (const auto& [k, v] : j_.items())
+      if (!seen_.count(k)) throwUserError("{}: unknown key '{}'.\nHINT: see src/planner/machine.h "
+                                          "for the keys a machine description has", where_, k);
+  }
+
+ private:
+  const nlohmann::json& j_;
+  std::string where_;
+  std::set<std::string> seen_;
+};
+
+}  // namespace
+
+MachineDescription machineFromJson(const nlohmann::json& j, const std::string& where) {
+  MachineDescription m;
+  Reader r(j, where);
+  r.get("name", m.name, true);
+  r.get("source", m.source);
+  r.get("gpus", m.gpus, true);
+  r.get("cpu_workers", m.cpu_workers);
+  r.get("provenance", m.provenance);
+  {
+    Reader g(r.sub("gpu"), where + ": gpu");
+    g.get("model", m.gpu.model);
+    g.get("memory_gib", m.gpu.memory_gib, !m.cpu_workers);
+    g.get("usable_gib", m.gpu.usable_gib);
+    g.get("pcie", m.gpu.pcie);
+    g.get("h2d_gbps", m.gpu.h2d_gbps, true);
+    g.get("d2h_gbps", m.gpu.d2h_gbps, true);
+    g.get("h2d_all_gbps", m.gpu.h2d_all_gbps);
+    g.get("d2h_all_gbps", m.gpu.d2h_all_gbps);
+    g.get("duplex", m.gpu.duplex);
+    g.get("peer_access", m.gpu.peer_access);
+    g.get("collective_gbps", m.gpu.collective_gbps, true);
+    g.get("fwd_tflops", m.gpu.fwd_tflops, true);
+    g.get("bwd_tflops", m.gpu.bwd_tflops, true);
+    g.get("recompute_tflops", m.gpu.recompute_tflops, true);
+    g.get("head_tflops", m.gpu.head_tflops, true);
+    g.get("layer_overhead_s", m.gpu.layer_overhead_s);
+    g.get("context_gib", m.gpu.context_gib);
+    g.done();
+  }
+  {
+    Reader h(r.sub("host"), where + ": host");
+    h.get("cores", m.host.cores, true);
+    h.get("leader_cores", m.host.leader_cores);
+    h.get("mem_bw_gbps", m.host.mem_bw_gbps, true);
+    h.get("ram_gib", m.host.ram_gib, true);
+    std::map<std::string, double> adam;
+    h.get("adamw_gbps", adam, true);
+    for (const auto& [k, v] : adam) {
+      size_t used = 0;
+      int th = 0;
+      try {
+        th = std::stoi(k, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (used != k.size() || k.empty())
+        throwUserError("{}: host.adamw_gbps key '{}' is not a thread count", where, k);
+      m.host.adamw_gbps[th] = v;
+    }
+    h.get("chunk_overhead_s", m.host.chunk_overhead_s);
+    h.get("step_overhead_s", m.host.step_overhead_s);
+    h.done();
+  }
+  r.done();
+  m.validate(where);
+  return m;
+}
+
+MachineDescription loadMachine(const std::string& path) {
+  std::ifstream f(path);
+  if (!f)
+    throwUserError("machine description '{}' cannot be read.\nHINT: tools/machines/ has "
+                   "examples (h200x1.json, rtx4090x4.json, ...)", path);
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(f);
+  } catch (const nlohmann::json::parse_error& e) {
+    throwUserError("machine description '{}' is not valid JSON: {}", path, e.what());
+  }
+  return machineFromJson(j, path);
+}
+
+}  // namespace slidedp::planner

@@ -1,0 +1,59 @@
+#include "planner/plan.h"
+
+#include "common/errors.h"
+#include "model/config.h"
+#include "planner/calibration.h"
+
+namespace slidedp::planner {
+
+std::string calibrationKey(const PlanRequest& r, const Workload& w) {
+  return fmt::format("{}|model=L{},C{},I{},H{},KV{},D{},V{}{}|rows={}|T={}|G={}",
+                     machineFingerprint(deviceFingerprint(r.cuda)), w.L, w.C, w.I, w.H, w.KV, w.D, w.V,
+                     w.tied ? ",tied" : "", w.rowsPerWorker(), w.T, w.G);
+}
+
+Plan makePlan(const PlanRequest& r, const std::function<MachineDescription(const Workload&)>& calibrate,
+              bool recalibrate, bool search) {
+  Plan p;
+  const model::ModelConfig config = model::ModelConfig::load(r.model_path);
+  p.workload = makeWorkload(config, r.model_name.empty() ? r.model_path : r.model_name, r.G, r.global_rows,
+                            r.T, r.cuda);
+  p.workload.clip = r.clip;
+  if (!r.machine_file.empty()) {
+    p.machine = loadMachine(r.machine_file);
+    p.machine_from = "machine file " + r.machine_file;
+    if (r.G > p.machine.gpus)
+      throwUserError("{} workers asked, but the machine '{}' has {} GPU(s).\nHINT: --gpus N with N <= {}",
+                     r.G, p.machine.name, p.machine.gpus, p.machine.gpus);
+    p.workload.cuda = !p.machine.cpu_workers;
+    p.workload.compute_bytes = p.workload.cuda ? 2 : 4;
+    p.workload.flash_lse = p.workload.cuda;
+  } else {
+    CalibrationCache cache(r.calibration_file.empty() ? CalibrationCache::defaultPath() : r.calibration_file);
+    const std::string key = calibrationKey(r, p.workload);
+    auto found = recalibrate ? std::nullopt : cache.find(key);
+    if (found) {
+      p.machine = *found;
+      p.machine_from = "calibration cache " + cache.path();
+    } else {
+      if (!calibrate)
+        throwUserError("no calibration of this machine for this model shape, {} rows per worker x {} "
+                       "tokens, {} worker(s), in {}.\nHINT: run `launcher/slidedp-run --plan` with the same "
+                       "arguments first (it calibrates and caches), or give --machine FILE",
+                       p.workload.rowsPerWorker(), p.workload.T, p.workload.G, cache.path());
+      p.machine = calibrate(p.workload);
+      cache.store(key, p.machine);
+      p.machine_from = "calibrated now (cached in " + cache.path() + ")";
+    }
+  }
+  if (r.leader_cores > 0) p.machine.host.leader_cores = r.leader_cores;
+  p.gpu_budget_bytes = r.gpu_budget_gib > 0 ? r.gpu_budget_gib * double(1ull << 30) : p.machine.usableGpuBytes();
+  if (!search) return p;
+  SearchOptions so;
+  so.gpu_budget_bytes = p.gpu_budget_bytes;
+  so.bf16_staging = r.bf16_staging;
+  p.result = searchPolicies(p.workload, p.machine, so);
+  return p;
+}
+
+}  // namespace slidedp::planner

@@ -1,0 +1,72 @@
+#include "planner/policy.h"
+
+#include <fmt/format.h>
+
+namespace slidedp::planner {
+
+const char* layerActivationName(LayerActivation a) {
+  switch (a) {
+    case LayerActivation::kKeep: return "keep";
+    case LayerActivation::kOffload: return "offload";
+    case LayerActivation::kRecompute: return "recompute";
+  }
+  return "?";
+}
+
+std::vector<LayerActivation> Policy::layers(int64_t L) const {
+  std::vector<LayerActivation> v(static_cast<size_t>(L));
+  const int64_t kept = kept_layers < 0 ? L : std::min<int64_t>(kept_layers, L);
+  for (int64_t l = 0; l < L; ++l)
+    v[l] = l < kept ? LayerActivation::kKeep
+                    : (offload ? LayerActivation::kOffload : LayerActivation::kRecompute);
+  return v;
+}
+
+namespace {
+std::string elems(int64_t n) {
+  if (n % (int64_t{1} << 20) == 0) return fmt::format("{}M", n >> 20);
+  if (n % 1024 == 0) return fmt::format("{}K", n >> 10);
+  return std::to_string(n);
+}
+}  // namespace
+
+std::string Policy::label(int64_t L) const {
+  const int64_t kept = kept_layers < 0 ? L : std::min<int64_t>(kept_layers, L);
+  return fmt::format("{}/{} c{} r{} K{} mb{} keep{}/{}{}{}", routeName(delivery), routeName(reduction),
+                     elems(chunk_numel), ring_slots, window,
+                     micro_batch_rows > 0 ? std::to_string(micro_batch_rows) : "all", kept, L,
+                     offload && kept < L ? " offl" : "",
+                     leader_threads > 0 ? fmt::format(" t{}", leader_threads) : "");
+}
+
+std::string Policy::flags(int64_t L) const {
+  const int64_t kept = kept_layers < 0 ? L : std::min<int64_t>(kept_layers, L);
+  std::string f = fmt::format("--delivery {} --reduction {} --chunk-numel {} --ring-slots {} --window {} "
+                              "--micro-batch-rows {}", routeName(delivery), routeName(reduction),
+                              chunk_numel, ring_slots, window, micro_batch_rows);
+  if (kept >= L)
+    f += " --activations keep";
+  else
+    f += fmt::format(" --activations auto --max-kept-layers {}", kept);
+  if (offload && kept < L) f += " --offload-activations";
+  if (leader_threads > 0) f += fmt::format(" --leader-threads {}", leader_threads);
+  if (bf16_staging) f += " --grad-dtype bf16";
+  return f;
+}
+
+void Policy::apply(TrainOptions& o, int64_t L) const {
+  const int64_t kept = kept_layers < 0 ? L : std::min<int64_t>(kept_layers, L);
+  o.delivery = delivery;
+  o.reduction = reduction;
+  o.chunk_numel = chunk_numel;
+  o.ring_slots = ring_slots;
+  o.window_slots = window;
+  o.micro_batch_rows = micro_batch_rows;
+  o.activations = ActivationPolicy::kAuto;
+  o.max_kept_layers = static_cast<int>(kept);
+  o.offload_activations = offload && kept < L;
+  o.leader_threads = leader_threads;
+  o.bf16_staging = bf16_staging;
+}
+
+}  // namespace slidedp::planner

@@ -1,0 +1,50 @@
+// A policy: every knob of a run that changes speed but not the result (design.md, "The
+// step-time model and policies"): delivery x reduction route, gradient chunk size, staging ring
+// depth, GPU window depth, micro-batch rows, the per-layer activation choice and the leader's
+// AdamW threads. The planner prices policies (cost_model.h), searches them (search.h) and maps
+// the chosen one onto TrainOptions / command-line flags (what `--policy auto` runs).
+//
+// Per decoder layer the activation choice is three-way: keep (the tensors its backward needs
+// stay on the GPU), offload (only its input is kept, in pinned host memory, D2H in forward and
+// H2D one layer ahead in backward; backward recomputes the forward) or recompute (only its
+// input is kept, on the GPU). The runtime keeps layers in forward order (--max-kept-layers N:
+// layers 1..N) and offloads or not the inputs of all recomputed ones (--offload-activations),
+// so the policies it can run are described by (kept_layers, offload); the cost model takes the
+// general per-layer vector.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "runtime/train_options.h"
+
+namespace slidedp::planner {
+
+enum class LayerActivation : uint8_t { kKeep, kOffload, kRecompute };
+const char* layerActivationName(LayerActivation a);
+
+struct Policy {
+  DeliveryRoute delivery = DeliveryRoute::kReplicated;
+  ReductionRoute reduction = ReductionRoute::kCpu;
+  int64_t chunk_numel = int64_t{1} << 22;  // elements per gradient chunk (--chunk-numel)
+  int ring_slots = 4;                      // staging ring depth (--ring-slots)
+  int window = 2;                          // GPU window depth K (--window)
+  int64_t micro_batch_rows = 0;            // rows per micro-batch (0: all of a worker's rows)
+  int kept_layers = -1;                    // layers 1..kept keep activations (-1: all)
+  bool offload = false;                    // recomputed layers' inputs in pinned host memory
+  int leader_threads = 0;                  // AdamW threads (0: every leader core)
+  bool bf16_staging = false;               // gradients cross in bf16 (--grad-dtype bf16)
+
+  /// Per decoder layer 1..L (index 0 = layer 1), from kept_layers and offload.
+  std::vector<LayerActivation> layers(int64_t L) const;
+  /// "sharded/gpu chunk 4M ring 4 K2 mb 4 keep 30/36 offload thr 12".
+  std::string label(int64_t L) const;
+  /// The slidedp_worker flags that run this policy.
+  std::string flags(int64_t L) const;
+  /// Writes the policy into run options (activations auto capped at kept_layers, so the
+  /// runtime's memory check still protects the budget).
+  void apply(TrainOptions& o, int64_t L) const;
+};
+
+}  // namespace slidedp::planner

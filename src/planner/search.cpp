@@ -1,0 +1,93 @@
+#include "planner/search.h"
+
+#include <algorithm>
+#include <limits>
+#include <set>
+
+#include "common/errors.h"
+
+namespace slidedp::planner {
+
+int maxKeptLayers(const Workload& w, const MachineDescription& m, Policy p, double budget) {
+  if (!w.cuda) return static_cast<int>(w.L);  // CPU workers keep every layer (host memory)
+  // GPU peak grows with every kept layer: the largest k that fits, by bisection.
+  p.kept_layers = 0;
+  if (gpuPeakBytes(w, m, p) > budget) return -1;
+  int lo = 0, hi = static_cast<int>(w.L);
+  while (lo < hi) {
+    const int mid = (lo + hi + 1) / 2;
+    p.kept_layers = mid;
+    if (gpuPeakBytes(w, m, p) <= budget) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+std::vector<int64_t> microBatchCandidates(int64_t b) {
+  std::set<int64_t> s{b};
+  for (int64_t r = 1; r < b; r *= 2) s.insert(r);
+  return {s.rbegin(), s.rend()};
+}
+
+SearchResult searchPolicies(const Workload& w, const MachineDescription& m, const SearchOptions& o) {
+  const double budget = o.gpu_budget_bytes > 0 ? o.gpu_budget_bytes : m.usableGpuBytes();
+  SearchResult res;
+  std::vector<DeliveryRoute> deliveries = {DeliveryRoute::kReplicated};
+  std::vector<ReductionRoute> reductions = {ReductionRoute::kCpu};
+  if (w.G > 1) {
+    deliveries.push_back(DeliveryRoute::kSharded);
+    reductions.push_back(ReductionRoute::kGpu);
+  }
+  const int cores = m.leaderCores(w.G);
+  std::set<int> threads{cores};
+  if (cores >= 4) threads.insert(cores / 2);
+  double min_gpu = std::numeric_limits<double>::infinity(), min_host = min_gpu;
+  const int64_t b = w.rowsPerWorker();
+  for (DeliveryRoute d : deliveries)
+    for (ReductionRoute r : reductions)
+      for (int64_t chunk : o.chunk_numels)
+        for (int ring : o.ring_slots)
+          for (int K : w.cuda ? o.windows : std::vector<int>{2})
+            for (int64_t mb : microBatchCandidates(b))
+              for (int th : threads)
+                for (bool offload : w.cuda ? std::vector<bool>{false, true} : std::vector<bool>{false}) {
+                  Policy p;
+                  p.delivery = d;
+                  p.reduction = r;
+                  p.chunk_numel = chunk;
+                  p.ring_slots = ring;
+                  p.window = K;
+                  p.micro_batch_rows = mb == b ? 0 : mb;
+                  p.leader_threads = th;  // explicit: the run must use the modelled team
+                  p.offload = offload;
+                  p.bf16_staging = o.bf16_staging;
+                  const int kmax = maxKeptLayers(w, m, p, budget);
+                  std::set<int> kepts;
+                  if (kmax >= 0) kepts.insert(kmax);
+                  if (o.include_recompute_all) kepts.insert(0);
+                  if (offload && kmax >= w.L) continue;  // nothing recomputed: same as !offload
+                  for (int k : kepts) {
+                    p.kept_layers = k;
+                    const Prediction pr = predict(w, m, p, budget);
+                    ++res.evaluated;
+                    min_gpu = std::min(min_gpu, pr.gpu_peak_bytes);
+                    min_host = std::min(min_host, pr.host_bytes);
+                    if (!pr.fits_gpu) ++res.over_gpu_budget;
+                    if (!pr.fits_host) ++res.over_host_ram;
+                    if (pr.fits_gpu && pr.fits_host) res.ranked.push_back({p, pr});
+                  }
+                }
+  if (res.ranked.empty()) {
+    const double gib = double(1ull << 30);
+    throwUserError("no policy fits: the smallest GPU peak per worker is {:.1f} GiB (budget {:.1f} GiB), "
+                   "the smallest host need {:.1f} GiB (RAM {:.1f} GiB).\nHINT: fewer rows per step "
+                   "(--batch-size), a shorter --seq-len, more GPUs, or a larger --gpu-memory-budget",
+                   min_gpu / gib, budget / gib, min_host / gib, m.host.ram_gib);
+  }
+  std::stable_sort(res.ranked.begin(), res.ranked.end(), [](const RankedPolicy& a, const RankedPolicy& b) {
+    return a.prediction.step_s < b.prediction.step_s;
+  });
+  return res;
+}
+
+}  // namespace slidedp::planner

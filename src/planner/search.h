@@ -1,0 +1,48 @@
+// The policy search (design.md, "The step-time model and policies"): every combination of
+// delivery x reduction x chunk size x ring slots x window depth x micro-batch rows x leader
+// threads, each with the per-layer activation choice that keeps the most layers the GPU memory
+// budget allows (keeping is never slower than recomputing; what does not fit is recomputed,
+// with its input on the GPU or offloaded to pinned host memory, both priced), priced by
+// predict() and ranked by predicted step time among those that fit the GPU budget and host RAM.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "planner/cost_model.h"
+
+namespace slidedp::planner {
+
+struct SearchOptions {
+  double gpu_budget_bytes = 0;           // per worker (<= 0: the machine's usable memory)
+  bool bf16_staging = false;             // the run's --grad-dtype (a precision choice: kept)
+  std::vector<int64_t> chunk_numels = {int64_t{1} << 20, int64_t{1} << 22, int64_t{1} << 24};
+  std::vector<int> ring_slots = {2, 4, 8};
+  std::vector<int> windows = {2, 3};
+  bool include_recompute_all = true;     // also rank kept = 0 (the other extreme), for reference
+};
+
+struct RankedPolicy {
+  Policy policy;
+  Prediction prediction;
+};
+
+struct SearchResult {
+  std::vector<RankedPolicy> ranked;  // feasible, fastest first
+  int64_t evaluated = 0;
+  int64_t over_gpu_budget = 0, over_host_ram = 0;
+};
+
+/// Most decoder layers (0..L, kept in forward order) whose kept activations fit `budget`
+/// bytes per worker under `p` (its kept_layers ignored); -1 when even none fits.
+int maxKeptLayers(const Workload& w, const MachineDescription& m, Policy p, double budget);
+
+/// Micro-batch row candidates for b rows per worker: b (0 = all), b/2, b/4, ... >= 1 (as powers
+/// of two below b) — ascending order not implied.
+std::vector<int64_t> microBatchCandidates(int64_t b);
+
+/// Searches the policies of `w` on `m`. Throws UserError when none fits (naming the smallest
+/// GPU peak and host need found, with a HINT).
+SearchResult searchPolicies(const Workload& w, const MachineDescription& m, const SearchOptions& o);
+
+}  // namespace slidedp::planner

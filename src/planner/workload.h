@@ -1,0 +1,54 @@
+// What one training step has to move and compute, independent of the machine: the model's
+// unit sizes and shapes, the global batch, the worker count and the dtypes (design.md, "The
+// step-time model and policies"). The cost model (cost_model.h) prices a Workload under a
+// Policy on a MachineDescription. No LibTorch: the unit sizes come from model::ParamLayout
+// (slidedp_model_core), exactly as the runtime lays them out.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace slidedp::model {
+struct ModelConfig;
+}
+
+namespace slidedp::planner {
+
+struct Workload {
+  // ---- the model (names as in HF configs; see model/config.h) ----
+  std::string model_name;          // for reports ("qwen3-4b.json")
+  std::vector<int64_t> unit_numels;  // padded elements per unit: 0 = embedding, 1..L, L+1 = head
+  int64_t L = 0, C = 0, I = 0, H = 0, KV = 0, D = 0, V = 0;
+  bool tied = true;                // LM head = embedding (delivered again for the head)
+  bool qk_norm = false;            // Qwen3 (kept per-head rstd)
+  int64_t parameters = 0;          // real parameters (without padding), for FLOPs/MFU
+  // ---- the run ----
+  int G = 1;                       // workers (GPUs, or CPU workers)
+  int64_t global_rows = 8;         // B: rows per step over all workers
+  int64_t T = 4096;                // tokens per row
+  bool cuda = true;                // GPU workers (else CPU workers)
+  int compute_bytes = 2;           // bf16 compute / delivery (4: fp32 from the master)
+  bool clip = false;               // exact global-norm clipping (--max-grad-norm > 0)
+  bool flash_lse = true;           // kept activations carry fp32 LSE per head (bf16 CUDA)
+
+  /// Rows of the busiest worker: ceil(B / G) (trainer.h rowsForWorker: first B mod G one more).
+  int64_t rowsPerWorker() const { return (global_rows + G - 1) / G; }
+  /// Tokens of the busiest worker in one step.
+  int64_t tokensPerWorker() const { return rowsPerWorker() * T; }
+  int64_t totalNumel() const;
+  int64_t maxUnitNumel() const;
+  /// Sum of the decoder units' numel (units 1..L).
+  int64_t decoderNumel() const;
+  /// Parameters of one decoder layer (unit 1), used for its FLOPs.
+  int64_t layerNumel() const { return unit_numels.at(1); }
+  /// Model FLOPs of one step, as the trainer counts them: 6 N tokens + 12 L H D T tokens.
+  double stepFlops() const;
+};
+
+/// The workload of `config` (its units from model::ParamLayout). Throws UserError when
+/// B < G (a worker would have no row) or T < 2.
+Workload makeWorkload(const model::ModelConfig& config, const std::string& model_name, int G,
+                      int64_t global_rows, int64_t T, bool cuda);
+
+}  // namespace slidedp::planner

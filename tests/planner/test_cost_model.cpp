@@ -1,0 +1,303 @@
+// Unit tests of the step-time model's formulas on hand-computed cases (src/planner/
+// cost_model.h), of the search, of machine description files and of policy flags.
+// Every expected number below is worked out by hand in the comment above it; the tolerance is
+// 1e-9 relative (the model is deterministic double arithmetic, the only error is rounding).
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "common/errors.h"
+#include "model/config.h"
+#include "planner/cost_model.h"
+#include "planner/report.h"
+#include "planner/search.h"
+
+using namespace slidedp;
+using namespace slidedp::planner;
+
+namespace {
+
+// Round rates: H2D 4e6 B/s, D2H 8e6 B/s, AdamW 3e7 B/s (= 1e6 params/s at 30 B/param), no
+// overheads, full duplex.
+MachineDescription toyMachine() {
+  MachineDescription m;
+  m.name = "toy";
+  m.gpus = 2;
+  m.gpu.memory_gib = 80;
+  m.gpu.h2d_gbps = 0.004;
+  m.gpu.d2h_gbps = 0.008;
+  m.gpu.duplex = 1.0;
+  m.gpu.collective_gbps = 0.004;
+  // layer forward F = n (2 N_1 + 4 H D T) = 1000 (4e6 + 4000) = 4.004e9 FLOPs (see toyWorkload)
+  m.gpu.fwd_tflops = 0.004004;        // forward 1 s
+  m.gpu.bwd_tflops = 0.008008;        // backward 2F / R = 1 s
+  m.gpu.recompute_tflops = 0.004004;  // recompute 1 s
+  m.gpu.head_tflops = 0.0006;         // 6 V C n = 6 * 1000 * 100 * 1000 = 6e8 -> 1 s
+  m.host.cores = 1;
+  m.host.leader_cores = 1;
+  m.host.mem_bw_gbps = 1.0;
+  m.host.ram_gib = 64;
+  m.host.adamw_gbps = {{1, 0.03}};
+  return m;
+}
+
+// L = 1: embedding 1e6, layer 2e6, head 1e6 elements (untied); H = D = 1, T = 1000, one row.
+Workload toyWorkload() {
+  Workload w;
+  w.model_name = "toy";
+  w.unit_numels = {1000000, 2000000, 1000000};
+  w.L = 1;
+  w.C = 100;
+  w.I = 100;
+  w.H = 1;
+  w.KV = 1;
+  w.D = 1;
+  w.V = 1000;
+  w.tied = false;
+  w.parameters = 4000000;
+  w.G = 1;
+  w.global_rows = 1;
+  w.T = 1000;
+  w.cuda = true;
+  w.compute_bytes = 2;
+  return w;
+}
+
+Policy bigChunks() {
+  Policy p;
+  p.chunk_numel = int64_t{1} << 22;  // one chunk per unit
+  p.ring_slots = 4;
+  p.window = 2;
+  return p;
+}
+
+void near(double got, double want) { EXPECT_NEAR(got, want, 1e-9 * std::max(1.0, std::abs(want))); }
+
+}  // namespace
+
+// Timeline, G = 1, every layer kept, one chunk per unit (times in s):
+//   forward: deliver emb 0-0.5 | deliver layer 0.5-1.5 | emb fwd 0.5 (no cost) | deliver head
+//   1.5-2.0 | layer fwd 1.5-2.5 | head fwd+bwd 2.5-3.5 | deliver layer again (slot freed by the
+//   head at 3.5) 3.5-4.5 | layer bwd 4.5-5.5 | emb bwd 5.5.
+//   hand-offs: head 3.5-4.0 (4e6 B / 8e6), layer 5.5-6.5, emb 6.5-7.0.
+//   leader: head 4.0-5.0 (1e6 params), layer 6.5-8.5, emb 8.5-9.5 -> step 9.5.
+TEST(CostModel, HandComputedTimelineKeepAll) {
+  const Prediction p = predict(toyWorkload(), toyMachine(), bigChunks());
+  near(p.step_s, 9.5);
+  near(p.fill_s, 0.5);
+  near(p.drain_s, 4.0);
+  near(p.busy.gpu_compute, 3.0);   // fwd 1 + head 1 + bwd 1
+  near(p.busy.h2d_gpu, 3.0);       // 0.5 + 1 + 0.5 forward, 1 backward
+  near(p.busy.d2h_gpu, 2.0);       // 0.5 + 1 + 0.5
+  near(p.busy.cpu_update, 4.0);    // 4e6 params at 1e6/s
+  // host memory: 4e6 params x 30 B + H2D 1.2e7 B + D2H 1.6e7 B = 1.48e8 B at 1e9 B/s
+  near(p.busy.host_memory, 0.148);
+  EXPECT_EQ(p.bottleneck, "exposed");  // exposed 9.5 - 4.0 = 5.5 > 4.0
+  near(p.exposed_s, 5.5);
+  near(p.tokens_per_s, 1000 / 9.5);
+}
+
+// Recompute: the layer's backward costs 1 (recompute) + 1 (backward): 4.5-6.5; hand-offs
+// layer 6.5-7.5, emb 7.5-8.0; leader head 4.0-5.0, layer 7.5-9.5, emb 9.5-10.5.
+TEST(CostModel, HandComputedTimelineRecompute) {
+  Policy pol = bigChunks();
+  pol.kept_layers = 0;
+  const Prediction p = predict(toyWorkload(), toyMachine(), pol);
+  near(p.step_s, 10.5);
+  near(p.busy.gpu_compute, 4.0);
+  near(p.drain_s, 10.5 - 6.5);
+}
+
+// Ring of one slot, chunks of 5e5 elements (2e6 B, 0.25 s D2H; 0.5 s update): chunk i's
+// hand-off waits for the leader to consume chunk i-1.
+//   head: 3.5-3.75 | leader 3.75-4.25 ; 4.25-4.5 | 4.5-5.0
+//   layer (ready 5.5): 5.5-5.75 | 5.75-6.25 ; 6.25-6.5 | 6.5-7.0 ; 7.0-7.25 | 7.25-7.75 ;
+//                      7.75-8.0 | 8.0-8.5
+//   emb: 8.5-8.75 | 8.75-9.25 ; 9.25-9.5 | 9.5-10.0 -> step 10.0
+TEST(CostModel, HandComputedRingBackPressure) {
+  Policy pol = bigChunks();
+  pol.chunk_numel = 500000;
+  pol.ring_slots = 1;
+  const Prediction p = predict(toyWorkload(), toyMachine(), pol);
+  near(p.step_s, 10.0);
+  near(p.busy.cpu_update, 4.0);
+}
+
+// A chunk overhead of 0.1 s on each of the 3 chunks (one per unit) adds to the update; the
+// step overhead to the step.
+TEST(CostModel, ChunkAndStepOverheads) {
+  MachineDescription m = toyMachine();
+  m.host.chunk_overhead_s = 0.1;
+  m.host.step_overhead_s = 0.25;
+  const Prediction p = predict(toyWorkload(), m, bigChunks());
+  // leader: head 4.0-5.1, layer 6.5-8.6, emb 8.6-9.7; + step overhead 0.25
+  near(p.step_s, 9.95);
+  near(p.busy.cpu_update, 4.3);
+}
+
+// G = 2, sharded delivery, GPU reduction, units of 2^20, 2^21, 2^20 (shards of half):
+//   H2D per GPU: forward (2^19 + 2^20 + 2^19) x 2 B = 4194304 B / 4e6 = 1.048576 s, backward
+//   2^20 x 2 B / 4e6 = 0.524288 s -> 1.572864 s.
+//   all-gather: (2^20 + 2^21 + 2^20 + 2^21) x 2 B x 1/2 = 6291456 B / 4e6 = 1.572864 s;
+//   reduce-scatter: 4 B x 2^22 x 1/2 = 8388608 B / 4e6 = 2.097152 s -> 3.670016 s.
+//   D2H per GPU: 4 B x 2^22 / 2 = 8388608 B / 8e6 = 1.048576 s.
+//   Without peer access the collective bytes (14680064) cross PCIe both ways as well.
+TEST(CostModel, ShardedGpuRouteBytes) {
+  Workload w = toyWorkload();
+  w.unit_numels = {1 << 20, 1 << 21, 1 << 20};
+  w.G = 2;
+  w.global_rows = 2;
+  Policy pol = bigChunks();
+  pol.delivery = DeliveryRoute::kSharded;
+  pol.reduction = ReductionRoute::kGpu;
+  MachineDescription m = toyMachine();
+  Prediction p = predict(w, m, pol);
+  near(p.busy.h2d_gpu, 1.572864);
+  near(p.busy.collective, 3.670016);
+  near(p.busy.d2h_gpu, 1.048576);
+  // all-GPU totals: 2 x the bytes at 8e6 (h2d all) and 1.6e7 (d2h all) B/s
+  near(p.busy.h2d_total, 1.572864);
+  near(p.busy.d2h_total, 1.048576);
+  m.gpu.peer_access = false;
+  p = predict(w, m, pol);
+  near(p.busy.h2d_gpu, 1.572864 + 14680064 / 4e6);
+  near(p.busy.d2h_gpu, 1.048576 + 14680064 / 8e6);
+}
+
+// Replicated / CPU route with G = 2: every GPU reads every unit, writes its whole gradient;
+// the leader reads 2 slots: 26 + 2 x 4 = 34 B/param -> 4e6 x 34 / 3e7 = 4.5333 s.
+TEST(CostModel, CpuRouteReadsGSlots) {
+  Workload w = toyWorkload();
+  w.G = 2;
+  w.global_rows = 2;
+  const Prediction p = predict(w, toyMachine(), bigChunks());
+  near(p.busy.cpu_update, 4e6 * 34 / 3e7);
+  near(p.busy.h2d_gpu, 3.0);
+  near(p.busy.d2h_gpu, 2.0);
+}
+
+// Clipping: the passes during backward only reduce (4 + 8 = 12 B/param: 0.4 s per 1e6), then
+// every unit is updated after the barrier: 4e6 x 30 / 3e7 = 4 s, exposed.
+//   leader: head 4.0-4.4, layer 6.5-7.3, emb 7.3-7.7, update 7.7-11.7.
+TEST(CostModel, ClippingBarrier) {
+  Workload w = toyWorkload();
+  w.clip = true;
+  const Prediction p = predict(w, toyMachine(), bigChunks());
+  near(p.clip_s, 4.0);
+  near(p.step_s, 11.7);
+}
+
+// Offloading the layer's input: 1000 tokens x C 100 x 2 B = 2e5 B D2H in forward (0.025 s)
+// and H2D in backward (0.05 s) after the layer's delivery: backward starts at 4.55.
+TEST(CostModel, OffloadTraffic) {
+  Policy pol = bigChunks();
+  pol.kept_layers = 0;
+  pol.offload = true;
+  const Prediction p = predict(toyWorkload(), toyMachine(), pol);
+  near(p.busy.h2d_gpu, 3.0 + 0.05);
+  near(p.busy.d2h_gpu, 2.0 + 0.025);
+  // backward 4.55-6.55; hand-offs layer 6.55-7.55, emb 7.55-8.05; leader 7.55-9.55, 9.55-10.55
+  near(p.step_s, 10.55);
+}
+
+// The kept bytes of a Qwen3-4B layer (worker.cpp keptBytes, bf16, cuDNN/flash LSE): per token
+// 2 x ((4096 + 2 x 1024) + 4096 + 2560 + 2 x 9728) + 8 + 4 x (32 + 8) + 4 x 32 = 64808 B
+// (README: "about 70 KB per token per layer" with the 5 KB input).
+TEST(CostModel, KeptBytesQwen3_4B) {
+  const auto cfg = model::ModelConfig::load(std::string(SLIDEDP_SOURCE_DIR) + "/tools/configs/qwen3-4b.json");
+  const Workload w = makeWorkload(cfg, "qwen3-4b", 1, 8, 4096, true);
+  near(keptBytes(w, 1), 64808);
+  EXPECT_EQ(w.L, 36);
+  EXPECT_NEAR(w.parameters / 1e9, 4.02, 0.01);
+}
+
+TEST(Search, MoreBudgetIsNeverSlowerAndBisectionMatchesScan) {
+  const auto cfg = model::ModelConfig::load(std::string(SLIDEDP_SOURCE_DIR) + "/tools/configs/qwen3-4b.json");
+  const Workload w = makeWorkload(cfg, "qwen3-4b", 1, 16, 4096, true);
+  const MachineDescription m = loadMachine(std::string(SLIDEDP_SOURCE_DIR) + "/tools/machines/h200x1.json");
+  Policy p;
+  const double budget = 60.0 * (1ull << 30);
+  const int k = maxKeptLayers(w, m, p, budget);
+  int scan = -1;
+  for (int i = 0; i <= w.L; ++i) {
+    p.kept_layers = i;
+    if (gpuPeakBytes(w, m, p) <= budget) scan = i;
+  }
+  EXPECT_EQ(k, scan);
+  EXPECT_GT(k, 0);
+  EXPECT_LT(k, w.L);
+  SearchOptions small, large;
+  small.gpu_budget_bytes = 22.0 * (1ull << 30);
+  large.gpu_budget_bytes = 0;  // the whole usable memory
+  const SearchResult a = searchPolicies(w, m, small), b = searchPolicies(w, m, large);
+  ASSERT_FALSE(a.ranked.empty());
+  ASSERT_FALSE(b.ranked.empty());
+  EXPECT_LE(b.ranked.front().prediction.step_s, a.ranked.front().prediction.step_s);
+  for (size_t i = 1; i < b.ranked.size(); ++i)
+    EXPECT_LE(b.ranked[i - 1].prediction.step_s, b.ranked[i].prediction.step_s);
+  for (const auto& r : a.ranked) EXPECT_LE(r.prediction.gpu_peak_bytes, small.gpu_budget_bytes);
+}
+
+TEST(Search, NothingFitsIsAClearError) {
+  const auto cfg = model::ModelConfig::load(std::string(SLIDEDP_SOURCE_DIR) + "/tools/configs/qwen3-4b.json");
+  const Workload w = makeWorkload(cfg, "qwen3-4b", 1, 8, 4096, true);
+  const MachineDescription m = loadMachine(std::string(SLIDEDP_SOURCE_DIR) + "/tools/machines/h200x1.json");
+  SearchOptions o;
+  o.gpu_budget_bytes = 2.0 * (1ull << 30);
+  EXPECT_THROW(searchPolicies(w, m, o), UserError);
+  EXPECT_THROW(makeWorkload(cfg, "x", 4, 2, 4096, true), UserError);  // B < G
+}
+
+TEST(Machine, EveryShippedDescriptionLoadsAndRoundTrips) {
+  int n = 0;
+  for (const auto& e : std::filesystem::directory_iterator(std::string(SLIDEDP_SOURCE_DIR) + "/tools/machines")) {
+    if (e.path().extension() != ".json") continue;
+    const MachineDescription m = loadMachine(e.path().string());
+    const MachineDescription again = machineFromJson(toJson(m), "round trip");
+    EXPECT_EQ(toJson(again), toJson(m)) << e.path();
+    ++n;
+  }
+  EXPECT_GE(n, 5);
+}
+
+TEST(Machine, BadFilesAreUserErrors) {
+  nlohmann::json j = toJson(toyMachine());
+  j["gpu"]["h2d_gbsp"] = 3;  // a typo
+  EXPECT_THROW(machineFromJson(j, "typo"), UserError);
+  j = toJson(toyMachine());
+  j["host"].erase("mem_bw_gbps");
+  EXPECT_THROW(machineFromJson(j, "missing"), UserError);
+  j = toJson(toyMachine());
+  j["gpu"]["fwd_tflops"] = -1;
+  EXPECT_THROW(machineFromJson(j, "negative"), UserError);
+  EXPECT_THROW(loadMachine("/nonexistent/machine.json"), UserError);
+}
+
+// AdamW rate table: linear between entries, flat beyond, proportional below the first.
+TEST(Machine, AdamwInterpolation) {
+  MachineDescription m = toyMachine();
+  m.host.adamw_gbps = {{2, 10}, {8, 40}};
+  near(m.adamwBytesPerSecond(1), 5e9);
+  near(m.adamwBytesPerSecond(2), 10e9);
+  near(m.adamwBytesPerSecond(4), 20e9);
+  near(m.adamwBytesPerSecond(16), 40e9);
+}
+
+TEST(Policy, FlagsAndLayers) {
+  Policy p;
+  p.delivery = DeliveryRoute::kSharded;
+  p.reduction = ReductionRoute::kGpu;
+  p.kept_layers = 2;
+  p.offload = true;
+  const auto v = p.layers(4);
+  ASSERT_EQ(v.size(), 4u);
+  EXPECT_EQ(v[1], LayerActivation::kKeep);
+  EXPECT_EQ(v[2], LayerActivation::kOffload);
+  EXPECT_NE(p.flags(4).find("--max-kept-layers 2 --offload-activations"), std::string::npos);
+  TrainOptions o;
+  p.apply(o, 4);
+  EXPECT_EQ(o.max_kept_layers, 2);
+  EXPECT_TRUE(o.offload_activations);
+  EXPECT_EQ(o.delivery, DeliveryRoute::kSharded);
+}

@@ -1,0 +1,210 @@
+#!/usr/bin/env python3
+"""plan_check.py: the step-time model against measured steps (tools/gpu-check.sh plan).
+
+Runs a few jobs, each a --route-sweep over variants of one sequence length and GPU budget
+(start-up is paid once per job), then prices every variant with `slidedp_plan --evaluate` (which
+calibrates each batch shape once, cached in OUT/calibration.json) and prints predicted vs measured
+step time (median of the steps after the first of each variant), the median and worst relative
+error, and one `--policy auto` job: its measured step against the sweep's variants of the same
+shape (the target: within 5% of the best, never in the worst half).
+
+  python3 tools/bench/plan_check.py --bin build/bin --out OUT --config tools/configs/qwen3-4b.json \
+      [--gpus 0] [--jobs JOBS]
+JOBS: ';'-separated "seq_len|budget_gib(0 = full)|variant,variant,..." (variants as --route-sweep).
+"""
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+
+DEFAULT_JOBS = ";".join([
+    "4096|0|replicated/cpu+keep@1,replicated/cpu+keep@4,replicated/cpu+keep@8,"
+    "replicated/cpu+recompute@8,replicated/cpu+auto@16,replicated/cpu+recompute@16,replicated/cpu+auto@32",
+    "16384|22|replicated/cpu+auto@1,replicated/cpu+auto@2,replicated/cpu+recompute@2,"
+    "replicated/cpu+offload+auto@2",
+    "131072|0|replicated/cpu+auto@1",
+])
+AUTO_SHAPE = (4096, 8, 0)  # seq, batch, budget of the --policy auto job
+
+
+def run(cmd, log, timeout):
+    print("+ " + " ".join(cmd), flush=True)
+    with open(log, "w") as f:
+        try:
+            return subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT, timeout=timeout).returncode
+        except subprocess.TimeoutExpired:
+            print(f"  timed out after {timeout} s (log {log})")
+            return 124
+
+
+def parse_variant(v):
+    m = re.fullmatch(r"(\w+)/(\w+)((?:\+\w+)*)@(\d+)", v)
+    if not m:
+        sys.exit(f"plan_check.py: variant '{v}' must be delivery/reduction[+mods]@rows")
+    mods = [x for x in m.group(3).split("+") if x]
+    return m.group(1), m.group(2), mods, int(m.group(4))
+
+
+def evaluate(a, seq, budget, v):
+    d, r, mods, rows = parse_variant(v)
+    act = next((x for x in mods if x in ("keep", "recompute", "auto")), "auto")
+    cmd = [os.path.join(a.bin, "slidedp_plan"), "--model-config", a.config, "--gpus", str(a.ngpu),
+           "--device", a.device, "--batch-size", str(rows), "--seq-len", str(seq), "--evaluate",
+           "--delivery", d, "--reduction", r, "--activations", act, "--calibration", a.cal,
+           "--leader-cores", str(a.leader_cores), "--gpu-memory-budget", str(budget)]
+    if "offload" in mods:
+        cmd.append("--offload-activations")
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    m = re.search(r"PREDICTION step_s=([\d.]+).*?kept=(\d+).*?rank=(\d+)/(\d+)", out.stdout)
+    if not m:
+        print(out.stdout[-2000:], out.stderr[-2000:])
+        return None
+    return float(m.group(1)), int(m.group(2)), int(m.group(3)), int(m.group(4))
+
+
+def measured(metrics):
+    per = {}
+    for line in open(metrics):
+        j = json.loads(line)
+        per.setdefault(j["variant"], []).append((j["step_s"], j.get("kept_layers", 0)))
+    return {k: (statistics.median(s for s, _ in v[1:] or v), v[-1][1]) for k, v in per.items()}
+
+
+def auto_job(a, env_run):
+    """The --policy auto job at AUTO_SHAPE: (median measured step, predicted step) or None."""
+    seq, batch, budget = AUTO_SHAPE
+    metrics = os.path.join(a.out, "plan-auto.jsonl")
+    if os.path.exists(metrics):
+        os.remove(metrics)
+    cmd = [env_run] + a.workers + ["--worker-threads", "2", "--", "--model-config", a.config,
+           "--seq-len", str(seq), "--batch-size", str(batch), "--steps", str(a.steps + 1), "--lr", "1e-5",
+           "--policy", "auto", "--calibration", a.cal, "--metrics", metrics]
+    run(cmd, os.path.join(a.out, "plan-auto.log"), 300)
+    if not os.path.exists(metrics):
+        return None
+    recs = [json.loads(l) for l in open(metrics)]
+    if not recs:
+        return None
+    res = (statistics.median(r["step_s"] for r in recs[1:] or recs), recs[0].get("predicted_step_s"))
+    print(f"--policy auto at {batch} x {seq}: measured {res[0]:.3f} s, predicted {res[1]}", flush=True)
+    return res
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--config", default="tools/configs/qwen3-4b.json")
+    ap.add_argument("--gpus", default="0")
+    ap.add_argument("--jobs", default=os.environ.get("SLIDEDP_PLAN_JOBS", DEFAULT_JOBS))
+    ap.add_argument("--steps", type=int, default=2)
+    ap.add_argument("--cpu-workers", type=int, default=0, help="smoke test on CPU workers (no GPU)")
+    ap.add_argument("--auto", default="4096,8,0", help="seq,batch,budget of the --policy auto job")
+    a = ap.parse_args()
+    global AUTO_SHAPE
+    AUTO_SHAPE = tuple(int(x) for x in a.auto.split(","))
+    os.makedirs(a.out, exist_ok=True)
+    a.ngpu = a.cpu_workers or len(a.gpus.split(","))
+    a.device = "cpu" if a.cpu_workers else "cuda"
+    a.workers = ["--cpu-workers", str(a.cpu_workers)] if a.cpu_workers else ["--gpus", a.gpus]
+    a.cal = os.path.join(a.out, "calibration.json")
+    a.leader_cores = max(1, os.cpu_count() - 2 * a.ngpu)  # --worker-threads 2
+    env_run = os.environ.get("SLIDEDP_LAUNCHER", "launcher/slidedp-run")
+    rows = []
+    auto = None
+
+    def row_line(v, seq, budget, pred, m, rc):
+        if pred is None or m is None:
+            return (f"{v:<36} {seq:>7} {budget:>4.0f} {'-':>8} {'-':>8}   (not "
+                    f"{'predicted' if pred is None else 'measured'}; job rc {rc})")
+        e = (pred[0] - m[0]) / m[0]
+        return f"{v:<36} {seq:>7} {budget:>4.0f} {pred[0]:>8.3f} {m[0]:>8.3f} {100 * e:>+7.1f} {pred[1]:>4}/{int(m[1]):<4}"
+
+    header = f"{'variant':<36} {'seq':>7} {'GiB':>4} {'pred_s':>8} {'meas_s':>8} {'err%':>7} {'kept p/m':>9}"
+    for ji, job in enumerate(a.jobs.split(";")):
+        seq, budget, variants = job.split("|")
+        seq, budget = int(seq), float(budget)
+        metrics = os.path.join(a.out, f"plan-job{ji}.jsonl")
+        if os.path.exists(metrics):
+            os.remove(metrics)
+        cmd = [env_run] + a.workers + ["--worker-threads", "2", "--", "--model-config", a.config,
+               "--seq-len", str(seq), "--steps", str(a.steps), "--warmup-steps", "1", "--lr", "1e-5",
+               "--route-sweep", variants, "--metrics", metrics, "--gpu-memory-budget", str(budget)]
+        rc = run(cmd, os.path.join(a.out, f"plan-job{ji}.log"), 420)
+        meas = measured(metrics) if os.path.exists(metrics) else {}
+        print(header)
+        for v in variants.split(","):
+            pred = evaluate(a, seq, budget, v)
+            rows.append((v, seq, budget, pred, meas.get(v), rc))
+            print(row_line(*rows[-1]), flush=True)
+        if ji == 0:
+            auto = auto_job(a, env_run)  # its shape's calibration is cached by now
+    # ---- the table ----
+    print("\n" + header)
+    errs = []
+    for r in rows:
+        print(row_line(*r))
+        if r[3] is not None and r[4] is not None:
+            errs.append(abs(r[3][0] - r[4][0]) / r[4][0])
+    if errs:
+        print(f"\n{len(errs)} variants: median |pred - meas| / meas = {100 * statistics.median(errs):.1f}% "
+              f"(target <= 10%), worst {100 * max(errs):.1f}% (target <= 20%)")
+    if auto:
+        same = sorted((m[0], v) for v, seq, budget, pred, m, rc in rows
+                      if m and seq == AUTO_SHAPE[0] and budget == AUTO_SHAPE[2] and parse_variant(v)[3] == AUTO_SHAPE[1])
+        print(f"--policy auto at {AUTO_SHAPE[1]} x {AUTO_SHAPE[0]}: measured {auto[0]:.3f} s (predicted {auto[1]}); "
+              f"the sweep's variants of that shape: " + ", ".join(f"{v} {s:.3f} s" for s, v in same))
+        if same:
+            better = sum(s < auto[0] for s, _ in same)
+            print(f"  auto vs best measured: {100 * (auto[0] - same[0][0]) / same[0][0]:+.1f}% (target within 5%); "
+                  f"rank {better + 1} of {len(same) + 1}")
+    else:
+        print("--policy auto job: no metrics (see plan-auto.log)")
+    plot(a, rows)
+    return 0
+
+
+def plot(a, rows):
+    """plan.png: predicted vs measured step time per variant; the best policy's busy time per
+    resource at the --policy auto shape (from slidedp_plan --json)."""
+    seq, batch, budget = AUTO_SHAPE
+    js = os.path.join(a.out, "plan-best.json")
+    subprocess.run([os.path.join(a.bin, "slidedp_plan"), "--model-config", a.config, "--gpus", str(a.ngpu),
+                    "--device", a.device, "--batch-size", str(batch), "--seq-len", str(seq), "--calibration",
+                    a.cal, "--leader-cores", str(a.leader_cores), "--top", "1", "--json", js],
+                   capture_output=True, text=True, timeout=300)
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("(no matplotlib here: plan.png not drawn; plan-best.json and the table above have the data)")
+        return
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(13, 5))
+    pts = [(m[0], pred[0], f"{v} T{seq}") for v, seq, budget, pred, m, rc in rows if pred and m]
+    if pts:
+        ax1.scatter([p[0] for p in pts], [p[1] for p in pts])
+        for x, y, lab in pts:
+            ax1.annotate(lab, (x, y), fontsize=6)
+        hi = max(max(p[0], p[1]) for p in pts) * 1.1
+        ax1.plot([0, hi], [0, hi], "k--", lw=0.8)
+        ax1.set_xlabel("measured step (s)")
+        ax1.set_ylabel("predicted step (s)")
+        ax1.set_title("predicted vs measured, per variant")
+    if os.path.exists(js):
+        best = json.load(open(js))["ranked"][0]
+        busy = best["busy_s"]
+        names = list(busy) + ["exposed"]
+        ax2.barh(names, [busy[k] for k in busy] + [best["exposed_s"]])
+        ax2.set_xlabel("seconds per step")
+        ax2.set_title(f"best policy at {batch} x {seq}: {best['policy']}", fontsize=8)
+    fig.tight_layout()
+    fig.savefig(os.path.join(a.out, "plan.png"), dpi=120)
+    print(f"plot: {os.path.join(a.out, 'plan.png')}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
