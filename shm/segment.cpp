@@ -64,39 +64,66 @@ bool Segment::removeByName(const std::string& name) {
   return bip::shared_memory_object::remove(name.c_str());
 }
 
+namespace {
+
+/// What /dev/shm/<name> holds, read from its header without mapping it.
+struct Inspected {
+  bool readable = false;  // a file of this user that could be opened
+  bool valid = false;     // a slidedp header (magic)
+  int64_t owner_pid = 0;  // when valid
+  uint64_t owner_start_time = 0;
+  struct stat st {};
+};
+
+Inspected inspect(const std::string& name) {
+  Inspected r;
+  SegmentHeader h{};
+  const std::string path = std::string(kShmDir) + "/" + name;
+  if (::stat(path.c_str(), &r.st) != 0 || !S_ISREG(r.st.st_mode) || r.st.st_uid != getuid())
+    return r;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return r;
+  r.readable = true;
+  const ssize_t got = ::pread(fd, &h, offsetof(SegmentHeader, owner_host), 0);
+  ::close(fd);
+  r.valid = got == static_cast<ssize_t>(offsetof(SegmentHeader, owner_host)) &&
+            h.magic == kSegmentMagic;
+  r.owner_pid = h.owner_pid;
+  r.owner_start_time = h.owner_start_time;
+  return r;
+}
+
+}  // namespace
+
 std::vector<StaleSegment> Segment::removeStaleSegments() {
   // POSIX directory calls, not std::filesystem: LibTorch's libraries export their own
   // std::filesystem symbols, which replace libstdc++'s in binaries that link both.
+  // Every file of this user is looked at, not only "slidedp-*" names: a job started with
+  // --shm-name leaves a segment of any name when it crashes. A file is removed only when its
+  // header is a slidedp one whose owner is gone, or, for a "slidedp-*" name, when it never got
+  // a valid header and has been untouched for a minute (the remains of a crash in creation).
   std::vector<StaleSegment> removed;
   std::vector<std::string> names;
   if (DIR* dir = opendir(kShmDir)) {
     while (dirent* e = readdir(dir))
-      if (std::strncmp(e->d_name, kSegmentPrefix, std::strlen(kSegmentPrefix)) == 0)
-        names.emplace_back(e->d_name);
+      if (e->d_name[0] != '.') names.emplace_back(e->d_name);
     closedir(dir);
   }
   for (const std::string& name : names) {
-    const std::string path = std::string(kShmDir) + "/" + name;
-    struct stat st {};
-    if (::stat(path.c_str(), &st) != 0 || st.st_uid != getuid()) continue;
-    int fd = ::open(path.c_str(), O_RDONLY);
-    if (fd < 0) continue;
-    SegmentHeader h{};
-    const ssize_t got = ::pread(fd, &h, offsetof(SegmentHeader, owner_host), 0);
-    ::close(fd);
-    const bool valid = got == static_cast<ssize_t>(offsetof(SegmentHeader, owner_host)) &&
-                       h.magic == kSegmentMagic;
-    if (valid) {
-      if (processAlive(h.owner_pid, h.owner_start_time)) continue;  // in use
+    const Inspected in = inspect(name);
+    if (!in.readable) continue;
+    if (in.valid) {
+      if (processAlive(in.owner_pid, in.owner_start_time)) continue;  // in use
     } else {
-      // Not (yet) a valid header: a leader may be creating it right now. Only a file
-      // untouched for a minute is taken as the remains of a crash during creation.
+      if (std::strncmp(name.c_str(), kSegmentPrefix, std::strlen(kSegmentPrefix)) != 0) continue;
+      // Not (yet) a valid header: a leader may be creating it right now.
       const auto age = std::chrono::system_clock::now().time_since_epoch() -
-                       std::chrono::seconds(st.st_mtim.tv_sec);
+                       std::chrono::seconds(in.st.st_mtim.tv_sec);
       if (std::chrono::duration_cast<std::chrono::seconds>(age).count() < 60) continue;
     }
     if (bip::shared_memory_object::remove(name.c_str()))
-      removed.push_back({name, valid ? h.owner_pid : 0, static_cast<uint64_t>(st.st_size)});
+      removed.push_back({name, in.valid ? in.owner_pid : 0,
+                         static_cast<uint64_t>(in.st.st_size)});
   }
   return removed;
 }
@@ -178,10 +205,18 @@ Segment Segment::create(const std::string& name, uint64_t job_id, const Layout& 
     seg.shm_ = std::make_unique<bip::shared_memory_object>(bip::create_only, name.c_str(),
                                                            bip::read_write);
   } catch (const bip::interprocess_exception& e) {
-    if (e.get_error_code() == bip::already_exists_error)
-      throwUserError("the shared segment /dev/shm/{} already exists and its owner is alive: "
-                     "another job is using this name.\nHINT: pass another --shm-name, or stop "
-                     "that job", name);
+    if (e.get_error_code() == bip::already_exists_error) {
+      const Inspected in = inspect(name);
+      if (in.valid)
+        throwUserError("the shared segment /dev/shm/{} already exists and its owner (pid {}) is "
+                       "alive: another job is using this name.\nHINT: pass another --shm-name, "
+                       "or stop that job", name, in.owner_pid);
+      throwUserError("/dev/shm/{} already exists and is not a slidedp segment of a finished job "
+                     "({}), so it is left alone.\nHINT: pass another --shm-name, or remove the "
+                     "file if nothing uses it", name,
+                     in.readable ? "no slidedp header, or one being written"
+                                 : "another user's, or unreadable");
+    }
     throwUserError("cannot create the shared segment /dev/shm/{}: {}", name, e.what());
   }
   seg.owner_ = true;  // from here on the destructor removes the name

@@ -302,6 +302,25 @@ int run(const Options& o) {
   }
 }
 
+/// Command-line errors: --help and friends as CLI11 prints them; anything else as one line
+/// from rank 0 naming the option, with exit status 2 like every other configuration error.
+int reportParseError(const CLI::App& app, const CLI::ParseError& e) {
+  if (e.get_exit_code() == 0 || worldRankFromEnv() != 0) {
+    if (worldRankFromEnv() == 0) return app.exit(e);
+    return e.get_exit_code() == 0 ? 0 : 2;
+  }
+  std::string msg = e.what();
+  // CLI11: "--steps: At Most 1 required but received 2" for an option given twice.
+  const std::string repeated = ": At Most 1 required but received ";
+  if (const auto at = msg.find(repeated); at != std::string::npos && msg.rfind("--", 0) == 0)
+    msg = fmt::format("{} was given {} times; give each option once (a flag on the command line "
+                      "already overrides the same option of a --config file)",
+                      msg.substr(0, at), msg.substr(at + repeated.size()));
+  std::fprintf(stderr, "slidedp: error: %s\nHINT: slidedp_worker --help lists every option with "
+               "its default\n", msg.c_str());
+  return 2;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -314,9 +333,30 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    if (worldRankFromEnv() == 0) return app.exit(e);
-    return e.get_exit_code();
+    return reportParseError(app, e);
   }
+#ifdef SLIDEDP_WITH_TRAINING
+  const char* kShapeFlags[] = {"--layers", "--hidden", "--intermediate", "--heads", "--kv-heads",
+                               "--head-dim", "--vocab"};
+  opts.train.batch_size_given = app.count("--batch-size") > 0;
+  opts.train.seq_len_given = app.count("--seq-len") > 0;
+  if (opts.training()) {
+    // The model's config.json gives the shape: the self-check's shape flags are refused, and
+    // left out of the resolved configuration (which would show the self-check's default).
+    // A value equal to the default is let through: configurations saved before held them.
+    for (const char* f : kShapeFlags) {
+      const CLI::Option* opt = app.get_option(f);
+      if (opt->count() > 0 && opt->as<std::string>() != opt->get_default_str()) {
+        if (worldRankFromEnv() == 0)
+          std::fprintf(stderr, "slidedp: error: %s sizes the start-up self-check (no --model); "
+                       "with --model/--model-config the shape comes from the model's "
+                       "config.json.\nHINT: drop %s\n", f, f);
+        return 2;
+      }
+      app.get_option(f)->configurable(false);
+    }
+  }
+#endif
   // The resolved configuration (defaults, config file and flags): printed at start by rank 0
   // and saved with every checkpoint.
   const std::string resolved = app.config_to_str(/*default_also=*/true, /*write_description=*/false);
