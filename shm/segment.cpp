@@ -93,6 +93,37 @@ Inspected inspect(const std::string& name) {
   return r;
 }
 
+/// Paths under /dev/shm that some process of this user has mapped (from /proc/<pid>/maps).
+std::vector<std::string> mappedShmFiles() {
+  std::vector<std::string> out;
+  DIR* proc = opendir("/proc");
+  if (!proc) return out;
+  while (dirent* e = readdir(proc)) {
+    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+    std::ifstream maps(std::string("/proc/") + e->d_name + "/maps");
+    for (std::string line; std::getline(maps, line);) {
+      const size_t at = line.find(" /dev/shm/");
+      if (at != std::string::npos) out.push_back(line.substr(at + 10));
+    }
+  }
+  closedir(proc);
+  return out;
+}
+
+/// Open MPI's shared-memory transport files (vader_segment.<host>.<job>.<rank>) of jobs that
+/// died without cleaning up (mpirun killed with SIGKILL): this user's, untouched for a minute
+/// and mapped by no process. Open MPI itself never removes another job's.
+bool staleMpiFile(const std::string& name, const struct stat& st,
+                  const std::vector<std::string>& mapped) {
+  if (name.rfind("vader_segment.", 0) != 0) return false;
+  const auto age = std::chrono::system_clock::now().time_since_epoch() -
+                   std::chrono::seconds(st.st_mtim.tv_sec);
+  if (std::chrono::duration_cast<std::chrono::seconds>(age).count() < 60) return false;
+  for (const auto& m : mapped)
+    if (m.compare(0, name.size(), name) == 0) return false;
+  return true;
+}
+
 }  // namespace
 
 std::vector<StaleSegment> Segment::removeStaleSegments() {
@@ -109,9 +140,17 @@ std::vector<StaleSegment> Segment::removeStaleSegments() {
       if (e->d_name[0] != '.') names.emplace_back(e->d_name);
     closedir(dir);
   }
+  std::vector<std::string> mapped;
+  bool mapped_read = false;
   for (const std::string& name : names) {
     const Inspected in = inspect(name);
     if (!in.readable) continue;
+    if (name.rfind("vader_segment.", 0) == 0) {
+      if (!mapped_read) mapped = mappedShmFiles(), mapped_read = true;
+      if (staleMpiFile(name, in.st, mapped) && ::unlink((std::string(kShmDir) + "/" + name).c_str()) == 0)
+        removed.push_back({name, 0, static_cast<uint64_t>(in.st.st_size)});
+      continue;
+    }
     if (in.valid) {
       if (processAlive(in.owner_pid, in.owner_start_time)) continue;  // in use
     } else {
@@ -177,9 +216,14 @@ void* Segment::region(const std::string& name) const {
 
 Segment Segment::create(const std::string& name, uint64_t job_id, const Layout& regions,
                         const ControlDims& dims) {
-  for (const auto& s : removeStaleSegments())
-    SLIDEDP_LOG_WARN("removed stale shared segment /dev/shm/{} of a crashed job (owner pid {} "
-                     "gone, {})", s.name, s.owner_pid, formatBytes(s.bytes));
+  for (const auto& s : removeStaleSegments()) {
+    if (s.owner_pid == 0)
+      SLIDEDP_LOG_WARN("removed stale shared-memory file /dev/shm/{} of a crashed job ({})",
+                       s.name, formatBytes(s.bytes));
+    else
+      SLIDEDP_LOG_WARN("removed stale shared segment /dev/shm/{} of a crashed job (owner pid {} "
+                       "gone, {})", s.name, s.owner_pid, formatBytes(s.bytes));
+  }
 
   Layout full;
   full.add(kHeaderRegion, DType::kU8, sizeof(SegmentHeader));

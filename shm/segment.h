@@ -90,7 +90,9 @@ class Segment {
   /// Scans /dev/shm for this user's slidedp segments (any name: --shm-name may have chosen
   /// it) whose owner is gone and removes them. Returns what was removed. Segments of live
   /// owners and files without a slidedp header are left alone (except "slidedp-*" files
-  /// without a header untouched for a minute: a crash while creating one).
+  /// without a header untouched for a minute: a crash while creating one). Also removes Open
+  /// MPI's vader_segment.* files of this user that no process maps and that are a minute old
+  /// (left when mpirun itself was killed with SIGKILL); those are listed with owner_pid 0.
   static std::vector<StaleSegment> removeStaleSegments();
 
   /// Free bytes of the file system behind /dev/shm (statvfs f_bavail * f_frsize).

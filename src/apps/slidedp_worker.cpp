@@ -22,6 +22,7 @@
 #ifdef SLIDEDP_WITH_TRAINING
 #include "apps/train_job.h"           // defines: TrainJobOptions, runTrainJob (the training job)
 #endif
+#include "runtime/fault_injection.h"  // defines: armKillPoint (--kill-at)
 #include "runtime/job_guard.h"        // defines: JobGuard (watchdog, signals, failJob)
 #include "runtime/rank_context.h"     // defines: RankContext, makeRankContext, topologyTable,
                                       //   noteLaunchEnvironment
@@ -55,6 +56,7 @@ struct Options {
   std::string fail_message = "injected failure (--fail-rank)";
   uint64_t extra_state_bytes = 0;
   std::string pid_file;
+  std::string kill_at;
 #ifdef SLIDEDP_WITH_TRAINING
   TrainJobOptions train;
 #endif
@@ -147,6 +149,9 @@ void addOptions(CLI::App& app, Options& o) {
   t->add_option("--fail-message", o.fail_message, "Message of the injected failure");
   t->add_option("--extra-state-bytes", o.extra_state_bytes, "Bytes added to the segment (oversize tests)");
   t->add_option("--pid-file", o.pid_file, "Append '<world rank> <pid>' to this file at start-up");
+  t->add_option("--kill-at", o.kill_at, "Training: PHASE@STEP[:RANK]: that world rank (default 0) "
+                "SIGKILLs itself at the start of the step (step), with the step's checkpoint "
+                "written but not yet in place (checkpoint), or before the export (export)");
 #ifdef SLIDEDP_WITH_TRAINING
   addTrainOptions(app, o.train);
 #endif
@@ -181,6 +186,13 @@ int runJob(const Options& o, RankContext& ctx, shm::Segment& seg, JobGuard& guar
 
 #ifdef SLIDEDP_WITH_TRAINING
   if (o.training()) {
+    std::string kill_error;
+    try {
+      armKillPoint(o.kill_at, ctx.world_rank);
+    } catch (const UserError& e) {
+      kill_error = e.what();
+    }
+    agreeOrThrow(ctx.world, kill_error.empty(), kill_error);
     TrainJobOptions t = o.train;
     if (t.shm_name.empty()) t.shm_name = o.shm_name;
     t.train.wait_timeout_s = o.wait_timeout_s;

@@ -17,6 +17,7 @@
 #include "formats/safetensors.h"
 #include "apps/output_checks.h"
 #include "model/param_layout.h"
+#include "runtime/fault_injection.h"
 #include "runtime/job_guard.h"
 #include "train/trainer.h"
 
@@ -137,7 +138,9 @@ void addTrainOptions(CLI::App& app, TrainJobOptions& o) {
               "checkpoints of another run in --checkpoint-dir (without it, a directory holding "
               "checkpoints newer than this run's start is refused)");
   g->add_option("--resume", o.resume, "Continue from a checkpoint: a step directory, a --checkpoint-dir "
-                "(its latest), or auto (the --checkpoint-dir's latest if there is one)");
+                "(its latest; without a `latest` file its newest complete step), or auto (the same "
+                "for --checkpoint-dir; a fresh start when it holds no checkpoint). Every file's "
+                "checksum is verified first");
 }
 
 /// One entry of --route-sweep: "delivery/reduction[+clip][+offload][+keep|+recompute|+auto][@B]".
@@ -339,8 +342,10 @@ int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trai
       }
       if (stopped) {
         SLIDEDP_LOG_WARN("stopped after step {} on request{}", step,
-                         o.checkpoint_dir.empty() ? " (no --checkpoint-dir: nothing saved)"
-                                                  : fmt::format("; resume with --resume {}", o.checkpoint_dir));
+                         !o.checkpoint_dir.empty()
+                             ? fmt::format("; resume with --resume {}", o.checkpoint_dir)
+                         : o.export_dir.empty() ? " (no --checkpoint-dir: nothing saved)"
+                                                : " (no --checkpoint-dir: only the partial model is exported)");
         break;
       }
     }
@@ -620,6 +625,7 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
     }
     if (!export_to.empty()) {
       if (ctx.isLeader()) {
+        killPoint("export", done);
         trainer.exportHf(export_to, o.export_bf16,
                          o.tokenizer.empty() ? "" : formats::parentPath(o.tokenizer));
         if (done < last)

@@ -1,8 +1,12 @@
 // A --checkpoint-dir on disk (see checkpoint_dir.h).
 #include "train/checkpoint_dir.h"
 
+#include <signal.h>
+
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <cstdlib>
 
 #include "common/errors.h"
 #include "formats/checkpoint.h"
@@ -143,6 +147,14 @@ void publishAndPrune(const std::string& root, const std::string& name, int64_t s
   }
   for (size_t i = 0; keep > 0 && i + static_cast<size_t>(keep) < older.size(); ++i)
     removeTree(older[i].dir);
+  // Temporary directories of writers that died mid-checkpoint (".step-N.tmp-<pid>").
+  for (const auto& e : listDirectory(root)) {
+    const size_t at = e.rfind(".tmp-");
+    if (e.rfind(".step-", 0) != 0 || at == std::string::npos) continue;
+    const long pid = std::atol(e.c_str() + at + 5);
+    if (pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH)
+      removeTree(joinPath(root, e));
+  }
 }
 
 }  // namespace slidedp

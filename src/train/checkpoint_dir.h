@@ -53,7 +53,8 @@ void checkCheckpointRootBeforeStart(const std::string& root, int64_t start_step,
 /// After root/name has been renamed into place: replaces root/latest atomically, then removes
 /// (a) with `overwrite`, step directories newer than `step` (what is left of the run this one
 /// replaces), and (b) beyond the newest `keep` (keep <= 0: none removed) of those at or below
-/// `step`. Throws UserError on I/O errors.
+/// `step`, and (c) the temporary directories of writers that died mid-checkpoint. Throws
+/// UserError on I/O errors.
 void publishAndPrune(const std::string& root, const std::string& name, int64_t step, int keep,
                      bool overwrite);
 

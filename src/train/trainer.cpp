@@ -16,6 +16,7 @@
 #include "formats/checkpoint.h"
 #include "formats/fs_util.h"
 #include "model/hf_checkpoint.h"
+#include "runtime/fault_injection.h"
 #include "worker/worker.h"
 
 namespace slidedp {
@@ -179,6 +180,7 @@ std::string Trainer::saveCheckpoint(const std::string& root, int64_t step,
       FileDigest digest;
       writeSafetensors(joinPath(tmp, "optimizer.safetensors"), leader_->stateTensors(),
                        {{"format", "slidedp-optimizer-state-1"}}, &digest);
+      killPoint("checkpoint", step);
       nlohmann::json j = state;
       j["step"] = step;
       j["format"] = 1;
@@ -217,6 +219,7 @@ void Trainer::setRunOptions(const TrainOptions& o) {
 }
 
 StepRecord Trainer::step(int64_t step, BatchSource& data) {
+  killPoint("step", step);
   const auto t0 = std::chrono::steady_clock::now();
   StepRecord rec;
   rec.step = step;

@@ -5,8 +5,12 @@
 // are refused before start-up (once, with the flag's name), the printed and saved configuration
 // is the one that ran, stale segments of any --shm-name are cleaned up, and slidedp_generate
 // answers bad input with a message instead of a LibTorch backtrace.
+#include <dirent.h>
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
+#include <algorithm>
 #include <fstream>
 
 #include "common/subprocess.h"
@@ -40,6 +44,17 @@ std::string tmpDir(const char* tag) {
 }
 
 bool exists(const std::string& p) { return access(p.c_str(), F_OK) == 0; }
+
+/// Names in /dev/shm starting with `prefix`.
+std::vector<std::string> shmFiles(const std::string& prefix) {
+  std::vector<std::string> out;
+  if (DIR* d = opendir("/dev/shm")) {
+    while (dirent* e = readdir(d))
+      if (std::string(e->d_name).rfind(prefix, 0) == 0) out.emplace_back(e->d_name);
+    closedir(d);
+  }
+  return out;
+}
 
 std::string latestOf(const std::string& dir) {
   std::string s = readFile(dir + "/latest");
@@ -225,13 +240,16 @@ TEST(EarlyChecks, BadSettingsAreRefusedBeforeStartUpAndPrintedOnce) {
       {{"--steps", "2", "--lr", "-1"}, "--lr must be"},
       {{"--steps", "5", "--warmup", "10"}, "--warmup 10 is longer than the run (--steps 5)"},
       {{"--steps", "2", "--steps", "3"}, "--steps was given 2 times"},
-      {{"--steps", "2", "--data", ref, "--batch-size", "8"}, "holds batches of 4 rows x 64 tokens"},
-      {{"--steps", "5", "--data", ref}, "holds 3 step(s) of batches but the run has 5 steps"},
+      {{"--steps", "2", "--data", ref, "--seq-len", "32"}, "holds batches of 4 rows x 64 tokens, but --batch-size 8 --seq-len 32"},
       {{"--steps", "2", "--layers", "3"}, "--layers sizes the start-up self-check"},
       {{"--steps", "2", "--resume", "auto"}, "--resume auto continues from --checkpoint-dir"},
   };
   for (const auto& [args, want] : cases) {
-    Result r = wait(start(train(args)));
+    std::vector<std::string> a = {SLIDEDP_MPIRUN_BIN, "--oversubscribe", "--bind-to", "none", "-np",
+                                  "3", SLIDEDP_WORKER_BIN, "--device", "cpu", "--model", stories(),
+                                  "--chunk-numel", "5000", "--leader-threads", "1"};
+    a.insert(a.end(), args.begin(), args.end());
+    Result r = wait(start(a));
     std::string line;
     for (const auto& a : args) line += a + " ";
     EXPECT_EQ(r.exit_code, 2) << line << "\n" << r.output;
@@ -239,10 +257,18 @@ TEST(EarlyChecks, BadSettingsAreRefusedBeforeStartUpAndPrintedOnce) {
     EXPECT_EQ(r.output.find("step 1/"), std::string::npos) << line << "\n" << r.output;
     EXPECT_EQ(r.output.find("MPI_ABORT"), std::string::npos) << line << "\n" << r.output;
   }
-  // The reference data with its own shape runs (the flags left at their defaults).
-  Result ok = wait(start({SLIDEDP_MPIRUN_BIN, "--oversubscribe", "--bind-to", "none", "-np", "3",
-                          SLIDEDP_WORKER_BIN, "--device", "cpu", "--model", stories(), "--data",
-                          ref, "--steps", "3", "--chunk-numel", "5000", "--leader-threads", "1"}));
+  // Reference data without --batch-size/--seq-len: its own shape, at most its stored steps.
+  auto reference = [&](const char* steps) {
+    return wait(start({SLIDEDP_MPIRUN_BIN, "--oversubscribe", "--bind-to", "none", "-np", "3",
+                       SLIDEDP_WORKER_BIN, "--device", "cpu", "--model", stories(), "--data", ref,
+                       "--steps", steps, "--chunk-numel", "5000", "--leader-threads", "1"}));
+  };
+  Result wraps = reference("5");
+  EXPECT_EQ(wraps.exit_code, 2) << wraps.output;
+  EXPECT_NE(wraps.output.find("holds 3 step(s) of batches but the run has 5 steps"), std::string::npos)
+      << wraps.output;
+  EXPECT_EQ(wraps.output.find("step 1/"), std::string::npos) << wraps.output;
+  Result ok = reference("3");
   EXPECT_EQ(ok.exit_code, 0) << ok.output;
   EXPECT_NE(ok.output.find("step 3/3"), std::string::npos) << ok.output;
 }
@@ -258,8 +284,8 @@ TEST(Configuration, SavedConfigurationMatchesTheRunAndFeedsBack) {
   for (const std::string& text : {printed, state}) {
     EXPECT_NE(text.find("shuffle=true"), std::string::npos) << text;
     EXPECT_NE(text.find("export-bf16=true"), std::string::npos) << text;
-    EXPECT_EQ(text.find("layers="), std::string::npos) << "the self-check's shape shown:\n" << text;
-    EXPECT_EQ(text.find("hidden="), std::string::npos) << text;
+    EXPECT_EQ(text.find("\nlayers="), std::string::npos) << "the self-check's shape shown:\n" << text;
+    EXPECT_EQ(text.find("\nhidden="), std::string::npos) << text;
   }
   // The saved configuration, fed back as a config file, resolves to the same configuration.
   const size_t at = r.output.find("resolved configuration:\n");
@@ -285,7 +311,8 @@ TEST(Configuration, SavedConfigurationMatchesTheRunAndFeedsBack) {
 }
 
 // Item 5: a crashed job's segment under a custom --shm-name is recognised as stale (its owner
-// is gone) and removed at the next start, not refused as "in use".
+// is gone) and removed at the next start, not refused as "in use"; so are Open MPI's files of
+// a job whose mpirun was SIGKILLed.
 TEST(StaleSegments, ACustomShmNameOfACrashedJobIsRemovedAtTheNextStart) {
   const std::string name = fmt::format("custom-{}-seg", getpid());
   const std::string pids_file = fmt::format("/tmp/{}.pids", name);
@@ -296,18 +323,34 @@ TEST(StaleSegments, ACustomShmNameOfACrashedJobIsRemovedAtTheNextStart) {
     a.insert(a.end(), extra.begin(), extra.end());
     return a;
   };
+  const auto before = shmFiles("vader_segment.");
   Proc p = start(job({"--pid-file", pids_file, "--hold", "120"}));
   const auto pids = waitForPids(pids_file, 3);
   ASSERT_EQ(pids.size(), 3u);
   waitUntilExists(name);
-  for (pid_t pid : pids) kill(pid, SIGKILL);  // a crash no handler sees
+  ASSERT_TRUE(waitForText(p, "holding for", 60)) << readFile(p.log);  // the segment is published
+  // A crash no handler sees: mpirun and every rank SIGKILLed (Open MPI's files stay too).
+  kill(p.pid, SIGKILL);
+  for (pid_t pid : pids) kill(pid, SIGKILL);
   wait(p, 60);
   ASSERT_TRUE(Segment::exists(name)) << "the crash should leave the segment behind";
+  std::vector<std::string> left;
+  for (const auto& f : shmFiles("vader_segment."))
+    if (std::find(before.begin(), before.end(), f) == before.end()) left.push_back(f);
+  for (const auto& f : left) {  // as if a minute had passed (younger ones may be in creation)
+    const struct timespec old_times[2] = {{time(nullptr) - 120, 0}, {time(nullptr) - 120, 0}};
+    utimensat(AT_FDCWD, ("/dev/shm/" + f).c_str(), old_times, 0);
+  }
   Result next = wait(start(job({})));
   EXPECT_EQ(next.exit_code, 0) << next.output;
   EXPECT_NE(next.output.find("removed stale shared segment /dev/shm/" + name), std::string::npos)
       << next.output;
   EXPECT_FALSE(Segment::exists(name));
+  for (const auto& f : left) {
+    EXPECT_FALSE(exists("/dev/shm/" + f)) << f << " of the crashed job left\n" << next.output;
+    EXPECT_NE(next.output.find("removed stale shared-memory file /dev/shm/" + f), std::string::npos);
+  }
+  std::printf("Open MPI files left by the crash and removed at the next start: %zu\n", left.size());
   // A file of that name that is not a slidedp segment is left alone, with a clear refusal.
   { std::ofstream(std::string("/dev/shm/") + name) << "someone else's\n"; }
   Result foreign = wait(start(job({})));
@@ -334,4 +377,48 @@ TEST(Generate, BadPromptIdsAndEmptyPromptsAreClearErrors) {
   Result ok = wait(start({SLIDEDP_GENERATE_BIN, "--model", stories(), "--prompt-ids", "1,403",
                           "--max-new-tokens", "4"}));
   EXPECT_EQ(ok.exit_code, 0) << ok.output;
+}
+
+// Fault injection (--kill-at): a rank SIGKILLed at a phase of a step, for each role; every rank
+// is gone within the heartbeat timeout, no segment is left, and the last complete checkpoint is
+// intact (its checksum verifies) and resumable. A kill in the middle of writing a checkpoint
+// leaves the previous one as `latest`.
+TEST(FaultMatrix, ARankKilledAtEachPhaseLeavesTheLastCompleteCheckpointResumable) {
+  struct Case {
+    std::string kill_at;
+    int last_complete;
+  };
+  // World rank 0 is the leader, 1 and 2 the workers; checkpoints every 2 steps of 4.
+  const std::vector<Case> cases = {{"step@3:1", 2}, {"step@3:2", 2}, {"step@3:0", 2},
+                                   {"checkpoint@4:0", 2}, {"export@4:0", 4}};
+  const double heartbeat_s = 5;
+  for (const auto& c : cases) {
+    const std::string d = tmpDir("fault");
+    const std::string name = fmt::format("slidedp-fault-{}", getpid());
+    const std::string pids_file = d + ".pids";
+    Proc p = start(train({"--steps", "4", "--checkpoint-dir", d, "--checkpoint-every", "2",
+                          "--export", d + ".export", "--kill-at", c.kill_at, "--shm-name", name,
+                          "--pid-file", pids_file, "--heartbeat-timeout", "5"}));
+    const auto pids = waitForPids(pids_file, 3);
+    ASSERT_EQ(pids.size(), 3u);
+    ASSERT_TRUE(waitForText(p, "--kill-at: this rank kills itself", 120)) << readFile(p.log);
+    const auto killed = steady_clock::now();
+    Result r = wait(p, 60);
+    EXPECT_TRUE(waitAllGone(pids, heartbeat_s + 5)) << c.kill_at << ": a rank outlived the job";
+    const double gone_s = duration<double>(steady_clock::now() - killed).count();
+    std::printf("--kill-at %s: all ranks gone %.2f s later\n", c.kill_at.c_str(), gone_s);
+    EXPECT_LT(gone_s, heartbeat_s) << c.kill_at << "\n" << r.output;
+    EXPECT_NE(r.exit_code, 0) << c.kill_at << "\n" << r.output;
+    EXPECT_FALSE(Segment::exists(name)) << c.kill_at << ": segment left\n" << r.output;
+    EXPECT_FALSE(exists(d + ".export/config.json")) << c.kill_at;
+    EXPECT_EQ(latestOf(d), fmt::format("step-{:08d}", c.last_complete)) << c.kill_at << "\n" << r.output;
+    Result again = wait(start(train({"--steps", "6", "--checkpoint-dir", d, "--resume", "auto"})));
+    EXPECT_EQ(again.exit_code, 0) << c.kill_at << "\n" << again.output;
+    EXPECT_NE(again.output.find(fmt::format("at step {}", c.last_complete + 1)), std::string::npos)
+        << c.kill_at << "\n" << again.output;
+    // The killed writer's temporary directory went with the next checkpoint.
+    EXPECT_NE(std::system(("ls -a " + d + " | grep -q '\\.tmp-'").c_str()), 0)
+        << c.kill_at << ": a temporary checkpoint directory is left";
+    std::system(("rm -rf " + d + " " + d + ".*").c_str());
+  }
 }
