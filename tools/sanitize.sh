@@ -40,9 +40,14 @@ t0=$(date +%s)
 echo "[sanitize] $SAN build: $(( $(date +%s) - t0 )) s"
 
 SUPP=$ROOT/tools/sanitizers
+# dlclose() as a no-op (see no_dlclose.c), preloaded: Open MPI's unloaded plug-ins stay nameable.
+cc -shared -fPIC -O2 -o "$DIR/libno_dlclose.so" "$SUPP/no_dlclose.c"
+export LD_PRELOAD="$DIR/libno_dlclose.so${LD_PRELOAD:+:$LD_PRELOAD}"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
-export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:exitcode=99:strict_string_checks=1:detect_stack_use_after_return=1"
+# verify_asan_link_order=0: the preloaded shim comes before libasan (it allocates nothing);
+# fast_unwind_on_malloc=0: full stacks through Open MPI (no frame pointers), so lsan.supp matches.
+export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:exitcode=99:strict_string_checks=1:detect_stack_use_after_return=1:verify_asan_link_order=0:fast_unwind_on_malloc=0"
 export LSAN_OPTIONS="suppressions=$SUPP/lsan.supp:print_suppressions=0"
 export TSAN_OPTIONS="suppressions=$SUPP/tsan.supp:halt_on_error=1:exitcode=99"
 t0=$(date +%s)
