@@ -50,9 +50,17 @@ export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:exitcode=99:strict_string_checks=1:detect_stack_use_after_return=1:verify_asan_link_order=0:fast_unwind_on_malloc=0"
 export LSAN_OPTIONS="suppressions=$SUPP/lsan.supp:print_suppressions=0"
 export TSAN_OPTIONS="suppressions=$SUPP/tsan.supp:halt_on_error=1:exitcode=99"
+# TSan: OpenMP regions run on one thread. libgomp is not instrumented, so TSan cannot see its
+# barriers and reports the reuse, after a parallel region, of what its threads read as races
+# (seen: a stack slot of test_adamw_reference). Our own threads (watchdog, hand-off, control
+# block waits) stay checked.
+# test_adamw (the SIMD kernels against the scalar path, one thread then) is left out under TSan:
+# it has no threads of its own to check and runs past its 600 s limit there.
+EXCLUDE='^$'
+if [ "$KIND" = thread ]; then export OMP_THREAD_LIMIT=1; EXCLUDE='^test_adamw$'; fi
 t0=$(date +%s)
 status=0
-ctest --test-dir "$DIR" --output-on-failure -j "${SLIDEDP_TEST_JOBS:-2}" -R "$REGEX" "$@" || status=$?
+ctest --test-dir "$DIR" --output-on-failure -j "${SLIDEDP_TEST_JOBS:-2}" -R "$REGEX" -E "$EXCLUDE" "$@" || status=$?
 echo "[sanitize] $SAN tests: $(( $(date +%s) - t0 )) s"
 # A report a test did not turn into a failure (printed by a rank whose exit status was lost)
 # still fails the run.
