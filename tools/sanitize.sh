@@ -7,7 +7,7 @@
 # What runs: the tests whose code is ours end to end and that do not load LibTorch (the wheel's
 # libtorch is not instrumented): shared segment, control block, layouts, roles and segments
 # under mpirun (rank roles, the watchdog's job guard, abort propagation), the AdamW kernels and
-# schedule, the data loaders. --all builds and runs every CPU test, slidedp_worker and the
+# schedule, the data loaders, safetensors/checkpoint reading and writing. --all builds and runs every CPU test, slidedp_worker and the
 # system tests included (every LibTorch translation unit again with the sanitizer: long).
 # Every report fails the test: UBSan does not recover, ASan stops at its first error, LSan
 # reports leaks at exit. Open MPI's own leaks (its libraries are not ours) are suppressed in
@@ -30,8 +30,8 @@ cmake -S "$ROOT" -B "$DIR" "${GEN[@]}" -DSLIDEDP_PYTHON="$PY" -DSLIDEDP_SANITIZE
   -DSLIDEDP_WITH_CUDA=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 
 TARGETS=(test_shm_layout test_shm_control_block test_shm_segment test_host_state_layout
-         test_mpi_roles_segment test_adamw test_lr_schedule test_adamw_reference test_data)
-REGEX='^(test_shm_|test_host_state_layout|test_mpi_roles_segment|test_adamw|test_lr_schedule|test_data)'
+         test_mpi_roles_segment test_adamw test_lr_schedule test_adamw_reference test_data test_formats)
+REGEX='^(test_shm_|test_host_state_layout|test_mpi_roles_segment|test_adamw|test_lr_schedule|test_data|test_formats)'
 if [ "$ALL" = 1 ]; then TARGETS=(all); REGEX='.'; fi
 # Builds on a shared machine queue on a lock (SLIDEDP_BUILD_LOCK; none where flock is absent).
 LOCKED=(); command -v flock >/dev/null && LOCKED=(flock "${SLIDEDP_BUILD_LOCK:-/tmp/slidedp-build.lock}")
