@@ -21,9 +21,10 @@ void armKillPoint(const std::string& spec, int world_rank) {
   const size_t at = spec.find('@');
   const size_t colon = spec.find(':', at == std::string::npos ? 0 : at);
   const std::string phase = spec.substr(0, at);
-  if (at == std::string::npos || (phase != "step" && phase != "checkpoint" && phase != "export"))
-    throwUserError("--kill-at '{}': expected PHASE@STEP[:RANK] with PHASE step, checkpoint or "
-                   "export", spec);
+  if (at == std::string::npos ||
+      (phase != "step" && phase != "update" && phase != "checkpoint" && phase != "export"))
+    throwUserError("--kill-at '{}': expected PHASE@STEP[:RANK] with PHASE step, update, "
+                   "checkpoint or export", spec);
   int64_t step = 0, rank = 0;
   try {
     step = std::stoll(spec.substr(at + 1, colon == std::string::npos ? std::string::npos : colon - at - 1));

@@ -11,8 +11,9 @@ namespace slidedp {
 
 /// Arms the hook from "PHASE@STEP" or "PHASE@STEP:RANK" (RANK: world rank, default 0), for
 /// this process of world rank `world_rank`. PHASE: step (start of the step, every role),
-/// checkpoint (leader: the step's checkpoint file written, not yet renamed into place) or export
-/// (leader: about to write the export). "" disarms. Throws UserError on a malformed spec.
+/// update (leader: half of the step's chunks updated, workers mid-backward), checkpoint
+/// (leader: the step's checkpoint file written, not yet renamed into place) or export (leader:
+/// about to write the export). "" disarms. Throws UserError on a malformed spec.
 void armKillPoint(const std::string& spec, int world_rank);
 
 /// SIGKILLs this process if the hook is armed for (`phase`, `step`) on this rank.

@@ -389,7 +389,8 @@ TEST(FaultMatrix, ARankKilledAtEachPhaseLeavesTheLastCompleteCheckpointResumable
     int last_complete;
   };
   // World rank 0 is the leader, 1 and 2 the workers; checkpoints every 2 steps of 4.
-  const std::vector<Case> cases = {{"step@3:1", 2}, {"step@3:2", 2}, {"step@3:0", 2},
+  const std::vector<Case> cases = {{"step@3:1", 2},       {"step@3:2", 2}, {"step@3:0", 2},
+                                   {"update@3:0", 2},     {"update@4:0", 2},
                                    {"checkpoint@4:0", 2}, {"export@4:0", 4}};
   const double heartbeat_s = 5;
   for (const auto& c : cases) {
