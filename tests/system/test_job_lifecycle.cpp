@@ -155,6 +155,10 @@ TEST(Failures, StaleSegmentOfACrashedJobIsRemovedAtTheNextStart) {
   Proc p = start(mpirun(3, {"--shm-name", name, "--pid-file", pids_file, "--hold", "120"}));
   const std::vector<pid_t> pids = waitForPids(pids_file, 3);
   waitUntilExists(name);
+  // Only once the leader has published the segment's header: the file of a segment still
+  // being created is left alone for a minute (its creator may be alive).
+  for (int i = 0; i < 3000 && readFile(p.log).find("holding for") == std::string::npos; ++i)
+    std::this_thread::sleep_for(milliseconds(20));
   // A crash no handler sees: every rank SIGKILLed at once (as the OOM killer or a node
   // reset would), so nobody removes the segment.
   for (pid_t pid : pids) kill(pid, SIGKILL);
