@@ -74,39 +74,105 @@ bool Segment::removeByName(const std::string& name) {
   return bip::shared_memory_object::remove(name.c_str());
 }
 
+namespace {
+
+/// What /dev/shm/<name> holds, read from its header without mapping it.
+struct Inspected {
+  bool readable = false;  // a file of this user that could be opened
+  bool valid = false;     // a slidedp header (magic)
+  int64_t owner_pid = 0;  // when valid
+  uint64_t owner_start_time = 0;
+  struct stat st {};
+};
+
+Inspected inspect(const std::string& name) {
+  Inspected r;
+  SegmentHeader h{};
+  const std::string path = std::string(kShmDir) + "/" + name;
+  if (::stat(path.c_str(), &r.st) != 0 || !S_ISREG(r.st.st_mode) || r.st.st_uid != getuid())
+    return r;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return r;
+  r.readable = true;
+  const ssize_t got = ::pread(fd, &h, offsetof(SegmentHeader, owner_host), 0);
+  ::close(fd);
+  r.valid = got == static_cast<ssize_t>(offsetof(SegmentHeader, owner_host)) &&
+            h.magic == kSegmentMagic;
+  r.owner_pid = h.owner_pid;
+  r.owner_start_time = h.owner_start_time;
+  return r;
+}
+
+/// Paths under /dev/shm that some process of this user has mapped (from /proc/<pid>/maps).
+std::vector<std::string> mappedShmFiles() {
+  std::vector<std::string> out;
+  DIR* proc = opendir("/proc");
+  if (!proc) return out;
+  while (dirent* e = readdir(proc)) {
+    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+    std::ifstream maps(std::string("/proc/") + e->d_name + "/maps");
+    for (std::string line; std::getline(maps, line);) {
+      const size_t at = line.find(" /dev/shm/");
+      if (at != std::string::npos) out.push_back(line.substr(at + 10));
+    }
+  }
+  closedir(proc);
+  return out;
+}
+
+/// Open MPI's shared-memory transport files (vader_segment.<host>.<job>.<rank>) of jobs that
+/// died without cleaning up (mpirun killed with SIGKILL): this user's, untouched for a minute
+/// and mapped by no process. Open MPI itself never removes another job's.
+bool staleMpiFile(const std::string& name, const struct stat& st,
+                  const std::vector<std::string>& mapped) {
+  if (name.rfind("vader_segment.", 0) != 0) return false;
+  const auto age = std::chrono::system_clock::now().time_since_epoch() -
+                   std::chrono::seconds(st.st_mtim.tv_sec);
+  if (std::chrono::duration_cast<std::chrono::seconds>(age).count() < 60) return false;
+  for (const auto& m : mapped)
+    if (m.compare(0, name.size(), name) == 0) return false;
+  return true;
+}
+
+}  // namespace
+
 std::vector<StaleSegment> Segment::removeStaleSegments() {
   // POSIX directory calls, not std::filesystem: LibTorch's libraries export their own
   // std::filesystem symbols, which replace libstdc++'s in binaries that link both.
+  // Every file of this user is looked at, not only "slidedp-*" names: a job started with
+  // --shm-name leaves a segment of any name when it crashes. A file is removed only when its
+  // header is a slidedp one whose owner is gone, or, for a "slidedp-*" name, when it never got
+  // a valid header and has been untouched for a minute (the remains of a crash in creation).
   std::vector<StaleSegment> removed;
   std::vector<std::string> names;
   if (DIR* dir = opendir(kShmDir)) {
     while (dirent* e = readdir(dir))
-      if (std::strncmp(e->d_name, kSegmentPrefix, std::strlen(kSegmentPrefix)) == 0)
-        names.emplace_back(e->d_name);
+      if (e->d_name[0] != '.') names.emplace_back(e->d_name);
     closedir(dir);
   }
+  std::vector<std::string> mapped;
+  bool mapped_read = false;
   for (const std::string& name : names) {
-    const std::string path = std::string(kShmDir) + "/" + name;
-    struct stat st {};
-    if (::stat(path.c_str(), &st) != 0 || st.st_uid != getuid()) continue;
-    int fd = ::open(path.c_str(), O_RDONLY);
-    if (fd < 0) continue;
-    SegmentHeader h{};
-    const ssize_t got = ::pread(fd, &h, offsetof(SegmentHeader, owner_host), 0);
-    ::close(fd);
-    const bool valid = got == static_cast<ssize_t>(offsetof(SegmentHeader, owner_host)) &&
-                       h.magic == kSegmentMagic;
-    if (valid) {
-      if (processAlive(h.owner_pid, h.owner_start_time)) continue;  // in use
+    const Inspected in = inspect(name);
+    if (!in.readable) continue;
+    if (name.rfind("vader_segment.", 0) == 0) {
+      if (!mapped_read) mapped = mappedShmFiles(), mapped_read = true;
+      if (staleMpiFile(name, in.st, mapped) && ::unlink((std::string(kShmDir) + "/" + name).c_str()) == 0)
+        removed.push_back({name, 0, static_cast<uint64_t>(in.st.st_size)});
+      continue;
+    }
+    if (in.valid) {
+      if (processAlive(in.owner_pid, in.owner_start_time)) continue;  // in use
     } else {
-      // Not (yet) a valid header: a leader may be creating it right now. Only a file
-      // untouched for a minute is taken as the remains of a crash during creation.
+      if (std::strncmp(name.c_str(), kSegmentPrefix, std::strlen(kSegmentPrefix)) != 0) continue;
+      // Not (yet) a valid header: a leader may be creating it right now.
       const auto age = std::chrono::system_clock::now().time_since_epoch() -
-                       std::chrono::seconds(st.st_mtim.tv_sec);
+                       std::chrono::seconds(in.st.st_mtim.tv_sec);
       if (std::chrono::duration_cast<std::chrono::seconds>(age).count() < 60) continue;
     }
     if (bip::shared_memory_object::remove(name.c_str()))
-      removed.push_back({name, valid ? h.owner_pid : 0, static_cast<uint64_t>(st.st_size)});
+      removed.push_back({name, in.valid ? in.owner_pid : 0,
+                         static_cast<uint64_t>(in.st.st_size)});
   }
   return removed;
 }
@@ -160,9 +226,14 @@ void* Segment::region(const std::string& name) const {
 
 Segment Segment::create(const std::string& name, uint64_t job_id, const Layout& regions,
                         const ControlDims& dims) {
-  for (const auto& s : removeStaleSegments())
-    SLIDEDP_LOG_WARN("removed stale shared segment /dev/shm/{} of a crashed job (owner pid {} "
-                     "gone, {})", s.name, s.owner_pid, formatBytes(s.bytes));
+  for (const auto& s : removeStaleSegments()) {
+    if (s.owner_pid == 0)
+      SLIDEDP_LOG_WARN("removed stale shared-memory file /dev/shm/{} of a crashed job ({})",
+                       s.name, formatBytes(s.bytes));
+    else
+      SLIDEDP_LOG_WARN("removed stale shared segment /dev/shm/{} of a crashed job (owner pid {} "
+                       "gone, {})", s.name, s.owner_pid, formatBytes(s.bytes));
+  }
 
   Layout full;
   full.add(kHeaderRegion, DType::kU8, sizeof(SegmentHeader));
@@ -188,10 +259,18 @@ Segment Segment::create(const std::string& name, uint64_t job_id, const Layout& 
     seg.shm_ = std::make_unique<bip::shared_memory_object>(bip::create_only, name.c_str(),
                                                            bip::read_write);
   } catch (const bip::interprocess_exception& e) {
-    if (e.get_error_code() == bip::already_exists_error)
-      throwUserError("the shared segment /dev/shm/{} already exists and its owner is alive: "
-                     "another job is using this name.\nHINT: pass another --shm-name, or stop "
-                     "that job", name);
+    if (e.get_error_code() == bip::already_exists_error) {
+      const Inspected in = inspect(name);
+      if (in.valid)
+        throwUserError("the shared segment /dev/shm/{} already exists and its owner (pid {}) is "
+                       "alive: another job is using this name.\nHINT: pass another --shm-name, "
+                       "or stop that job", name, in.owner_pid);
+      throwUserError("/dev/shm/{} already exists and is not a slidedp segment of a finished job "
+                     "({}), so it is left alone.\nHINT: pass another --shm-name, or remove the "
+                     "file if nothing uses it", name,
+                     in.readable ? "no slidedp header, or one being written"
+                                 : "another user's, or unreadable");
+    }
     throwUserError("cannot create the shared segment /dev/shm/{}: {}", name, e.what());
   }
   seg.owner_ = true;  // from here on the destructor removes the name

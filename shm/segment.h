@@ -87,8 +87,12 @@ class Segment {
   /// format version, or of another job (`job_id` differs).
   static Segment open(const std::string& name, uint64_t job_id, double timeout_s = 30.0);
 
-  /// Scans /dev/shm for this user's "slidedp-*" segments whose owner is gone and removes
-  /// them. Returns what was removed. Segments of live owners are left alone.
+  /// Scans /dev/shm for this user's slidedp segments (any name: --shm-name may have chosen
+  /// it) whose owner is gone and removes them. Returns what was removed. Segments of live
+  /// owners and files without a slidedp header are left alone (except "slidedp-*" files
+  /// without a header untouched for a minute: a crash while creating one). Also removes Open
+  /// MPI's vader_segment.* files of this user that no process maps and that are a minute old
+  /// (left when mpirun itself was killed with SIGKILL); those are listed with owner_pid 0.
   static std::vector<StaleSegment> removeStaleSegments();
 
   /// Free bytes of the file system behind /dev/shm (statvfs f_bavail * f_frsize).

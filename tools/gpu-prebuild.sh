@@ -16,6 +16,8 @@ rm -rf .prebuilt && mkdir -p .prebuilt/bin .prebuilt/lib
 for b in slidedp_worker slidedp_plan bench_layer; do strip -o ".prebuilt/bin/$b" "$BUILD/bin/$b"; done
 # Debian 12's spdlog is soname 1.10 (Ubuntu 24.04 ships 1.12): take ours along.
 for l in libspdlog.so.1.10 libfmt.so.9; do cp -L "/lib/x86_64-linux-gnu/$l" .prebuilt/lib/; done
+# The header-only xxHash (checkpoint checksums) the GPU machine lacks, for a build there.
+mkdir -p .prebuilt/include && cp /usr/include/xxhash.h .prebuilt/include/
 git rev-parse HEAD > .prebuilt/COMMIT
 git diff --quiet HEAD -- src shm CMakeLists.txt cmake tools/bench || echo "dirty" >> .prebuilt/COMMIT
 du -sh .prebuilt

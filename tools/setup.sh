@@ -28,7 +28,7 @@ PY_PACKAGES=("torch==$TORCH_VERSION" "transformers==$TRANSFORMERS_VERSION" "safe
 APT_PACKAGES=(build-essential cmake ninja-build pkg-config python3-venv
   openmpi-bin libopenmpi-dev libboost-dev libnuma-dev numactl libgtest-dev libgmock-dev
   nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev libsentencepiece-dev
-  hwloc libhwloc-dev bible-kjv bible-kjv-text sentencepiece)
+  hwloc libhwloc-dev bible-kjv bible-kjv-text sentencepiece libxxhash-dev)
 
 log() { echo "[setup] $*"; }
 

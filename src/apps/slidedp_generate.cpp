@@ -64,7 +64,17 @@ int run(int argc, char** argv) {
   app.add_flag("--no-bos", noBos, "do not prepend BOS to a text prompt");
   app.add_flag("--ignore-eos", ignoreEos, "keep generating after an EOS token");
   app.add_flag("--print-ids", printIds, "also print the generated token ids");
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);
+    std::fprintf(stderr, "slidedp_generate: error: %s\nHINT: slidedp_generate --help lists the "
+                 "options\n", e.what());
+    return 2;
+  }
+  if (maxNewTokens < 0) throwUserError("--max-new-tokens must be >= 0, got {}", maxNewTokens);
+  if (!(temperature >= 0)) throwUserError("--temperature must be >= 0 (0: greedy), got {}", temperature);
+  if (!(topP > 0 && topP <= 1)) throwUserError("--top-p must be in (0, 1], got {}", topP);
 
   if (device == "cuda" && !torch::cuda::is_available())
     throwUserError("--device cuda: no CUDA device is available\nHINT: use --device cpu");
@@ -84,6 +94,11 @@ int run(int argc, char** argv) {
   std::vector<int64_t> ids;
   if (!promptIds.empty()) {
     ids = parseIds(promptIds);
+    for (size_t i = 0; i < ids.size(); ++i)
+      if (ids[i] < 0 || ids[i] >= m.config.vocabSize)
+        throwUserError("--prompt-ids: id {} (position {}) is outside the model's vocabulary "
+                       "[0, {}).\nHINT: the ids must come from this model's tokenizer",
+                       ids[i], i, m.config.vocabSize);
   } else {
     if (!haveSp && !prompt.empty())
       throwUserError(
@@ -93,8 +108,8 @@ int run(int argc, char** argv) {
     if (!noBos) {
       if (!m.config.bosTokenId)
         throwUserError(
-            "{}: config.json has no bos_token_id\nHINT: pass --prompt-ids or "
-            "--no-bos with a prompt",
+            "{}: config.json has no bos_token_id to start the text with\nHINT: pass --prompt "
+            "TEXT with --no-bos, or the prompt as --prompt-ids 1,2,3",
             modelDir);
       ids.push_back(*m.config.bosTokenId);
     }
@@ -104,7 +119,9 @@ int run(int argc, char** argv) {
       ids.insert(ids.end(), pieces.begin(), pieces.end());
     }
   }
-  if (ids.empty()) throwUserError("empty prompt\nHINT: drop --no-bos or pass --prompt");
+  if (ids.empty())
+    throwUserError("the prompt is empty (no --prompt text, no --prompt-ids, and --no-bos)\nHINT: "
+                   "pass --prompt TEXT or --prompt-ids 1,2,3");
 
   auto units = model::unitTensors(m, dtype == "bf16" ? at::kBFloat16 : at::kFloat,
                                   at::Device(device == "cuda" ? at::kCUDA : at::kCPU));

@@ -22,6 +22,7 @@
 #ifdef SLIDEDP_WITH_TRAINING
 #include "apps/train_job.h"           // defines: TrainJobOptions, runTrainJob (the training job)
 #endif
+#include "runtime/fault_injection.h"  // defines: armKillPoint (--kill-at)
 #include "runtime/job_guard.h"        // defines: JobGuard (watchdog, signals, failJob)
 #include "runtime/rank_context.h"     // defines: RankContext, makeRankContext, topologyTable,
                                       //   noteLaunchEnvironment
@@ -56,6 +57,7 @@ struct Options {
   std::string fail_message = "injected failure (--fail-rank)";
   uint64_t extra_state_bytes = 0;
   std::string pid_file;
+  std::string kill_at;
 #ifdef SLIDEDP_WITH_TRAINING
   TrainJobOptions train;
 #endif
@@ -155,6 +157,10 @@ void addOptions(CLI::App& app, Options& o) {
   t->add_option("--fail-message", o.fail_message, "Message of the injected failure");
   t->add_option("--extra-state-bytes", o.extra_state_bytes, "Bytes added to the segment (oversize tests)");
   t->add_option("--pid-file", o.pid_file, "Append '<world rank> <pid>' to this file at start-up");
+  t->add_option("--kill-at", o.kill_at, "Training: PHASE@STEP[:RANK]: that world rank (default 0) "
+                "SIGKILLs itself at the start of the step (step), with half of the step's chunks "
+                "updated (update, leader), with the step's checkpoint written but not yet in "
+                "place (checkpoint), or before the export (export)");
 #ifdef SLIDEDP_WITH_TRAINING
   addTrainOptions(app, o.train);
 #endif
@@ -189,6 +195,13 @@ int runJob(const Options& o, RankContext& ctx, shm::Segment& seg, JobGuard& guar
 
 #ifdef SLIDEDP_WITH_TRAINING
   if (o.training()) {
+    std::string kill_error;
+    try {
+      armKillPoint(o.kill_at, ctx.world_rank);
+    } catch (const UserError& e) {
+      kill_error = e.what();
+    }
+    agreeOrThrow(ctx.world, kill_error.empty(), kill_error);
     TrainJobOptions t = o.train;
     if (t.shm_name.empty()) t.shm_name = o.shm_name;
     t.train.wait_timeout_s = o.wait_timeout_s;
@@ -312,6 +325,25 @@ int run(const Options& o) {
   }
 }
 
+/// Command-line errors: --help and friends as CLI11 prints them; anything else as one line
+/// from rank 0 naming the option, with exit status 2 like every other configuration error.
+int reportParseError(const CLI::App& app, const CLI::ParseError& e) {
+  if (e.get_exit_code() == 0 || worldRankFromEnv() != 0) {
+    if (worldRankFromEnv() == 0) return app.exit(e);
+    return e.get_exit_code() == 0 ? 0 : 2;
+  }
+  std::string msg = e.what();
+  // CLI11: "--steps: At Most 1 required but received 2" for an option given twice.
+  const std::string repeated = ": At Most 1 required but received ";
+  if (const auto at = msg.find(repeated); at != std::string::npos && msg.rfind("--", 0) == 0)
+    msg = fmt::format("{} was given {} times; give each option once (a flag on the command line "
+                      "already overrides the same option of a --config file)",
+                      msg.substr(0, at), msg.substr(at + repeated.size()));
+  std::fprintf(stderr, "slidedp: error: %s\nHINT: slidedp_worker --help lists every option with "
+               "its default\n", msg.c_str());
+  return 2;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -324,9 +356,30 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    if (worldRankFromEnv() == 0) return app.exit(e);
-    return e.get_exit_code();
+    return reportParseError(app, e);
   }
+#ifdef SLIDEDP_WITH_TRAINING
+  const char* kShapeFlags[] = {"--layers", "--hidden", "--intermediate", "--heads", "--kv-heads",
+                               "--head-dim", "--vocab"};
+  opts.train.batch_size_given = app.count("--batch-size") > 0;
+  opts.train.seq_len_given = app.count("--seq-len") > 0;
+  if (opts.training()) {
+    // The model's config.json gives the shape: the self-check's shape flags are refused, and
+    // left out of the resolved configuration (which would show the self-check's default).
+    // A value equal to the default is let through: configurations saved before held them.
+    for (const char* f : kShapeFlags) {
+      const CLI::Option* opt = app.get_option(f);
+      if (opt->count() > 0 && opt->as<std::string>() != opt->get_default_str()) {
+        if (worldRankFromEnv() == 0)
+          std::fprintf(stderr, "slidedp: error: %s sizes the start-up self-check (no --model); "
+                       "with --model/--model-config the shape comes from the model's "
+                       "config.json.\nHINT: drop %s\n", f, f);
+        return 2;
+      }
+      app.get_option(f)->configurable(false);
+    }
+  }
+#endif
   // The resolved configuration (defaults, config file and flags): printed at start by rank 0
   // and saved with every checkpoint.
   const std::string resolved = app.config_to_str(/*default_also=*/true, /*write_description=*/false);

@@ -18,10 +18,12 @@
 #include "data/reference_batches.h"
 #include "formats/fs_util.h"
 #include "formats/safetensors.h"
+#include "apps/output_checks.h"
 #include "model/param_layout.h"
+#include "planner/plan.h"
+#include "runtime/fault_injection.h"
 #include "runtime/host_memory.h"
 #include "runtime/host_state_layout.h"
-#include "planner/plan.h"
 #include "runtime/job_guard.h"
 #include "runtime/test_hooks.h"
 #include "train/trainer.h"
@@ -148,11 +150,14 @@ void addTrainOptions(CLI::App& app, TrainJobOptions& o) {
                 "the model directory's tokenizer.model)");
   g->add_option("--token-dtype", o.token_dtype, ".bin without llm.c header: auto (uint16; refused as "
                 "ambiguous when the vocabulary exceeds 65,536), uint16, uint32")->capture_default_str();
-  g->add_flag("--shuffle,!--no-shuffle", o.shuffle, "Shuffle documents/windows each epoch (seeded)")->capture_default_str();
+  // Negatable flags spell both values out and state their default as text: CLI11 2.1's
+  // capture_default_str printed (and saved) a default true as "false" for "!--no-x" flags.
+  g->add_flag("--shuffle{true},--no-shuffle{false}", o.shuffle,
+              "Shuffle documents/windows each epoch (seeded)")->default_str(o.shuffle ? "true" : "false");
   g->add_option("--doc-start-token", o.doc_start_token, "Token streams: id that starts a document "
                 "(positions reset there; e.g. BOS); -1: none")->capture_default_str();
   g->add_option("--batch-size", o.batch_size, "Global batch, rows (sequences) per step")->capture_default_str();
-  g->add_option("--seq-len", o.seq_len, "Tokens per row T (synthetic data)")->capture_default_str();
+  g->add_option("--seq-len", o.seq_len, "Tokens per row T (reference: data has its own B and T)")->capture_default_str();
   g->add_option("--steps", o.steps, "Optimizer steps (per route with --route-sweep)")->capture_default_str();
   g->add_option("--delivery", o.delivery, "Delivery route: replicated (each worker reads the whole "
                 "layer from host memory), sharded (1/G each, then NCCL all-gather; MPI on CPU workers) "
@@ -209,7 +214,9 @@ void addTrainOptions(CLI::App& app, TrainJobOptions& o) {
   g->add_option("--warmup", o.train.warmup_steps, "LR warm-up steps")->capture_default_str();
   g->add_option("--leader-threads", o.train.leader_threads, "AdamW threads on the leader (0: all)")->capture_default_str();
   g->add_option("--export", o.export_dir, "Write a Hugging Face directory of the trained weights at the end");
-  g->add_flag("--export-bf16,!--export-fp32", o.export_bf16, "Dtype of the exported weights")->capture_default_str();
+  g->add_flag("--export-bf16{true},--export-fp32{false}", o.export_bf16,
+              "Dtype of the exported weights: bf16 (true) or fp32 (--export-fp32)")
+      ->default_str(o.export_bf16 ? "true" : "false");
   g->add_option("--metrics", o.metrics, "Per-step metrics file: JSONL, or CSV when it ends in .csv");
   g->add_option("--trace", o.trace, "Write a Chrome/Perfetto trace (JSON) of one step's pipeline on every rank");
   g->add_option("--trace-step", o.trace_step, "The step --trace records")->capture_default_str();
@@ -217,9 +224,14 @@ void addTrainOptions(CLI::App& app, TrainJobOptions& o) {
                 "moments, step, data cursor, configuration) under this directory");
   g->add_option("--checkpoint-every", o.checkpoint_every, "Checkpoint every N steps (0: only at the end "
                 "and on SIGTERM/SIGUSR1)")->capture_default_str();
-  g->add_option("--keep-checkpoints", o.keep_checkpoints, "Newest step checkpoints kept")->capture_default_str();
+  g->add_option("--keep-checkpoints", o.keep_checkpoints, "Newest step checkpoints kept (0: all)")->capture_default_str();
+  g->add_flag("--overwrite-checkpoints", o.overwrite_checkpoints, "Let this run replace the "
+              "checkpoints of another run in --checkpoint-dir (without it, a directory holding "
+              "checkpoints newer than this run's start is refused)");
   g->add_option("--resume", o.resume, "Continue from a checkpoint: a step directory, a --checkpoint-dir "
-                "(its latest), or auto (the --checkpoint-dir's latest if there is one)");
+                "(its latest; without a `latest` file its newest complete step), or auto (the same "
+                "for --checkpoint-dir; a fresh start when it holds no checkpoint). Every file's "
+                "checksum is verified first");
 }
 
 /// One entry of --route-sweep: "delivery/reduction[+clip][+offload][+keep|+recompute|+auto][@B]".
@@ -437,13 +449,15 @@ int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trai
       const bool periodic = o.checkpoint_every > 0 && step % o.checkpoint_every == 0;
       if (!o.checkpoint_dir.empty() && (periodic || stopped || step == last)) {
         const std::string dir = trainer.saveCheckpoint(o.checkpoint_dir, step, checkpointState(step),
-                                                       o.keep_checkpoints);
+                                                       o.keep_checkpoints, o.overwrite_checkpoints);
         SLIDEDP_LOG_INFO("checkpoint of step {} written to {}", step, dir);
       }
       if (stopped) {
         SLIDEDP_LOG_WARN("stopped after step {} on request{}", step,
-                         o.checkpoint_dir.empty() ? " (no --checkpoint-dir: nothing saved)"
-                                                  : fmt::format("; resume with --resume {}", o.checkpoint_dir));
+                         !o.checkpoint_dir.empty()
+                             ? fmt::format("; resume with --resume {}", o.checkpoint_dir)
+                         : o.export_dir.empty() ? " (no --checkpoint-dir: nothing saved)"
+                                                : " (no --checkpoint-dir: only the partial model is exported)");
         break;
       }
     }
@@ -526,11 +540,106 @@ void checkHostMemoryUpFront(const RankContext& ctx, const TrainJobOptions& o,
   agreeOrThrow(ctx.world, problem.empty(), problem);
 }
 
+/// `s` of world rank 0 on every rank. Collective.
+std::string broadcastString(const RankContext& ctx, std::string s) {
+  int len = static_cast<int>(s.size());
+  MPI_CHECK(MPI_Bcast(&len, 1, MPI_INT, 0, ctx.world));
+  s.resize(static_cast<size_t>(len));
+  MPI_CHECK(MPI_Bcast(s.data(), len, MPI_CHAR, 0, ctx.world));
+  return s;
+}
+
+/// Every setting checked before start-up (loading the model, creating the segment), with the
+/// flag's name in the message. Throws UserError.
+void checkSettings(const TrainJobOptions& o, int num_workers) {
+  const TrainOptions& t = o.train;
+  if (o.steps < 1) throwUserError("--steps must be >= 1, got {}", o.steps);
+  if (t.loss_chunk_tokens < 0)
+    throwUserError("--loss-chunk-tokens must be >= 0 (0: about 1 GiB of logits per chunk), got {}",
+                   t.loss_chunk_tokens);
+  if (t.max_kept_layers < -1)
+    throwUserError("--max-kept-layers must be >= 0, or -1 for no cap; got {}", t.max_kept_layers);
+  if (t.micro_batch_rows < 0)
+    throwUserError("--micro-batch-rows must be >= 0 (0: all of a worker's rows at once), got {}",
+                   t.micro_batch_rows);
+  if (!(t.gpu_memory_budget_gib >= 0) || !std::isfinite(t.gpu_memory_budget_gib))
+    throwUserError("--gpu-memory-budget must be >= 0 GiB (0: the GPU's memory minus 3 GiB), got {}",
+                   t.gpu_memory_budget_gib);
+  if (o.batch_size < 1 || o.seq_len < 2)
+    throwUserError("--batch-size must be >= 1 and --seq-len >= 2 (got {} and {})", o.batch_size, o.seq_len);
+  if (o.batch_size < num_workers)
+    throwUserError("--batch-size {} is smaller than the number of workers ({}): every worker "
+                   "needs at least one row of the global batch.\nHINT: --batch-size {} or more, "
+                   "or fewer workers (launcher/slidedp-run --gpus, mpirun -np)", o.batch_size,
+                   num_workers, num_workers);
+  // AdamW (torch.optim.AdamW's own checks) and the schedule.
+  if (!(t.lr >= 0) || !std::isfinite(t.lr)) throwUserError("--lr must be a finite number >= 0, got {}", t.lr);
+  if (!(t.beta1 >= 0 && t.beta1 < 1))
+    throwUserError("--beta1 must be in [0, 1), got {}\nHINT: typical values are 0.9", t.beta1);
+  if (!(t.beta2 >= 0 && t.beta2 < 1))
+    throwUserError("--beta2 must be in [0, 1), got {}\nHINT: typical values are 0.95 to 0.999", t.beta2);
+  if (!(t.eps > 0) || !std::isfinite(t.eps))
+    throwUserError("--eps must be a finite number > 0, got {}\nHINT: typical values are 1e-8", t.eps);
+  if (!(t.weight_decay >= 0) || !std::isfinite(t.weight_decay))
+    throwUserError("--weight-decay must be a finite number >= 0, got {}", t.weight_decay);
+  if (!(t.max_grad_norm >= 0) || !std::isfinite(t.max_grad_norm))
+    throwUserError("--max-grad-norm must be a finite number >= 0 (0: no clipping), got {}", t.max_grad_norm);
+  if (t.warmup_steps < 0) throwUserError("--warmup must be >= 0, got {}", t.warmup_steps);
+  if (t.warmup_steps > o.steps)
+    throwUserError("--warmup {} is longer than the run (--steps {}): the learning rate would "
+                   "never reach --lr.\nHINT: --warmup {} or fewer (a few percent of the steps is "
+                   "usual)", t.warmup_steps, o.steps, o.steps);
+  if (t.leader_threads < 0) throwUserError("--leader-threads must be >= 0 (0: all), got {}", t.leader_threads);
+  if (o.warmup_steps < 0) throwUserError("--warmup-steps must be >= 0, got {}", o.warmup_steps);
+  if (o.trace_step < 1) throwUserError("--trace-step must be >= 1, got {}", o.trace_step);
+  if (o.checkpoint_every < 0)
+    throwUserError("--checkpoint-every must be >= 0 (0: only at the end and on a stop), got {}",
+                   o.checkpoint_every);
+  if (o.keep_checkpoints < 0)
+    throwUserError("--keep-checkpoints must be >= 0 (0: keep all), got {}", o.keep_checkpoints);
+  if (o.checkpoint_dir.empty() && (o.checkpoint_every > 0 || o.overwrite_checkpoints))
+    throwUserError("--checkpoint-every and --overwrite-checkpoints need a --checkpoint-dir");
+  if (o.resume == "auto" && o.checkpoint_dir.empty())
+    throwUserError("--resume auto continues from --checkpoint-dir, but none was given.\nHINT: add "
+                   "--checkpoint-dir DIR, or pass --resume DIR");
+}
+
+/// reference:FILE data against the flags: its stored B and T are the run's, its stored steps
+/// bound --steps, and its token ids and labels must fit the vocabulary. Throws UserError.
+void checkReferenceData(data::ReferenceBatches& ref, const TrainJobOptions& o, int64_t steps,
+                        int64_t vocab) {
+  const std::string& path = o.data;
+  for (int64_t s = 1; s <= ref.numStoredSteps(); ++s) {
+    const GlobalBatch b = ref.batch(s);
+    if (s == 1 && ((o.batch_size_given && o.batch_size != b.B) || (o.seq_len_given && o.seq_len != b.T)))
+      throwUserError("--data {} holds batches of {} rows x {} tokens, but --batch-size {} "
+                     "--seq-len {} was asked for (reference data is used as stored).\nHINT: drop "
+                     "--batch-size/--seq-len, or pass --batch-size {} --seq-len {}", path, b.B, b.T,
+                     o.batch_size, o.seq_len, b.B, b.T);
+    for (size_t i = 0; i < b.input_ids.size(); ++i) {
+      const int64_t id = b.input_ids[i], l = b.labels[i];
+      if (id < 0 || id >= vocab || (l != -100 && (l < 0 || l >= vocab)))
+        throwUserError("--data {}: stored step {} (row {}, position {}) has {} {} outside the "
+                       "model's vocabulary [0, {}){}.\nHINT: the reference was made for another "
+                       "model", path, s - 1, i / b.T, i % b.T, id < 0 || id >= vocab ? "token id" : "label",
+                       id < 0 || id >= vocab ? id : l, vocab, id < 0 || id >= vocab ? "" : " (or -100)");
+    }
+  }
+  if (steps > ref.numStoredSteps())
+    throwUserError("--data {} holds {} step(s) of batches but the run has {} steps; it would "
+                   "repeat them from step {} on.\nHINT: --steps {} or fewer", path,
+                   ref.numStoredSteps(), steps, ref.numStoredSteps() + 1, ref.numStoredSteps());
+}
+
 int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
   std::string problem;
   std::unique_ptr<BatchSource> data;
   data::DataLoader* loader_ptr = nullptr;
   std::unique_ptr<EvalBatches> eval;
+  std::vector<RunVariant> variants;
+  std::string resume;  // the step directory this run continues from ("": a fresh start)
+  std::string resume_note;
+  const int num_workers = ctx.local_size - 1;
   try {
     if (o.model.empty() == o.model_config.empty())
       throwUserError("give exactly one of --model (a Hugging Face directory) and --model-config "
@@ -542,26 +651,23 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
     o.train.flash_attention = o.attention == "flash";
     o.train.total_steps = o.steps;
     o.train.bf16_compute = o.precision == "bf16" || (o.precision == "auto" && ctx.device == DeviceKind::kCuda);
-    if (o.steps < 1) throwUserError("--steps must be >= 1, got {}", o.steps);
-    if (o.train.loss_chunk_tokens < 0)
-      throwUserError("--loss-chunk-tokens must be >= 0 (0: about 1 GiB of logits per chunk), got {}",
-                     o.train.loss_chunk_tokens);
-    if (o.train.max_kept_layers < -1)
-      throwUserError("--max-kept-layers must be >= 0, or -1 for no cap; got {}", o.train.max_kept_layers);
-    if (o.train.micro_batch_rows < 0)
-      throwUserError("--micro-batch-rows must be >= 0 (0: all of a worker's rows at once), got {}",
-                     o.train.micro_batch_rows);
-    if (!(o.train.gpu_memory_budget_gib >= 0) || !std::isfinite(o.train.gpu_memory_budget_gib))
-      throwUserError("--gpu-memory-budget must be >= 0 GiB (0: the GPU's memory minus 3 GiB), got {}",
-                     o.train.gpu_memory_budget_gib);
-    if (o.batch_size < 1 || o.seq_len < 2)
-      throwUserError("--batch-size must be >= 1 and --seq-len >= 2 (got {} and {})", o.batch_size, o.seq_len);
+    checkSettings(o, num_workers);
+    variants = parseVariants(o);
+    for (const auto& v : variants)
+      if (v.batch_rows > 0 && v.batch_rows < num_workers)
+        throwUserError("--route-sweep item '{}': {} rows is fewer than the {} workers (each needs "
+                       "a row)", v.label, v.batch_rows, num_workers);
+    if (!o.resume.empty() && !o.route_sweep.empty())
+      throwUserError("--resume and --route-sweep do not go together (a sweep is a benchmark)");
+    const int64_t last_step = variants.size() > 1 ? o.steps * static_cast<int64_t>(variants.size()) : o.steps;
     // The model's config is read here, before any rank allocates: a sequence longer than it
     // covers (max_position_embeddings, rope scaling) is refused at once.
     const model::ModelConfig cfg = model::ModelConfig::load(o.model.empty() ? o.model_config : o.model);
     if (o.data.rfind("reference:", 0) != 0) cfg.checkSequenceLength(o.seq_len);
     if (o.data.rfind("reference:", 0) == 0) {
-      data = std::make_unique<data::ReferenceBatches>(o.data.substr(10));
+      auto ref = std::make_unique<data::ReferenceBatches>(o.data.substr(10));
+      checkReferenceData(*ref, o, last_step, cfg.vocabSize);
+      data = std::move(ref);
     } else if (o.data.rfind("synthetic-packed:", 0) == 0) {
       parsePackedSynthetic(o.data);  // checked here, before start-up
     } else if (o.data != "synthetic") {
@@ -599,10 +705,42 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
     if (o.eval_every < 0 || o.eval_batches < 0)
       throwUserError("--eval-every and --eval-batches must be >= 0 (got {} and {})", o.eval_every,
                      o.eval_batches);
+    // Where the run continues from, and what its outputs need: checked by rank 0 (single node:
+    // the leader's file systems) before the model is loaded.
+    if (ctx.world_rank == 0) {
+      const std::string want = o.resume == "auto" ? o.checkpoint_dir : o.resume;
+      const bool auto_fresh = o.resume == "auto" && listStepCheckpoints(o.checkpoint_dir).empty() &&
+                              !formats::isRegularFile(formats::joinPath(o.checkpoint_dir, "latest"));
+      if (!want.empty() && !auto_fresh) resume = resolveCheckpoint(want, &resume_note);
+      const int64_t start = resume.empty() ? 0 : readTrainerState(resume).at("step").get<int64_t>();
+      if (!resume.empty() && !verifyCheckpointFiles(resume))
+        SLIDEDP_LOG_WARN("{} records no file checksums (written by an older slidedp): its values "
+                         "are loaded unverified", resume);
+      if (!o.checkpoint_dir.empty())
+        checkCheckpointRootBeforeStart(o.checkpoint_dir, start, o.overwrite_checkpoints);
+      const uint64_t params = static_cast<uint64_t>(model::ParamLayout::build(cfg).parameterCount());
+      OutputPlan plan;
+      plan.checkpoint_dir = o.checkpoint_dir;
+      plan.checkpoint_bytes = params * 12 + (1u << 20);  // master, m, v in fp32 + header, JSON
+      const int64_t every = o.checkpoint_every;
+      plan.checkpoints_written = (every > 0 ? last_step / every - start / every : 0) +
+                                 (every == 0 || last_step % every != 0 ? 1 : 0);
+      plan.keep = o.keep_checkpoints;
+      plan.export_dir = o.export_dir;
+      plan.export_bytes = params * (o.export_bf16 ? 2 : 4) + (1u << 20);
+      plan.metrics = o.metrics;
+      plan.trace = o.trace;
+      checkOutputPaths(plan);
+    }
   } catch (const UserError& e) {
     problem = e.what();
+  } catch (const nlohmann::json::exception& e) {
+    problem = fmt::format("{}/trainer_state.json: {}", resume, e.what());
   }
   agreeOrThrow(ctx.world, problem.empty(), problem);
+  // Rank 0 resolved the checkpoint; every rank continues from the same one.
+  resume = broadcastString(ctx, resume);
+  if (!resume_note.empty()) SLIDEDP_LOG_WARN("{}", resume_note);
 
   // --policy auto: every rank plans from the same files (deterministic), so all agree.
   double predicted_s = 0;
@@ -640,33 +778,27 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
   if (!plan_line.empty() && ctx.world_rank == 0) SLIDEDP_LOG_INFO("{}", plan_line);
 
   const bool random_init = !o.model_config.empty();
-  std::vector<RunVariant> variants = parseVariants(o);
   for (const auto& v : variants)  // before start-up: CUDA IPC routes need GPU workers
     if (ctx.device != DeviceKind::kCuda && (usesCudaIpc(v.opts.delivery) || usesCudaIpc(v.opts.reduction)))
       throw AgreedError(fmt::format("route {}/{}: the CUDA IPC routes (sharded-ipc, gpu-ipc) need GPU "
                                     "workers.\nHINT: run with --device cuda, or use sharded / gpu, which "
                                     "exchange through MPI between CPU workers", routeName(v.opts.delivery),
                                     routeName(v.opts.reduction)));
-  if (predicted_s > 0) variants.front().predicted_s = predicted_s;
+  if (predicted_s > 0) {  // --policy auto changed o.train: the run's variant takes its options
+    variants = parseVariants(o);
+    variants.front().predicted_s = predicted_s;
+  }
   for (const auto& v : variants) o.train.reserve_grad_accumulation |= v.opts.max_grad_norm > 0;
   checkHostMemoryUpFront(ctx, o, variants);
-  std::string resume = o.resume;
-  if (resume == "auto") {
-    resume = "";
-    if (!o.checkpoint_dir.empty() &&
-        formats::isRegularFile(formats::joinPath(o.checkpoint_dir, "latest")))
-      resume = o.checkpoint_dir;
-  }
-  if (!o.resume.empty() && !o.route_sweep.empty())
-    throw AgreedError("--resume and --route-sweep do not go together (a sweep is a benchmark)");
   JobGuard::enableGracefulStop();
   Trainer trainer(ctx, random_init ? o.model_config : o.model, o.train, o.shm_name, random_init,
                   o.seed, resume);
   if (!resume.empty()) {
-    SLIDEDP_LOG_INFO("resumed from {} at step {}", resume, trainer.firstStep());
+    SLIDEDP_LOG_INFO("resumed from {} at step {} ({})",
+                     o.resume == "auto" ? o.checkpoint_dir : o.resume, trainer.firstStep(), resume);
     if (loader_ptr) {
       // The data must be the same (file, seed, B, T, shuffle): restore() checks the fingerprint.
-      const nlohmann::json st = readTrainerState(resolveCheckpoint(resume));
+      const nlohmann::json st = readTrainerState(resume);
       std::string why;
       try {
         if (st.contains("data") && st["data"].contains("cursor") && st["data"]["cursor"].contains("seed"))
@@ -690,12 +822,36 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
   JobGuard guard;
   guard.start(ctx, trainer.segment().control(), WatchdogOptions{0.05, o.heartbeat_timeout_s, o.stall_timeout_s});
   try {
-    runSteps(ctx, o, trainer, *data, variants, synthetic, loader_ptr, eval.get());
-    if (!o.export_dir.empty()) {
+    const int64_t last = variants.size() > 1 ? o.steps * static_cast<int64_t>(variants.size()) : o.steps;
+    const int64_t done = runSteps(ctx, o, trainer, *data, variants, synthetic, loader_ptr, eval.get());
+    // A run stopped early (signal) never writes its partial model where the trained one goes:
+    // with a checkpoint the state is safe and a resume finishes and exports it; without one,
+    // the partial weights are the only record of the run, so they go beside the export
+    // directory under a name that says so.
+    std::string export_to = o.export_dir;
+    if (!o.export_dir.empty() && done < last) {
+      if (!o.checkpoint_dir.empty()) {
+        SLIDEDP_LOG_WARN("export to {} skipped: the run stopped after step {} of {}; its "
+                         "checkpoint is saved, and --resume {} finishes the run and exports it",
+                         o.export_dir, done, last, o.checkpoint_dir);
+        export_to.clear();
+      } else {
+        std::string base = o.export_dir;
+        while (base.size() > 1 && base.back() == '/') base.pop_back();
+        export_to = fmt::format("{}.partial-step-{}", base, done);
+      }
+    }
+    if (!export_to.empty()) {
       if (ctx.isLeader()) {
-        trainer.exportHf(o.export_dir, o.export_bf16,
+        killPoint("export", done);
+        trainer.exportHf(export_to, o.export_bf16,
                          o.tokenizer.empty() ? "" : formats::parentPath(o.tokenizer));
-        SLIDEDP_LOG_INFO("exported the trained model (Hugging Face format) to {}", o.export_dir);
+        if (done < last)
+          SLIDEDP_LOG_WARN("exported the PARTIAL model, stopped after step {} of {} (no "
+                           "--checkpoint-dir, so nothing else was saved), to {}; {} was not "
+                           "written", done, last, export_to, o.export_dir);
+        else
+          SLIDEDP_LOG_INFO("exported the trained model (Hugging Face format) to {}", export_to);
       }
       MPI_CHECK(MPI_Barrier(ctx.world));
     }

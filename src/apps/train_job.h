@@ -28,6 +28,8 @@ struct TrainJobOptions {
   int64_t doc_start_token = -1;
   int64_t batch_size = 8;          // global rows per step
   int64_t seq_len = 256;           // T
+  bool batch_size_given = false;   // --batch-size / --seq-len given (flag or config file): set
+  bool seq_len_given = false;      //   by the caller after parsing (reference: data checks them)
   int64_t steps = 10;
   std::string route_sweep;         // "replicated/cpu,sharded/gpu,..." (steps each)
   int64_t warmup_steps = 1;        // steps excluded from the summary (per route)
@@ -39,6 +41,7 @@ struct TrainJobOptions {
   std::string checkpoint_dir;
   int64_t checkpoint_every = 0;
   int keep_checkpoints = 2;
+  bool overwrite_checkpoints = false;  // replace another run's checkpoints in checkpoint_dir
   std::string resume;
   std::string resolved_config;     // the resolved configuration (saved with checkpoints)
   std::string shm_name;

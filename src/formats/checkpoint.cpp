@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 #include <nlohmann/json.hpp>
+#include <memory>
 #include <set>
 
 #include "common/errors.h"
@@ -208,7 +209,7 @@ void checkTensors(const CheckpointReader& ckpt, const std::vector<ExpectedTensor
 // ---- writing ------------------------------------------------------------------------------
 
 void writeSafetensors(const std::string& path, const std::vector<TensorToWrite>& tensors,
-                      const std::map<std::string, std::string>& metadata) {
+                      const std::map<std::string, std::string>& metadata, FileDigest* digest) {
   nlohmann::ordered_json header = nlohmann::ordered_json::object();
   if (!metadata.empty()) {
     nlohmann::ordered_json m = nlohmann::ordered_json::object();
@@ -229,19 +230,29 @@ void writeSafetensors(const std::string& path, const std::vector<TensorToWrite>&
   }
   std::string h = header.dump();
   while (h.size() % 8 != 0) h.push_back(' ');
+  std::unique_ptr<StreamDigest> sum = digest ? std::make_unique<StreamDigest>() : nullptr;
+  auto put = [&](int fd, const void* p, size_t n) {
+    if (sum) sum->update(p, n);
+    writeAll(fd, p, n, path);
+  };
   atomicWrite(path, [&](int fd) {
     uint8_t len[8];
     uint64_t hl = h.size();
     for (int i = 0; i < 8; ++i) len[i] = static_cast<uint8_t>(hl >> (8 * i));
-    writeAll(fd, len, 8, path);
-    writeAll(fd, h.data(), h.size(), path);
+    put(fd, len, 8);
+    put(fd, h.data(), h.size());
     constexpr size_t kChunkElems = 1 << 20;
+    constexpr uint64_t kPieceBytes = 4ull << 20;
     std::vector<uint8_t> buf;
     for (const auto& t : tensors) {
       uint64_t numel = numelOf(t.shape);
       if (numel == 0) continue;
       if (t.srcDType == t.dtype) {
-        writeAll(fd, t.src, numel * dtypeSize(t.dtype), path);
+        // In 4 MiB pieces, so the digest reads each piece while it is still in cache.
+        const auto* p = static_cast<const uint8_t*>(t.src);
+        const uint64_t total = numel * dtypeSize(t.dtype);
+        for (uint64_t at = 0; at < total; at += kPieceBytes)
+          put(fd, p + at, static_cast<size_t>(std::min<uint64_t>(kPieceBytes, total - at)));
         continue;
       }
       const auto* src = static_cast<const float*>(t.src);
@@ -249,10 +260,11 @@ void writeSafetensors(const std::string& path, const std::vector<TensorToWrite>&
       for (uint64_t i = 0; i < numel; i += kChunkElems) {
         size_t n = static_cast<size_t>(std::min<uint64_t>(kChunkElems, numel - i));
         convertFromFloat32(src + i, n, t.dtype, buf.data());
-        writeAll(fd, buf.data(), n * dtypeSize(t.dtype), path);
+        put(fd, buf.data(), n * dtypeSize(t.dtype));
       }
     }
   });
+  if (digest) *digest = sum->finish();
 }
 
 void writeFileAtomic(const std::string& path, const std::string& text) {

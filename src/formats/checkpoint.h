@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "formats/file_digest.h"
 #include "formats/safetensors.h"
 
 namespace slidedp::formats {
@@ -73,9 +74,11 @@ struct TensorToWrite {
 /// Writes one safetensors file atomically (path.tmp.<pid>, fsync, rename, fsync dir). Tensors
 /// are laid out in the given order; the header is padded with spaces to a multiple of 8 bytes
 /// (as the reference implementation does). Throws UserError on I/O failure (the temp file is
-/// removed) or duplicate names.
+/// removed) or duplicate names. With `digest`, the size and XXH3-64 of the bytes written are
+/// stored there (computed while writing: no second pass).
 void writeSafetensors(const std::string& path, const std::vector<TensorToWrite>& tensors,
-                      const std::map<std::string, std::string>& metadata = {});
+                      const std::map<std::string, std::string>& metadata = {},
+                      FileDigest* digest = nullptr);
 
 /// Writes a checkpoint into directory `dir` (created if needed): a single `model.safetensors`
 /// when the data fits in `maxShardBytes`, else shards `model-0000i-of-0000N.safetensors` of at

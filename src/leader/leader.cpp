@@ -9,6 +9,7 @@
 #include "common/errors.h"
 #include "formats/safetensors.h"
 #include "model/hf_checkpoint.h"
+#include "runtime/fault_injection.h"
 #include "common/bf16.h"
 #include "shm/control_block.h"
 
@@ -245,6 +246,7 @@ LeaderStepStats Leader::step(int64_t step) {
       norm_sq += engine_.gradSquaredNorm(optim::GradView{one, 1, optim::DType::kF32}, n, 1.0f);
     }
     for (int w = 1; w <= num_workers_; ++w) cb.chunkConsumed(slot, w).store(use + 1);
+    if (i == plan_.chunksPerStep() / 2) killPoint("update", step);  // tests: half updated
     const uint64_t t2 = shm::monotonicNs();
     stats.wait_s += seconds(t0, t1);
     stats.reduce_update_s += seconds(t1, t2);

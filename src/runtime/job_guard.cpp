@@ -119,9 +119,10 @@ void JobGuard::loop() {
     control_.rank(mine).heartbeat_ns.store(now, std::memory_order_release);
     if (control_.aborted() && control_.abortRank() != ctx_->world_rank) {
       control_.rank(mine).abort_seen.store(1, std::memory_order_release);
+      // The error itself is printed once, by the rank that failed (failJob).
       const std::string msg = fmt::format(
-          "slidedp: {} exits: the job was aborted because rank {} failed: {}\n", ctx_->describe(),
-          control_.abortRank(), control_.abortMessage());
+          "slidedp: {} exits: the job was aborted because rank {} failed (its error is printed "
+          "once, by that rank)\n", ctx_->describe(), control_.abortRank());
       writeStderr(msg.c_str());
       unlinkSegmentNoThrow();
       _exit(1);
@@ -198,9 +199,14 @@ void JobGuard::failJob(const RankContext* ctx, const shm::ControlBlock* control,
                        const std::string& message, int exit_code) {
   const std::string who = ctx ? ctx->describe() : std::string("rank ?");
   const std::string line = fmt::format("slidedp: {} failed: {}\n", who, message);
-  writeStderr(line.c_str());
+  // Printed once per distinct error: when every rank hits the same one (a bad batch seen by
+  // every worker), or fails because of it (a wait that saw the abort), only the first to
+  // publish it prints it.
+  const bool first = control == nullptr || ctx == nullptr ||
+                     control->setAbort(ctx->world_rank, message) ||
+                     message.find(control->abortMessage()) == std::string::npos;
+  if (first) writeStderr(line.c_str());
   if (control != nullptr && ctx != nullptr) {
-    control->setAbort(ctx->world_rank, message);
     // Let node peers print the first error before MPI_Abort's SIGTERM reaches them.
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
     while (std::chrono::steady_clock::now() < deadline) {

@@ -19,6 +19,7 @@
 #include "model/hf_checkpoint.h"
 #include "runtime/test_hooks.h"
 #include "shm/control_block.h"
+#include "runtime/fault_injection.h"
 #include "worker/worker.h"
 
 namespace slidedp {
@@ -41,32 +42,6 @@ LocalBatch rowsForWorker(const GlobalBatch& batch, int G, int w) {
   slice(batch.labels, lb.labels);
   slice(batch.position_ids, lb.position_ids);
   return lb;
-}
-
-std::string resolveCheckpoint(const std::string& path) {
-  using namespace formats;
-  if (isRegularFile(joinPath(path, "trainer_state.json"))) return path;
-  const std::string latest = joinPath(path, "latest");
-  if (isRegularFile(latest)) {
-    std::string name = readFileBytes(latest);
-    while (!name.empty() && (name.back() == '\n' || name.back() == ' ')) name.pop_back();
-    const std::string dir = joinPath(path, name);
-    if (isRegularFile(joinPath(dir, "trainer_state.json"))) return dir;
-    throwUserError("{} names {}, which holds no trainer_state.json (a checkpoint removed by "
-                   "hand?)", latest, dir);
-  }
-  throwUserError("{} is not a checkpoint: it has neither trainer_state.json nor a `latest` "
-                 "file.\nHINT: pass the --checkpoint-dir of an earlier run, or one of its "
-                 "step-* directories", path);
-}
-
-nlohmann::json readTrainerState(const std::string& step_dir) {
-  const std::string file = formats::joinPath(step_dir, "trainer_state.json");
-  try {
-    return nlohmann::json::parse(formats::readFileBytes(file));
-  } catch (const nlohmann::json::exception& e) {
-    throwUserError("{} is not valid JSON: {}", file, e.what());
-  }
 }
 
 Trainer::Trainer(const RankContext& ctx, const std::string& model_dir, const TrainOptions& opts,
@@ -195,22 +170,25 @@ void Trainer::writeTrace(const std::string& path, const StepRecord& rec) const {
 }
 
 std::string Trainer::saveCheckpoint(const std::string& root, int64_t step,
-                                    const nlohmann::json& state, int keep) {
+                                    const nlohmann::json& state, int keep, bool overwrite) {
   using namespace formats;
   const std::string name = fmt::format("step-{:08d}", step);
   const std::string final_dir = joinPath(root, name);
   std::string problem;
   if (leader_) {
+    const std::string tmp = joinPath(root, fmt::format(".{}.tmp-{}", name, getpid()));
     try {
       makeDirectories(root);
-      const std::string tmp = joinPath(root, fmt::format(".{}.tmp-{}", name, getpid()));
       removeTree(tmp);
       makeDirectories(tmp);
+      FileDigest digest;
       writeSafetensors(joinPath(tmp, "optimizer.safetensors"), leader_->stateTensors(),
-                       {{"format", "slidedp-optimizer-state-1"}});
+                       {{"format", "slidedp-optimizer-state-1"}}, &digest);
+      killPoint("checkpoint", step);
       nlohmann::json j = state;
       j["step"] = step;
       j["format"] = 1;
+      j["files"] = {{"optimizer.safetensors", {{"bytes", digest.bytes}, {"xxh3", digest.xxh3}}}};
       writeFileAtomic(joinPath(tmp, "trainer_state.json"), j.dump(1) + "\n");
       removeTree(final_dir);  // a checkpoint of the same step from an earlier, resumed run
       if (std::rename(tmp.c_str(), final_dir.c_str()) != 0)
@@ -219,14 +197,9 @@ std::string Trainer::saveCheckpoint(const std::string& root, int64_t step,
         ::fsync(fd);
         ::close(fd);
       }
-      writeFileAtomic(joinPath(root, "latest"), name + "\n");
-      // Keep the newest `keep` step directories.
-      std::vector<std::string> steps;
-      for (const auto& e : listDirectory(root))
-        if (e.rfind("step-", 0) == 0 && isDirectory(joinPath(root, e))) steps.push_back(e);
-      std::sort(steps.begin(), steps.end());
-      for (size_t i = 0; keep > 0 && i + keep < steps.size(); ++i) removeTree(joinPath(root, steps[i]));
+      publishAndPrune(root, name, step, keep, overwrite);
     } catch (const std::exception& e) {
+      removeTree(tmp);  // no half-written checkpoint stays behind to fill the disk
       problem = fmt::format("writing the checkpoint of step {} to {} failed: {}", step, root, e.what());
     }
   }
@@ -250,6 +223,7 @@ void Trainer::setRunOptions(const TrainOptions& o) {
 }
 
 StepRecord Trainer::step(int64_t step, BatchSource& data) {
+  killPoint("step", step);
   const auto t0 = std::chrono::steady_clock::now();
   StepRecord rec;
   rec.step = step;

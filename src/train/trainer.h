@@ -20,6 +20,7 @@
 #include "runtime/rank_context.h"
 #include "runtime/train_options.h"
 #include "shm/segment.h"
+#include "train/checkpoint_dir.h"  // resolveCheckpoint, readTrainerState
 
 namespace slidedp {
 
@@ -29,11 +30,6 @@ struct LeaderStepStats;
 struct WorkerStepStats;
 struct LocalBatch;
 
-/// A checkpoint to resume from: `path` is a step directory (holding trainer_state.json) or a
-/// checkpoint root (holding a `latest` file). Returns the step directory; throws UserError.
-std::string resolveCheckpoint(const std::string& path);
-/// trainer_state.json of a step directory.
-nlohmann::json readTrainerState(const std::string& step_dir);
 
 /// Worker w's rows of G: contiguous blocks, the first B mod G workers one row more.
 /// Throws UserError when B < G (a worker would have no row).
@@ -83,7 +79,8 @@ class Trainer {
   /// `model_dir`: a Hugging Face directory (config.json + weights), or with `random_init` a
   /// config.json (or a directory holding one) whose weights are initialised from `seed`.
   /// `resume`: a checkpoint step directory (see saveCheckpoint) to continue from: the FP32
-  /// master weights and moments are read from it and the run continues after its step.
+  /// master weights and moments are read from it and the run continues after its step (the
+  /// caller verifies its files first: verifyCheckpointFiles).
   Trainer(const RankContext& ctx, const std::string& model_dir, const TrainOptions& opts,
           const std::string& shm_name = "", bool random_init = false, uint64_t seed = 0,
           const std::string& resume = "");
@@ -95,11 +92,14 @@ class Trainer {
   /// Writes a checkpoint of the state after step `step` under `root`:
   /// root/step-<step, 8 digits>/{optimizer.safetensors, trainer_state.json}, built in a
   /// temporary directory, fsync'ed and renamed into place, then root/latest (a file naming it)
-  /// replaced atomically; older step directories beyond `keep` are removed. `state` (JSON:
-  /// configuration, data cursor, ...) goes into trainer_state.json beside "step". Collective:
-  /// the leader writes, every rank returns the directory (or throws the leader's error).
+  /// replaced atomically; older step directories beyond `keep` are removed, and with
+  /// `overwrite` the step directories newer than `step` (a replaced run's; see
+  /// checkpoint_dir.h). `state` (JSON: configuration, data cursor, ...) goes into
+  /// trainer_state.json beside "step" and the size and XXH3-64 digest of
+  /// optimizer.safetensors ("files"), which a resume verifies. Collective: the leader writes,
+  /// every rank returns the directory (or throws the leader's error).
   std::string saveCheckpoint(const std::string& root, int64_t step, const nlohmann::json& state,
-                             int keep = 2);
+                             int keep = 2, bool overwrite = false);
 
   /// Switches, for the following steps, what may change between steps without touching the
   /// state layout: delivery and reduction routes, clipping (max_grad_norm; needs the run to

@@ -1,0 +1,136 @@
+// Output paths checked before start-up (see output_checks.h).
+#include "apps/output_checks.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <map>
+#include <vector>
+
+#include "common/errors.h"
+#include "formats/fs_util.h"
+#include "shm/layout.h"  // formatBytes
+#include "train/checkpoint_dir.h"
+
+namespace slidedp {
+
+namespace {
+
+/// mkdir -p `dir`, then creates, writes and removes a probe file in it.
+void probeDirectory(const std::string& option, const std::string& dir) {
+  try {
+    formats::makeDirectories(dir);
+  } catch (const UserError& e) {
+    throwUserError("{} {}: the directory cannot be created ({}).\nHINT: pass a path you can "
+                   "write, or create it with the right owner first", option, dir, e.what());
+  }
+  if (!formats::isDirectory(dir))
+    throwUserError("{} {}: not a directory.\nHINT: pass a directory path", option, dir);
+  const std::string probe = formats::joinPath(dir, fmt::format(".slidedp-write-test-{}", getpid()));
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  const bool wrote = fd >= 0 && ::write(fd, "x", 1) == 1;
+  const int err = errno;
+  if (fd >= 0) ::close(fd);
+  ::unlink(probe.c_str());
+  if (!wrote)
+    throwUserError("{} {}: cannot write there ({}); the run would fail when it first writes "
+                   "it.\nHINT: pass a writable path (check permissions, a read-only mount, the "
+                   "owner)", option, dir, std::strerror(err));
+}
+
+/// Bytes on disk of the files under `path` (st_blocks), 0 when absent.
+uint64_t diskBytes(const std::string& path) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) return 0;
+  if (!S_ISDIR(st.st_mode)) return static_cast<uint64_t>(st.st_blocks) * 512;
+  uint64_t sum = 0;
+  for (const auto& n : formats::listDirectory(path)) sum += diskBytes(formats::joinPath(path, n));
+  return sum;
+}
+
+dev_t deviceOf(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 ? st.st_dev : 0;
+}
+
+struct Need {
+  uint64_t bytes = 0;
+  std::vector<std::string> what;
+  std::string path;
+};
+
+}  // namespace
+
+uint64_t freeBytesAt(const std::string& path) {
+  struct statvfs st {};
+  if (::statvfs(path.c_str(), &st) != 0)
+    throwUserError("{}: cannot read the file system's free space: {}", path, std::strerror(errno));
+  return static_cast<uint64_t>(st.f_bavail) * st.f_frsize;
+}
+
+void checkOutputPaths(const OutputPlan& p) {
+  std::map<dev_t, Need> needs;  // per file system: the outputs may share one
+  auto add = [&](const std::string& dir, uint64_t bytes, std::string what) {
+    Need& n = needs[deviceOf(dir)];
+    n.bytes += bytes;
+    n.what.push_back(std::move(what));
+    if (n.path.empty()) n.path = dir;
+  };
+  if (!p.checkpoint_dir.empty()) {
+    probeDirectory("--checkpoint-dir", p.checkpoint_dir);
+    const int64_t n = std::max<int64_t>(p.checkpoints_written, 1);
+    const uint64_t size = p.checkpoint_bytes;
+    uint64_t bytes = 0;
+    std::string why;
+    if (p.keep <= 0) {
+      bytes = n * size;
+      why = fmt::format("{} checkpoint(s) of {} each, all kept (--keep-checkpoints {})", n,
+                        shm::formatBytes(size), p.keep);
+    } else {
+      // Peak: the kept ones plus the one being written; earlier checkpoints in the directory
+      // already use space and are pruned as new ones arrive.
+      const int64_t at_once = std::min<int64_t>(n, p.keep + 1);
+      uint64_t existing = 0;
+      for (const auto& s : listStepCheckpoints(p.checkpoint_dir)) existing += diskBytes(s.dir);
+      bytes = std::max<uint64_t>(size, at_once * size > existing ? at_once * size - existing : 0);
+      why = fmt::format("up to {} checkpoint(s) of {} on disk at once (--keep-checkpoints {} + "
+                        "the one being written){}", at_once, shm::formatBytes(size), p.keep,
+                        existing ? fmt::format(", less {} the directory's checkpoints already use",
+                                               shm::formatBytes(existing)) : "");
+    }
+    add(p.checkpoint_dir, bytes, fmt::format("--checkpoint-dir {}: {} ({})", p.checkpoint_dir,
+                                             shm::formatBytes(bytes), why));
+  }
+  if (!p.export_dir.empty()) {
+    probeDirectory("--export", p.export_dir);
+    add(p.export_dir, p.export_bytes, fmt::format("--export {}: {}", p.export_dir,
+                                                  shm::formatBytes(p.export_bytes)));
+  }
+  for (const auto& [option, file] : {std::pair<const char*, std::string>{"--metrics", p.metrics},
+                                     {"--trace", p.trace}}) {
+    if (file.empty()) continue;
+    if (formats::isDirectory(file))
+      throwUserError("{} {}: is a directory; expected a file path.\nHINT: e.g. {}", option, file,
+                     formats::joinPath(file, option == std::string("--metrics") ? "metrics.jsonl"
+                                                                                : "trace.json"));
+    probeDirectory(option, formats::parentPath(file));
+  }
+  for (const auto& [dev, n] : needs) {
+    const uint64_t free_bytes = freeBytesAt(n.path);
+    if (n.bytes <= free_bytes) continue;
+    std::string list;
+    for (const auto& w : n.what) list += "\n  " + w;
+    throwUserError("not enough disk space for this run's outputs on the file system of {}: they "
+                   "need {} ({} bytes) but it has {} ({} bytes) free:{}\nHINT: free space there, "
+                   "write to another file system, keep fewer checkpoints (--keep-checkpoints) or "
+                   "write fewer (--checkpoint-every)", n.path, shm::formatBytes(n.bytes), n.bytes,
+                   shm::formatBytes(free_bytes), free_bytes, list);
+  }
+}
+
+}  // namespace slidedp

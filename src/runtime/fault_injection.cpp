@@ -1,0 +1,48 @@
+// Fault injection for tests (see fault_injection.h).
+#include "runtime/fault_injection.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstring>
+
+#include "common/errors.h"
+
+namespace slidedp {
+
+namespace {
+std::string g_phase;  // "" = disarmed
+int64_t g_step = -1;
+}  // namespace
+
+void armKillPoint(const std::string& spec, int world_rank) {
+  g_phase.clear();
+  if (spec.empty()) return;
+  const size_t at = spec.find('@');
+  const size_t colon = spec.find(':', at == std::string::npos ? 0 : at);
+  const std::string phase = spec.substr(0, at);
+  if (at == std::string::npos ||
+      (phase != "step" && phase != "update" && phase != "checkpoint" && phase != "export"))
+    throwUserError("--kill-at '{}': expected PHASE@STEP[:RANK] with PHASE step, update, "
+                   "checkpoint or export", spec);
+  int64_t step = 0, rank = 0;
+  try {
+    step = std::stoll(spec.substr(at + 1, colon == std::string::npos ? std::string::npos : colon - at - 1));
+    if (colon != std::string::npos) rank = std::stoll(spec.substr(colon + 1));
+  } catch (const std::exception&) {
+    throwUserError("--kill-at '{}': STEP and RANK must be integers", spec);
+  }
+  if (rank != world_rank) return;
+  g_phase = phase;
+  g_step = step;
+}
+
+void killPoint(const char* phase, int64_t step) {
+  if (g_phase.empty() || step != g_step || g_phase != phase) return;
+  const char msg[] = "slidedp: --kill-at: this rank kills itself (SIGKILL)\n";
+  ssize_t rc = ::write(STDERR_FILENO, msg, sizeof msg - 1);
+  (void)rc;
+  ::kill(::getpid(), SIGKILL);
+}
+
+}  // namespace slidedp

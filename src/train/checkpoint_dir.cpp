@@ -1,0 +1,160 @@
+// A --checkpoint-dir on disk (see checkpoint_dir.h).
+#include "train/checkpoint_dir.h"
+
+#include <signal.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
+
+#include "common/errors.h"
+#include "formats/checkpoint.h"
+#include "formats/file_digest.h"
+#include "formats/fs_util.h"
+
+namespace slidedp {
+
+namespace {
+
+constexpr const char* kStatePrefix = "step-";
+
+/// "step-00000025" -> 25; -1 when `name` is not a step directory's name.
+int64_t stepOfName(const std::string& name) {
+  const size_t n = std::char_traits<char>::length(kStatePrefix);
+  if (name.size() <= n || name.compare(0, n, kStatePrefix) != 0 || name.size() > n + 18) return -1;
+  for (size_t i = n; i < name.size(); ++i)
+    if (!std::isdigit(static_cast<unsigned char>(name[i]))) return -1;
+  return std::stoll(name.substr(n));
+}
+
+std::string listNames(const std::vector<StepCheckpoint>& v) {
+  std::string s;
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (i == 3 && v.size() > 5) {
+      s += fmt::format(", ... ({} more)", v.size() - 4);
+      i = v.size() - 1;
+    }
+    s += (s.empty() ? "" : ", ") + v[i].name + (v[i].complete ? "" : " (incomplete)");
+  }
+  return s;
+}
+
+}  // namespace
+
+std::vector<StepCheckpoint> listStepCheckpoints(const std::string& root) {
+  using namespace formats;
+  std::vector<StepCheckpoint> out;
+  if (!isDirectory(root)) return out;
+  for (const auto& name : listDirectory(root)) {
+    const int64_t step = stepOfName(name);
+    const std::string dir = joinPath(root, name);
+    if (step < 0 || !isDirectory(dir)) continue;
+    out.push_back({step, name, dir,
+                   isRegularFile(joinPath(dir, "trainer_state.json")) &&
+                       isRegularFile(joinPath(dir, "optimizer.safetensors"))});
+  }
+  std::sort(out.begin(), out.end(),
+            [](const StepCheckpoint& a, const StepCheckpoint& b) { return a.step < b.step; });
+  return out;
+}
+
+std::string resolveCheckpoint(const std::string& path, std::string* note) {
+  using namespace formats;
+  if (isRegularFile(joinPath(path, "trainer_state.json"))) return path;
+  const std::string latest = joinPath(path, "latest");
+  if (isRegularFile(latest)) {
+    std::string name = readFileBytes(latest);
+    while (!name.empty() && (name.back() == '\n' || name.back() == ' ')) name.pop_back();
+    const std::string dir = joinPath(path, name);
+    if (isRegularFile(joinPath(dir, "trainer_state.json"))) return dir;
+    throwUserError("{} names {}, which holds no trainer_state.json (a checkpoint removed by "
+                   "hand?).\nHINT: pass one of its complete step directories to --resume ({})",
+                   latest, dir, listNames(listStepCheckpoints(path)));
+  }
+  const auto steps = listStepCheckpoints(path);
+  for (auto it = steps.rbegin(); it != steps.rend(); ++it) {
+    if (!it->complete) continue;
+    if (note)
+      *note = fmt::format("{} has no `latest` file; resuming from its newest complete checkpoint "
+                          "{}", path, it->dir);
+    return it->dir;
+  }
+  if (!steps.empty())
+    throwUserError("{} holds step directories ({}) but none is a complete checkpoint (each needs "
+                   "trainer_state.json and optimizer.safetensors).\nHINT: restore them, or pass "
+                   "another --checkpoint-dir", path, listNames(steps));
+  throwUserError("{} is not a checkpoint: it has neither trainer_state.json nor a `latest` "
+                 "file.\nHINT: pass the --checkpoint-dir of an earlier run, or one of its "
+                 "step-* directories", path);
+}
+
+nlohmann::json readTrainerState(const std::string& step_dir) {
+  const std::string file = formats::joinPath(step_dir, "trainer_state.json");
+  try {
+    return nlohmann::json::parse(formats::readFileBytes(file));
+  } catch (const nlohmann::json::exception& e) {
+    throwUserError("{} is not valid JSON: {}", file, e.what());
+  }
+}
+
+bool verifyCheckpointFiles(const std::string& step_dir) {
+  const nlohmann::json st = readTrainerState(step_dir);
+  if (!st.contains("files") || !st["files"].is_object()) return false;
+  for (auto it = st["files"].begin(); it != st["files"].end(); ++it) {
+    formats::FileDigest want;
+    try {
+      want.bytes = it.value().at("bytes").get<uint64_t>();
+      want.xxh3 = it.value().at("xxh3").get<std::string>();
+    } catch (const nlohmann::json::exception& e) {
+      throwUserError("{}/trainer_state.json: files.{} is malformed: {}", step_dir, it.key(), e.what());
+    }
+    formats::verifyFileDigest(formats::joinPath(step_dir, it.key()), want);
+  }
+  return true;
+}
+
+void checkCheckpointRootBeforeStart(const std::string& root, int64_t start_step, bool overwrite) {
+  const auto steps = listStepCheckpoints(root);
+  if (steps.empty() || overwrite) return;
+  std::vector<StepCheckpoint> newer;
+  for (const auto& s : steps)
+    if (s.step > start_step) newer.push_back(s);
+  if (newer.empty()) return;
+  if (start_step == 0)
+    throwUserError("--checkpoint-dir {} already holds the checkpoints of another run ({}); "
+                   "starting a new run there would move `latest` back and prune them.\nHINT: "
+                   "continue that run with --resume auto, pass another --checkpoint-dir, or "
+                   "--overwrite-checkpoints to replace it", root, listNames(steps));
+  throwUserError("--checkpoint-dir {} holds checkpoints newer than step {}, where this run "
+                 "continues ({}); writing there would move `latest` back and prune them.\nHINT: "
+                 "resume from the newest (--resume {}), pass another --checkpoint-dir, or "
+                 "--overwrite-checkpoints to replace the newer ones", root, start_step,
+                 listNames(newer), root);
+}
+
+void publishAndPrune(const std::string& root, const std::string& name, int64_t step, int keep,
+                     bool overwrite) {
+  using namespace formats;
+  writeFileAtomic(joinPath(root, "latest"), name + "\n");
+  std::vector<StepCheckpoint> older;
+  for (const auto& s : listStepCheckpoints(root)) {
+    if (s.step > step) {
+      if (overwrite) removeTree(s.dir);
+      continue;  // never pruned otherwise: checkCheckpointRootBeforeStart refused the run
+    }
+    older.push_back(s);
+  }
+  for (size_t i = 0; keep > 0 && i + static_cast<size_t>(keep) < older.size(); ++i)
+    removeTree(older[i].dir);
+  // Temporary directories of writers that died mid-checkpoint (".step-N.tmp-<pid>").
+  for (const auto& e : listDirectory(root)) {
+    const size_t at = e.rfind(".tmp-");
+    if (e.rfind(".step-", 0) != 0 || at == std::string::npos) continue;
+    const long pid = std::atol(e.c_str() + at + 5);
+    if (pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH)
+      removeTree(joinPath(root, e));
+  }
+}
+
+}  // namespace slidedp

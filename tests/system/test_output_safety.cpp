@@ -1,0 +1,446 @@
+// Nothing lost, nothing silent (issue 20), seen from outside as a user runs the job:
+// checkpoints of another run are never pruned or shadowed, a resume without `latest` continues
+// from the newest complete checkpoint, damaged checkpoint values are refused, a stopped run
+// does not export as if trained, outputs that cannot be written and settings that cannot work
+// are refused before start-up (once, with the flag's name), the printed and saved configuration
+// is the one that ran, stale segments of any --shm-name are cleaned up, and slidedp_generate
+// answers bad input with a message instead of a LibTorch backtrace.
+#include <dirent.h>
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <fstream>
+
+#include "common/subprocess.h"
+#include "shm/segment.h"
+
+using namespace std::chrono;
+using namespace slidedp::test;
+using slidedp::shm::Segment;
+
+namespace {
+
+std::string shared() {
+  const char* env = std::getenv("SLIDEDP_SHARED_DIR");
+  return env ? env : SLIDEDP_SHARED_DIR;
+}
+std::string stories() { return shared() + "/models/stories260K"; }
+
+std::vector<std::string> train(std::vector<std::string> extra) {
+  std::vector<std::string> a = {SLIDEDP_MPIRUN_BIN, "--oversubscribe", "--bind-to", "none", "-np",
+                                "3", SLIDEDP_WORKER_BIN, "--device", "cpu", "--model", stories(),
+                                "--batch-size", "4", "--seq-len", "32", "--chunk-numel", "5000",
+                                "--leader-threads", "1"};
+  a.insert(a.end(), extra.begin(), extra.end());
+  return a;
+}
+
+std::string tmpDir(const char* tag) {
+  const std::string d = fmt::format("/tmp/slidedp-safety-{}-{}", tag, getpid());
+  std::system(("rm -rf " + d + " " + d + ".*").c_str());
+  return d;
+}
+
+bool exists(const std::string& p) { return access(p.c_str(), F_OK) == 0; }
+
+/// Every /dev/shm path some process maps, one per line (from /proc/<pid>/maps).
+std::string mappedShmPaths() {
+  std::string out;
+  if (DIR* d = opendir("/proc")) {
+    while (dirent* e = readdir(d)) {
+      if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+      std::ifstream maps(std::string("/proc/") + e->d_name + "/maps");
+      for (std::string line; std::getline(maps, line);)
+        if (const size_t at = line.find(" /dev/shm/"); at != std::string::npos)
+          out += line.substr(at + 1) + "\n";
+    }
+    closedir(d);
+  }
+  return out;
+}
+
+/// Names in /dev/shm starting with `prefix`.
+std::vector<std::string> shmFiles(const std::string& prefix) {
+  std::vector<std::string> out;
+  if (DIR* d = opendir("/dev/shm")) {
+    while (dirent* e = readdir(d))
+      if (std::string(e->d_name).rfind(prefix, 0) == 0) out.emplace_back(e->d_name);
+    closedir(d);
+  }
+  return out;
+}
+
+std::string latestOf(const std::string& dir) {
+  std::string s = readFile(dir + "/latest");
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+  return s;
+}
+
+int countOccurrences(const std::string& s, const std::string& what) {
+  int n = 0;
+  for (size_t at = s.find(what); at != std::string::npos; at = s.find(what, at + 1)) ++n;
+  return n;
+}
+
+bool waitForText(const Proc& p, const std::string& text, double timeout_s) {
+  const auto until = steady_clock::now() + milliseconds(static_cast<int>(timeout_s * 1000));
+  while (steady_clock::now() < until) {
+    if (readFile(p.log).find(text) != std::string::npos) return true;
+    std::this_thread::sleep_for(milliseconds(20));
+  }
+  return false;
+}
+
+}  // namespace
+
+// Item 1: `latest` lost (a copy that skipped it, a hand edit): --resume auto continues from the
+// newest complete checkpoint instead of starting over and pruning the earlier ones.
+TEST(CheckpointSafety, ResumeAutoWithoutLatestContinuesFromTheNewestCheckpoint) {
+  const std::string d = tmpDir("nolatest");
+  Result r1 = wait(start(train({"--steps", "4", "--checkpoint-dir", d, "--checkpoint-every", "2",
+                                "--keep-checkpoints", "3"})));
+  ASSERT_EQ(r1.exit_code, 0) << r1.output;
+  ASSERT_TRUE(exists(d + "/step-00000004/optimizer.safetensors")) << r1.output;
+  ASSERT_EQ(std::remove((d + "/latest").c_str()), 0);
+  Result r2 = wait(start(train({"--steps", "6", "--checkpoint-dir", d, "--checkpoint-every", "2",
+                                "--keep-checkpoints", "3", "--resume", "auto"})));
+  ASSERT_EQ(r2.exit_code, 0) << r2.output;
+  EXPECT_NE(r2.output.find("has no `latest` file; resuming from its newest complete checkpoint"),
+            std::string::npos) << r2.output;
+  EXPECT_NE(r2.output.find("at step 5"), std::string::npos) << r2.output;
+  EXPECT_EQ(r2.output.find("step 1/6"), std::string::npos) << "started over:\n" << r2.output;
+  EXPECT_EQ(latestOf(d), "step-00000006");
+  for (const char* s : {"step-00000002", "step-00000004", "step-00000006"})
+    EXPECT_TRUE(exists(d + "/" + s + "/optimizer.safetensors")) << s << " lost";
+  std::system(("rm -rf " + d).c_str());
+}
+
+// Item 1: a new run pointed at a directory of another run is refused before start-up; `latest`
+// and the other run's checkpoints stay; --overwrite-checkpoints replaces them on purpose.
+TEST(CheckpointSafety, ANewRunInAnotherRunsDirectoryIsRefusedUnlessAskedToOverwrite) {
+  const std::string d = tmpDir("reuse");
+  Result r1 = wait(start(train({"--steps", "4", "--checkpoint-dir", d, "--checkpoint-every", "2"})));
+  ASSERT_EQ(r1.exit_code, 0) << r1.output;
+  ASSERT_EQ(latestOf(d), "step-00000004");
+  const std::string before = readFile(d + "/step-00000004/optimizer.safetensors");
+  Result r2 = wait(start(train({"--steps", "2", "--checkpoint-dir", d})));
+  EXPECT_EQ(r2.exit_code, 2) << r2.output;
+  EXPECT_NE(r2.output.find("already holds the checkpoints of another run"), std::string::npos) << r2.output;
+  EXPECT_NE(r2.output.find("--overwrite-checkpoints"), std::string::npos) << r2.output;
+  EXPECT_EQ(r2.output.find("step 1/"), std::string::npos) << "trained before refusing:\n" << r2.output;
+  EXPECT_EQ(latestOf(d), "step-00000004") << "latest moved back";
+  EXPECT_TRUE(readFile(d + "/step-00000004/optimizer.safetensors") == before);
+  EXPECT_TRUE(exists(d + "/step-00000002/optimizer.safetensors"));
+  // A resume from an older step of the same directory would shadow the newer ones too.
+  Result r3 = wait(start(train({"--steps", "5", "--checkpoint-dir", d, "--resume", d + "/step-00000002"})));
+  EXPECT_EQ(r3.exit_code, 2) << r3.output;
+  EXPECT_NE(r3.output.find("holds checkpoints newer than step 2"), std::string::npos) << r3.output;
+  EXPECT_EQ(latestOf(d), "step-00000004");
+  // Asked for: the new run replaces the old one (its newer steps go once the new one exists).
+  Result r4 = wait(start(train({"--steps", "3", "--checkpoint-dir", d, "--overwrite-checkpoints"})));
+  ASSERT_EQ(r4.exit_code, 0) << r4.output;
+  EXPECT_EQ(latestOf(d), "step-00000003");
+  EXPECT_FALSE(exists(d + "/step-00000004")) << "the replaced run's newer step is left";
+  EXPECT_TRUE(exists(d + "/step-00000003/optimizer.safetensors"));
+  std::system(("rm -rf " + d).c_str());
+}
+
+// Item 4: values changed on disk after the checkpoint was written are detected on resume.
+TEST(CheckpointSafety, DamagedCheckpointValuesAreRefusedOnResume) {
+  const std::string d = tmpDir("damaged");
+  Result r1 = wait(start(train({"--steps", "2", "--checkpoint-dir", d})));
+  ASSERT_EQ(r1.exit_code, 0) << r1.output;
+  const std::string file = d + "/step-00000002/optimizer.safetensors";
+  ASSERT_NE(readFile(d + "/step-00000002/trainer_state.json").find("\"xxh3\""), std::string::npos);
+  {
+    // 100 floats of the last tensor set to 1000.0, the file's size unchanged.
+    std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(-400 - 4096, std::ios::end);
+    const float v = 1000.0f;
+    for (int i = 0; i < 100; ++i) f.write(reinterpret_cast<const char*>(&v), 4);
+  }
+  Result r2 = wait(start(train({"--steps", "4", "--checkpoint-dir", d, "--resume", "auto"})));
+  EXPECT_EQ(r2.exit_code, 2) << r2.output;
+  EXPECT_NE(r2.output.find(file + " is damaged"), std::string::npos) << r2.output;
+  EXPECT_EQ(r2.output.find("step 3/"), std::string::npos) << "trained on damaged values:\n" << r2.output;
+  EXPECT_EQ(countOccurrences(r2.output, "is damaged"), 1) << r2.output;
+  std::system(("rm -rf " + d).c_str());
+}
+
+// Item 3: a stopped run does not write its partial model where the trained one goes. With a
+// checkpoint the export is skipped (resume finishes and exports); without one the partial
+// weights go to <export>.partial-step-N, said as such.
+TEST(CheckpointSafety, AStoppedRunDoesNotExportAsTheTrainedModel) {
+  for (bool with_checkpoint : {true, false}) {
+    const std::string d = tmpDir(with_checkpoint ? "stopck" : "stopnock");
+    const std::string out = d + ".export";
+    const std::string pids_file = d + ".pids";
+    std::vector<std::string> extra = {"--steps", "100000", "--export", out, "--pid-file", pids_file};
+    if (with_checkpoint) extra.insert(extra.end(), {"--checkpoint-dir", d});
+    Proc p = start(train(extra));
+    const auto pids = waitForPids(pids_file, 3);
+    ASSERT_EQ(pids.size(), 3u);
+    ASSERT_TRUE(waitForText(p, "step 3/", 120)) << readFile(p.log);
+    for (pid_t pid : pids) kill(pid, SIGTERM);
+    Result r = wait(p, 120);
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_EQ(r.output.find("exported the trained model"), std::string::npos) << r.output;
+    EXPECT_FALSE(exists(out + "/config.json")) << "partial model exported as the trained one";
+    if (with_checkpoint) {
+      EXPECT_NE(r.output.find("export to " + out + " skipped: the run stopped after step"),
+                std::string::npos) << r.output;
+      const std::string latest = latestOf(d);
+      ASSERT_EQ(latest.rfind("step-", 0), 0u) << r.output;
+      // The resume finishes the run and exports it.
+      const int at = std::stoi(latest.substr(5));
+      Result again = wait(start(train({"--steps", std::to_string(at + 1), "--checkpoint-dir", d,
+                                       "--resume", "auto", "--export", out})));
+      EXPECT_EQ(again.exit_code, 0) << again.output;
+      EXPECT_NE(again.output.find("exported the trained model"), std::string::npos) << again.output;
+      EXPECT_TRUE(exists(out + "/config.json"));
+    } else {
+      EXPECT_NE(r.output.find("exported the PARTIAL model"), std::string::npos) << r.output;
+      const size_t at = r.output.find("stopped after step ");
+      ASSERT_NE(at, std::string::npos) << r.output;
+      const int step = std::atoi(r.output.c_str() + at + 19);
+      EXPECT_TRUE(exists(fmt::format("{}.partial-step-{}/config.json", out, step))) << r.output;
+    }
+    std::system(("rm -rf " + d + " " + d + ".*").c_str());
+  }
+}
+
+// Item 2: outputs that cannot be written are refused before start-up, not after the last step.
+TEST(OutputChecks, UnwritableOutputPathsAreRefusedBeforeTheFirstStep) {
+  const std::string file = tmpDir("notadir");
+  { std::ofstream(file) << "a file, not a directory\n"; }
+  for (const char* flag : {"--checkpoint-dir", "--export", "--metrics", "--trace"}) {
+    const std::string path = file + "/sub/out" + (flag[2] == 'm' ? ".jsonl" : "");
+    Result r = wait(start(train({"--steps", "2", flag, path})));
+    EXPECT_EQ(r.exit_code, 2) << flag << "\n" << r.output;
+    EXPECT_EQ(countOccurrences(r.output, std::string("slidedp: error: ") + flag), 1) << r.output;
+    EXPECT_EQ(r.output.find("step 1/"), std::string::npos) << flag << " checked too late:\n" << r.output;
+  }
+  std::remove(file.c_str());
+}
+
+// Item 2: the disk space the checkpoints will take is compared with the free space up front.
+TEST(OutputChecks, TooLittleDiskSpaceForTheCheckpointsIsRefusedWithNeededAndFreeBytes) {
+  const std::string d = tmpDir("space");
+  // 10^8 checkpoints of ~3 MB, all kept: ~300 TB.
+  Result r = wait(start(train({"--steps", "100000000", "--checkpoint-dir", d, "--checkpoint-every",
+                               "1", "--keep-checkpoints", "0"})));
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("not enough disk space"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("they need"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("free"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("--keep-checkpoints"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("step 1/"), std::string::npos) << r.output;
+  // Keeping 2 of them fits.
+  Result ok = wait(start(train({"--steps", "3", "--checkpoint-dir", d, "--checkpoint-every", "1",
+                                "--overwrite-checkpoints"})));
+  EXPECT_EQ(ok.exit_code, 0) << ok.output;
+  std::system(("rm -rf " + d).c_str());
+}
+
+// Item 7: settings that cannot work are refused before start-up, once, naming the flag.
+TEST(EarlyChecks, BadSettingsAreRefusedBeforeStartUpAndPrintedOnce) {
+  const std::string ref = "reference:" + shared() + "/reference/stories260K_kjv.reference.safetensors";
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--steps", "2", "--batch-size", "1"}, "--batch-size 1 is smaller than the number of workers (2)"},
+      {{"--steps", "2", "--beta1", "1.5"}, "--beta1 must be in [0, 1)"},
+      {{"--steps", "2", "--beta2", "-0.1"}, "--beta2 must be in [0, 1)"},
+      {{"--steps", "2", "--eps", "0"}, "--eps must be a finite number > 0"},
+      {{"--steps", "2", "--weight-decay", "-1"}, "--weight-decay must be"},
+      {{"--steps", "2", "--lr", "-1"}, "--lr must be"},
+      {{"--steps", "5", "--warmup", "10"}, "--warmup 10 is longer than the run (--steps 5)"},
+      {{"--steps", "2", "--steps", "3"}, "--steps was given 2 times"},
+      {{"--steps", "2", "--data", ref, "--seq-len", "32"}, "holds batches of 4 rows x 64 tokens, but --batch-size 8 --seq-len 32"},
+      {{"--steps", "2", "--layers", "3"}, "--layers sizes the start-up self-check"},
+      {{"--steps", "2", "--resume", "auto"}, "--resume auto continues from --checkpoint-dir"},
+  };
+  for (const auto& [args, want] : cases) {
+    std::vector<std::string> a = {SLIDEDP_MPIRUN_BIN, "--oversubscribe", "--bind-to", "none", "-np",
+                                  "3", SLIDEDP_WORKER_BIN, "--device", "cpu", "--model", stories(),
+                                  "--chunk-numel", "5000", "--leader-threads", "1"};
+    a.insert(a.end(), args.begin(), args.end());
+    Result r = wait(start(a));
+    std::string line;
+    for (const auto& a : args) line += a + " ";
+    EXPECT_EQ(r.exit_code, 2) << line << "\n" << r.output;
+    EXPECT_EQ(countOccurrences(r.output, want), 1) << line << "\n" << r.output;
+    EXPECT_EQ(r.output.find("step 1/"), std::string::npos) << line << "\n" << r.output;
+    EXPECT_EQ(r.output.find("MPI_ABORT"), std::string::npos) << line << "\n" << r.output;
+  }
+  // Reference data without --batch-size/--seq-len: its own shape, at most its stored steps.
+  auto reference = [&](const char* steps) {
+    return wait(start({SLIDEDP_MPIRUN_BIN, "--oversubscribe", "--bind-to", "none", "-np", "3",
+                       SLIDEDP_WORKER_BIN, "--device", "cpu", "--model", stories(), "--data", ref,
+                       "--steps", steps, "--chunk-numel", "5000", "--leader-threads", "1"}));
+  };
+  Result wraps = reference("5");
+  EXPECT_EQ(wraps.exit_code, 2) << wraps.output;
+  EXPECT_NE(wraps.output.find("holds 3 step(s) of batches but the run has 5 steps"), std::string::npos)
+      << wraps.output;
+  EXPECT_EQ(wraps.output.find("step 1/"), std::string::npos) << wraps.output;
+  Result ok = reference("3");
+  EXPECT_EQ(ok.exit_code, 0) << ok.output;
+  EXPECT_NE(ok.output.find("step 3/3"), std::string::npos) << ok.output;
+}
+
+// Item 6: the printed and saved configuration is the one that ran, and feeding the saved one
+// back runs the same; --help shows the real defaults.
+TEST(Configuration, SavedConfigurationMatchesTheRunAndFeedsBack) {
+  const std::string d = tmpDir("config");
+  Result r = wait(start(train({"--steps", "1", "--checkpoint-dir", d})));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::string state = readFile(d + "/step-00000001/trainer_state.json");
+  const std::string printed = r.output.substr(0, r.output.find("node(s)"));
+  for (const std::string& text : {printed, state}) {
+    EXPECT_NE(text.find("shuffle=true"), std::string::npos) << text;
+    EXPECT_NE(text.find("export-bf16=true"), std::string::npos) << text;
+    EXPECT_EQ(text.find("\nlayers="), std::string::npos) << "the self-check's shape shown:\n" << text;
+    EXPECT_EQ(text.find("\nhidden="), std::string::npos) << text;
+  }
+  // The saved configuration, fed back as a config file, resolves to the same configuration.
+  const size_t at = r.output.find("resolved configuration:\n");
+  ASSERT_NE(at, std::string::npos);
+  const std::string cfg_text = r.output.substr(at + 24, r.output.find("\n[", at) - at - 24);
+  const std::string cfg = d + ".toml";
+  { std::ofstream(cfg) << cfg_text; }
+  Result again = wait(start({SLIDEDP_MPIRUN_BIN, "--oversubscribe", "--bind-to", "none", "-np", "3",
+                             SLIDEDP_WORKER_BIN, "--config", cfg, "--checkpoint-dir", d + ".2"}));
+  ASSERT_EQ(again.exit_code, 0) << cfg_text << "\n" << again.output;
+  EXPECT_NE(again.output.find("shuffle=true"), std::string::npos) << again.output;
+  EXPECT_NE(again.output.find("export-bf16=true"), std::string::npos) << again.output;
+  Result off = wait(start(train({"--steps", "1", "--no-shuffle", "--export-fp32"})));
+  ASSERT_EQ(off.exit_code, 0) << off.output;
+  EXPECT_NE(off.output.find("shuffle=false"), std::string::npos) << off.output;
+  EXPECT_NE(off.output.find("export-bf16=false"), std::string::npos) << off.output;
+  Result help = wait(start({SLIDEDP_WORKER_BIN, "--help"}));
+  EXPECT_EQ(help.exit_code, 0) << help.output;
+  EXPECT_EQ(help.output.find("{false}\n"), std::string::npos) << help.output;
+  EXPECT_NE(help.output.find("--no-shuffle{false}=true"), std::string::npos) << help.output;
+  EXPECT_NE(help.output.find("--export-fp32{false}=true"), std::string::npos) << help.output;
+  std::system(("rm -rf " + d + " " + d + ".*").c_str());
+}
+
+// Item 5: a crashed job's segment under a custom --shm-name is recognised as stale (its owner
+// is gone) and removed at the next start, not refused as "in use"; so are Open MPI's files of
+// a job whose mpirun was SIGKILLed.
+TEST(StaleSegments, ACustomShmNameOfACrashedJobIsRemovedAtTheNextStart) {
+  const std::string name = fmt::format("custom-{}-seg", getpid());
+  const std::string pids_file = fmt::format("/tmp/{}.pids", name);
+  std::remove(pids_file.c_str());
+  auto job = [&](std::vector<std::string> extra) {
+    std::vector<std::string> a = {SLIDEDP_MPIRUN_BIN, "--oversubscribe", "--bind-to", "none", "-np",
+                                  "3", SLIDEDP_WORKER_BIN, "--device", "cpu", "--shm-name", name};
+    a.insert(a.end(), extra.begin(), extra.end());
+    return a;
+  };
+  const auto before = shmFiles("vader_segment.");
+  Proc p = start(job({"--pid-file", pids_file, "--hold", "120"}));
+  const auto pids = waitForPids(pids_file, 3);
+  ASSERT_EQ(pids.size(), 3u);
+  waitUntilExists(name);
+  ASSERT_TRUE(waitForText(p, "holding for", 60)) << readFile(p.log);  // the segment is published
+  // A crash no handler sees: mpirun and every rank SIGKILLed (Open MPI's files stay too).
+  kill(p.pid, SIGKILL);
+  for (pid_t pid : pids) kill(pid, SIGKILL);
+  wait(p, 60);
+  ASSERT_TRUE(Segment::exists(name)) << "the crash should leave the segment behind";
+  // The crashed job's Open MPI files: new since it started and mapped by no process (another
+  // job starting meanwhile has its own mapped).
+  std::vector<std::string> left;
+  const std::string mapped = mappedShmPaths();
+  for (const auto& f : shmFiles("vader_segment."))
+    if (std::find(before.begin(), before.end(), f) == before.end() &&
+        mapped.find("/dev/shm/" + f + "\n") == std::string::npos)
+      left.push_back(f);
+  for (const auto& f : left) {  // as if a minute had passed (younger ones may be in creation)
+    const struct timespec old_times[2] = {{time(nullptr) - 120, 0}, {time(nullptr) - 120, 0}};
+    utimensat(AT_FDCWD, ("/dev/shm/" + f).c_str(), old_times, 0);
+  }
+  Result next = wait(start(job({})));
+  EXPECT_EQ(next.exit_code, 0) << next.output;
+  EXPECT_NE(next.output.find("removed stale shared segment /dev/shm/" + name), std::string::npos)
+      << next.output;
+  EXPECT_FALSE(Segment::exists(name));
+  for (const auto& f : left) {
+    EXPECT_FALSE(exists("/dev/shm/" + f)) << f << " of the crashed job left\n" << next.output;
+    EXPECT_NE(next.output.find("removed stale shared-memory file /dev/shm/" + f), std::string::npos);
+  }
+  std::printf("Open MPI files left by the crash and removed at the next start: %zu\n", left.size());
+  // A file of that name that is not a slidedp segment is left alone, with a clear refusal.
+  { std::ofstream(std::string("/dev/shm/") + name) << "someone else's\n"; }
+  Result foreign = wait(start(job({})));
+  EXPECT_EQ(foreign.exit_code, 2) << foreign.output;
+  EXPECT_NE(foreign.output.find("is not a slidedp segment"), std::string::npos) << foreign.output;
+  EXPECT_TRUE(Segment::exists(name));
+  Segment::removeByName(name);
+  std::remove(pids_file.c_str());
+}
+
+// Item 8: slidedp_generate answers bad input with a message, not a LibTorch backtrace.
+TEST(Generate, BadPromptIdsAndEmptyPromptsAreClearErrors) {
+  Result ids = wait(start({SLIDEDP_GENERATE_BIN, "--model", stories(), "--prompt-ids", "708,5000"}));
+  EXPECT_EQ(ids.exit_code, 2) << ids.output;
+  EXPECT_NE(ids.output.find("id 708 (position 0) is outside the model's vocabulary [0, 512)"),
+            std::string::npos) << ids.output;
+  EXPECT_EQ(ids.output.find("frame #"), std::string::npos) << ids.output;
+  Result empty = wait(start({SLIDEDP_GENERATE_BIN, "--model", stories(), "--no-bos"}));
+  EXPECT_EQ(empty.exit_code, 2) << empty.output;
+  EXPECT_NE(empty.output.find("HINT: pass --prompt TEXT or --prompt-ids"), std::string::npos) << empty.output;
+  Result flag = wait(start({SLIDEDP_GENERATE_BIN, "--model", stories(), "--top-p", "0"}));
+  EXPECT_EQ(flag.exit_code, 2) << flag.output;
+  EXPECT_NE(flag.output.find("--top-p must be in (0, 1]"), std::string::npos) << flag.output;
+  Result ok = wait(start({SLIDEDP_GENERATE_BIN, "--model", stories(), "--prompt-ids", "1,403",
+                          "--max-new-tokens", "4"}));
+  EXPECT_EQ(ok.exit_code, 0) << ok.output;
+}
+
+// Fault injection (--kill-at): a rank SIGKILLed at a phase of a step, for each role; every rank
+// is gone within the heartbeat timeout, no segment is left, and the last complete checkpoint is
+// intact (its checksum verifies) and resumable. A kill in the middle of writing a checkpoint
+// leaves the previous one as `latest`.
+TEST(FaultMatrix, ARankKilledAtEachPhaseLeavesTheLastCompleteCheckpointResumable) {
+  struct Case {
+    std::string kill_at;
+    int last_complete;
+  };
+  // World rank 0 is the leader, 1 and 2 the workers; checkpoints every 2 steps of 4.
+  const std::vector<Case> cases = {{"step@3:1", 2},       {"step@3:2", 2}, {"step@3:0", 2},
+                                   {"update@3:0", 2},     {"update@4:0", 2},
+                                   {"checkpoint@4:0", 2}, {"export@4:0", 4}};
+  const double heartbeat_s = 5;
+  for (const auto& c : cases) {
+    const std::string d = tmpDir("fault");
+    const std::string name = fmt::format("slidedp-fault-{}", getpid());
+    const std::string pids_file = d + ".pids";
+    Proc p = start(train({"--steps", "4", "--checkpoint-dir", d, "--checkpoint-every", "2",
+                          "--export", d + ".export", "--kill-at", c.kill_at, "--shm-name", name,
+                          "--pid-file", pids_file, "--heartbeat-timeout", "5"}));
+    const auto pids = waitForPids(pids_file, 3);
+    ASSERT_EQ(pids.size(), 3u);
+    ASSERT_TRUE(waitForText(p, "--kill-at: this rank kills itself", 120)) << readFile(p.log);
+    const auto killed = steady_clock::now();
+    Result r = wait(p, 60);
+    EXPECT_TRUE(waitAllGone(pids, heartbeat_s + 5)) << c.kill_at << ": a rank outlived the job";
+    const double gone_s = duration<double>(steady_clock::now() - killed).count();
+    std::printf("--kill-at %s: all ranks gone %.2f s later\n", c.kill_at.c_str(), gone_s);
+    EXPECT_LT(gone_s, heartbeat_s) << c.kill_at << "\n" << r.output;
+    EXPECT_NE(r.exit_code, 0) << c.kill_at << "\n" << r.output;
+    EXPECT_FALSE(Segment::exists(name)) << c.kill_at << ": segment left\n" << r.output;
+    EXPECT_FALSE(exists(d + ".export/config.json")) << c.kill_at;
+    EXPECT_EQ(latestOf(d), fmt::format("step-{:08d}", c.last_complete)) << c.kill_at << "\n" << r.output;
+    Result again = wait(start(train({"--steps", "6", "--checkpoint-dir", d, "--resume", "auto"})));
+    EXPECT_EQ(again.exit_code, 0) << c.kill_at << "\n" << again.output;
+    EXPECT_NE(again.output.find(fmt::format("at step {}", c.last_complete + 1)), std::string::npos)
+        << c.kill_at << "\n" << again.output;
+    // The killed writer's temporary directory went with the next checkpoint.
+    EXPECT_NE(std::system(("ls -a " + d + " | grep -q '\\.tmp-'").c_str()), 0)
+        << c.kill_at << ": a temporary checkpoint directory is left";
+    std::system(("rm -rf " + d + " " + d + ".*").c_str());
+  }
+}
