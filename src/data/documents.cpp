@@ -171,15 +171,18 @@ DocumentSet readJsonl(const std::string& path, int64_t vocab_size) {
 
 DocumentSet readText(const std::string& path, const std::string& tokenizer, int64_t vocab_size) {
   if (tokenizer.empty()) {
-    throwUserError("text data {} needs a tokenizer, none was given\nHINT: set DataSpec.tokenizer "
-                   "(--tokenizer) to the model's SentencePiece tokenizer.model.", path);
+    throwUserError("text data {} needs a tokenizer, none was given\nHINT: pass --tokenizer with the "
+                   "model's SentencePiece tokenizer.model, or tokenise the text first with any Hugging "
+                   "Face tokenizer: launcher/slidedp-run prepare --model DIR --input {} --out FILE.tok",
+                   path, path);
   }
   sentencepiece::SentencePieceProcessor sp;
   const auto status = sp.Load(tokenizer);
   if (!status.ok()) {
-    throwUserError("cannot load the SentencePiece tokenizer {}: {}\nHINT: pass the model's "
-                   "tokenizer.model (Hugging Face tokenizer.json is not supported).", tokenizer,
-                   status.ToString());
+    throwUserError("cannot load the SentencePiece tokenizer {}: {}\nHINT: pass --tokenizer with an "
+                   "existing SentencePiece tokenizer.model; for a model with only a tokenizer.json, "
+                   "tokenise the text first: launcher/slidedp-run prepare --model DIR --input TEXT "
+                   "--out FILE.tok", tokenizer, status.ToString());
   }
   const int bos = sp.bos_id();
   if (bos < 0) {
