@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -144,6 +145,24 @@ inline void waitUntilExists(const std::string& name, double timeout_s = 60) {
   while (!slidedp::shm::Segment::exists(name) && steady_clock::now() < until)
     std::this_thread::sleep_for(milliseconds(10));
   ASSERT_TRUE(slidedp::shm::Segment::exists(name));
+}
+
+/// The shared fixtures' folder: $SLIDEDP_SHARED_DIR, else the one the build was configured with.
+inline std::string sharedDir() {
+  const char* env = std::getenv("SLIDEDP_SHARED_DIR");
+  return env ? env : SLIDEDP_SHARED_DIR;
+}
+/// The real stories260K model of the shared fixtures (Hugging Face format).
+inline std::string stories() { return sharedDir() + "/models/stories260K"; }
+
+/// Whether `text` appears in p's log within timeout_s seconds (polled every 20 ms).
+inline bool waitForText(const Proc& p, const std::string& text, double timeout_s) {
+  const auto until = steady_clock::now() + milliseconds(static_cast<int>(timeout_s * 1000));
+  while (steady_clock::now() < until) {
+    if (readFile(p.log).find(text) != std::string::npos) return true;
+    std::this_thread::sleep_for(milliseconds(20));
+  }
+  return false;
 }
 
 }  // namespace slidedp::test

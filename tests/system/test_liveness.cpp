@@ -18,10 +18,6 @@ using namespace slidedp::test;
 using slidedp::shm::Segment;
 
 namespace {
-std::string stories() {
-  const char* env = std::getenv("SLIDEDP_SHARED_DIR");
-  return std::string(env ? env : SLIDEDP_SHARED_DIR) + "/models/stories260K";
-}
 std::vector<std::string> train(std::vector<std::string> mpirun_extra, std::vector<std::string> extra) {
   std::vector<std::string> a = {SLIDEDP_MPIRUN_BIN, "--oversubscribe", "--bind-to", "none"};
   a.insert(a.end(), mpirun_extra.begin(), mpirun_extra.end());
@@ -32,14 +28,6 @@ std::vector<std::string> train(std::vector<std::string> mpirun_extra, std::vecto
   a.push_back(stories());
   a.insert(a.end(), extra.begin(), extra.end());
   return a;
-}
-bool waitForText(const Proc& p, const std::string& text, double timeout_s) {
-  const auto until = steady_clock::now() + milliseconds(static_cast<int>(timeout_s * 1000));
-  while (steady_clock::now() < until) {
-    if (readFile(p.log).find(text) != std::string::npos) return true;
-    std::this_thread::sleep_for(milliseconds(20));
-  }
-  return false;
 }
 constexpr double kSlowStepS = 6;  // 3x the shortened liveness timeouts below
 const std::vector<std::string> kShortLiveness = {"--heartbeat-timeout", "2", "--stall-timeout", "2"};

@@ -13,10 +13,6 @@ using namespace slidedp::test;
 using slidedp::shm::Segment;
 
 namespace {
-std::string stories() {
-  const char* env = std::getenv("SLIDEDP_SHARED_DIR");
-  return std::string(env ? env : SLIDEDP_SHARED_DIR) + "/models/stories260K";
-}
 std::vector<std::string> train(std::vector<std::string> mpirun_extra, std::vector<std::string> extra) {
   std::vector<std::string> a = {SLIDEDP_MPIRUN_BIN, "--oversubscribe", "--bind-to", "none"};
   a.insert(a.end(), mpirun_extra.begin(), mpirun_extra.end());

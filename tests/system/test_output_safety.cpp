@@ -22,11 +22,6 @@ using slidedp::shm::Segment;
 
 namespace {
 
-std::string shared() {
-  const char* env = std::getenv("SLIDEDP_SHARED_DIR");
-  return env ? env : SLIDEDP_SHARED_DIR;
-}
-std::string stories() { return shared() + "/models/stories260K"; }
 
 std::vector<std::string> train(std::vector<std::string> extra) {
   std::vector<std::string> a = {SLIDEDP_MPIRUN_BIN, "--oversubscribe", "--bind-to", "none", "-np",
@@ -84,14 +79,6 @@ int countOccurrences(const std::string& s, const std::string& what) {
   return n;
 }
 
-bool waitForText(const Proc& p, const std::string& text, double timeout_s) {
-  const auto until = steady_clock::now() + milliseconds(static_cast<int>(timeout_s * 1000));
-  while (steady_clock::now() < until) {
-    if (readFile(p.log).find(text) != std::string::npos) return true;
-    std::this_thread::sleep_for(milliseconds(20));
-  }
-  return false;
-}
 
 }  // namespace
 
@@ -246,7 +233,7 @@ TEST(OutputChecks, TooLittleDiskSpaceForTheCheckpointsIsRefusedWithNeededAndFree
 
 // Item 7: settings that cannot work are refused before start-up, once, naming the flag.
 TEST(EarlyChecks, BadSettingsAreRefusedBeforeStartUpAndPrintedOnce) {
-  const std::string ref = "reference:" + shared() + "/reference/stories260K_kjv.reference.safetensors";
+  const std::string ref = "reference:" + sharedDir() + "/reference/stories260K_kjv.reference.safetensors";
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
       {{"--steps", "2", "--batch-size", "1"}, "--batch-size 1 is smaller than the number of workers (2)"},
       {{"--steps", "2", "--beta1", "1.5"}, "--beta1 must be in [0, 1)"},

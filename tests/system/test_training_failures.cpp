@@ -11,10 +11,6 @@ using namespace slidedp::test;
 using slidedp::shm::Segment;
 
 namespace {
-std::string stories() {
-  const char* env = std::getenv("SLIDEDP_SHARED_DIR");
-  return std::string(env ? env : SLIDEDP_SHARED_DIR) + "/models/stories260K";
-}
 std::vector<std::string> train(int np, std::vector<std::string> extra, std::string seq_len = "64") {
   std::vector<std::string> a = {SLIDEDP_MPIRUN_BIN, "--oversubscribe", "--bind-to", "none", "-np",
                                 std::to_string(np), SLIDEDP_WORKER_BIN, "--device", "cpu",
@@ -22,14 +18,6 @@ std::vector<std::string> train(int np, std::vector<std::string> extra, std::stri
                                 "--chunk-numel", "3000"};
   a.insert(a.end(), extra.begin(), extra.end());
   return a;
-}
-bool waitForText(const Proc& p, const std::string& text, double timeout_s) {
-  const auto until = steady_clock::now() + milliseconds(static_cast<int>(timeout_s * 1000));
-  while (steady_clock::now() < until) {
-    if (readFile(p.log).find(text) != std::string::npos) return true;
-    std::this_thread::sleep_for(milliseconds(20));
-  }
-  return false;
 }
 }  // namespace
 

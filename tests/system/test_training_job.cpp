@@ -11,10 +11,6 @@ using namespace std::chrono;
 using namespace slidedp::test;
 
 namespace {
-std::string stories() {
-  const char* env = std::getenv("SLIDEDP_SHARED_DIR");
-  return std::string(env ? env : SLIDEDP_SHARED_DIR) + "/models/stories260K";
-}
 std::vector<std::string> train(std::vector<std::string> extra) {
   std::vector<std::string> a = {SLIDEDP_MPIRUN_BIN, "--oversubscribe", "--bind-to", "none", "-np",
                                 "3", SLIDEDP_WORKER_BIN, "--device", "cpu", "--model", stories(),
