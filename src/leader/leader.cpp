@@ -178,6 +178,10 @@ optim::GradView Leader::gradView(int slot, const void** ptrs) const {
   return g;
 }
 
+optim::ChunkState Leader::unitState(int u) const {
+  return optim::ChunkState{master(u), expAvg(u), expAvgSq(u), bf16Copy(u), layout_.units[u].numel};
+}
+
 optim::StepConstants Leader::constants(double weight_decay, float grad_scale, int64_t step,
                                        double lr) const {
   optim::AdamWHyper h;
@@ -227,10 +231,10 @@ void Leader::embeddingChunk(const Chunk& c, const optim::GradView& grad, int64_t
       }
       return;  // its norm once the token pass has added the rest
     }
-    // The token rows' state and gradient so far are saved first; the pass then updates every
-    // row (the token rows provisionally: the token pass redoes them from the saved state).
-    *norm_sq -= split_->save(master(0), expAvg(0), expAvgSq(0), g, c.begin, c.end, threads);
-    updateRange(0, c.begin, c.end, g, 1.0f, step, lr, norm_sq);
+    // The rows outside the step's token rows are updated now; the token rows' gradient so far
+    // is saved for the token pass.
+    *norm_sq += split_->denseUpdate(engine_, constants(decay_[0][0].weight_decay, 1.0f, step, lr),
+                                    unitState(0), g, c.begin, c.end);
     return;
   }
   if (clip) {
@@ -243,8 +247,8 @@ void Leader::embeddingChunk(const Chunk& c, const optim::GradView& grad, int64_t
     }
     return;
   }
-  *norm_sq += split_->update(engine_, constants(decay_[0][0].weight_decay, 1.0f, step, lr), master(0),
-                             expAvg(0), expAvgSq(0), bf16Copy(0), grad, c.begin, c.end);
+  *norm_sq += split_->tokenUpdate(engine_, constants(decay_[0][0].weight_decay, 1.0f, step, lr),
+                                  unitState(0), grad, c.begin, c.end);
 }
 
 LeaderStepStats Leader::step(int64_t step) {

@@ -105,6 +105,7 @@ class Leader {
   };
   optim::GradView gradView(int slot, const void** ptrs) const;
   optim::StepConstants constants(double weight_decay, float grad_scale, int64_t step, double lr) const;
+  optim::ChunkState unitState(int u) const;  // unit u's master, m, v, bf16 copy
   void updateRange(int unit, int64_t begin, int64_t end, const optim::GradView& grad,
                    float grad_scale, int64_t step, double lr, double* norm_sq);
   // One chunk of the row-split embedding update (ChunkPass kEmbeddingDense / kEmbeddingTokens).

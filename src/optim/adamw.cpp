@@ -229,6 +229,45 @@ double Engine::run(int pass, const ChunkState& s, const GradView& grad, int64_t 
   return sum;
 }
 
+double Engine::updateRangesWithNorm(const ChunkState& s, const GradView& grad,
+                                    const std::vector<Range>& ranges, const StepConstants& c) const {
+  checkGrad(grad);
+  if (!s.master || !s.expAvg || !s.expAvgSq || !s.bf16)
+    throwUserError("optim: update needs master, exp_avg, exp_avg_sq and bf16 arrays (one is null)");
+  int64_t total = 0;
+  for (const Range& r : ranges) {
+    if (r.length < 0 || r.state < 0 || r.grad < 0) throwUserError("optim: negative range");
+    total += r.length;
+  }
+  if (total == 0) return 0.0;
+  const detail::RangeKernel kernel = kernelFor(isa_);
+  const size_t esize = grad.dtype == DType::kBF16 ? 2 : 4;
+  const int team = std::min<int64_t>(teamSize(total, threads_), static_cast<int64_t>(ranges.size()));
+  std::vector<double> partial(std::max(team, 1), 0.0);
+  const int64_t nr = static_cast<int64_t>(ranges.size());
+#pragma omp parallel num_threads(std::max(team, 1))
+  {
+    const int t = omp_get_thread_num(), nt = omp_get_num_threads();
+    const void* slots[kMaxSlots];
+    double sum = 0.0;
+    for (int64_t i = nr * t / nt; i < nr * (t + 1) / nt; ++i) {
+      const Range& r = ranges[i];
+      if (r.length == 0) continue;
+      for (int w = 0; w < grad.numSlots; ++w)
+        slots[w] = static_cast<const char*>(grad.slots[w]) + r.grad * esize;
+      const detail::KernelArgs args{slots,           grad.numSlots,     grad.dtype,
+                                    s.master + r.state, s.expAvg + r.state, s.expAvgSq + r.state,
+                                    s.bf16 + r.state,   c,                 streamCopy_,
+                                    prefetchElems_};
+      sum += kernel(args, detail::Pass::kUpdateNorm, 0, r.length);
+    }
+    partial[t] = sum;
+  }
+  double sum = 0.0;
+  for (double x : partial) sum += x;
+  return sum;
+}
+
 double Engine::gradSquaredNorm(const GradView& grad, int64_t n, float gradScale) const {
   StepConstants c{};
   if (!std::isfinite(gradScale)) throwUserError("optim: grad_scale {} is not finite", gradScale);

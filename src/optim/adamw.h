@@ -184,6 +184,19 @@ class Engine {
   double updateWithNorm(const ChunkState& state, const GradView& grad,
                         const StepConstants& c) const;
 
+  /// A range of a scattered pass: `length` elements from element `state` of the state arrays
+  /// and from element `grad` of every gradient slot.
+  struct Range {
+    int64_t state = 0, grad = 0, length = 0;
+  };
+  /// updateWithNorm() over many ranges (e.g. the rows of a row-sparse update) in ONE OpenMP
+  /// team: `state`'s arrays and `grad`'s slots are base pointers (state.n is ignored), ranges
+  /// are split statically among the threads in order. Every element gets exactly what
+  /// updateWithNorm() on its own range would give; the norm is summed per thread, then over
+  /// threads (reproducible for the same ranges and thread count).
+  double updateRangesWithNorm(const ChunkState& state, const GradView& grad,
+                              const std::vector<Range>& ranges, const StepConstants& c) const;
+
  private:
   double run(int pass, const ChunkState& state, const GradView& grad, int64_t n,
              const StepConstants& c) const;

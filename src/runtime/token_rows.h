@@ -49,6 +49,8 @@ class TokenRows {
     int64_t element, packed, length;
   };
   std::vector<Piece> pieces(int64_t b, int64_t e) const;
+  /// The complement: the pieces of [b, e) outside the token rows (packed = -1), ascending.
+  std::vector<Piece> gaps(int64_t b, int64_t e) const;
 
  private:
   const uint64_t* words_ = nullptr;
