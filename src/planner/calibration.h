@@ -32,7 +32,7 @@ struct HostRates {
 /// Measures the host. `bytes` per buffer (two buffers for copies; the AdamW state is
 /// bytes / 4 elements of master, m, v, grad, bf16); `threads` the AdamW counts to try
 /// (empty: 1, 2, 4, ..., cores).
-HostRates measureHost(size_t bytes = size_t{64} << 20, std::vector<int> threads = {});
+HostRates measureHost(size_t bytes = size_t{1} << 30, std::vector<int> threads = {});
 
 /// "device=cpu" or the GPU models from /proc/driver/nvidia (no CUDA context is created): the
 /// device part of the fingerprint, the same in `slidedp plan` and a run's `--policy auto`.

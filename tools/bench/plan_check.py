@@ -25,7 +25,7 @@ DEFAULT_JOBS = ";".join([
     "replicated/cpu+recompute@8,replicated/cpu+auto@16,replicated/cpu+recompute@16,replicated/cpu+auto@32",
     "16384|22|replicated/cpu+auto@1,replicated/cpu+auto@2,replicated/cpu+recompute@2,"
     "replicated/cpu+offload+auto@2",
-    "131072|0|replicated/cpu+auto@1",
+    "32768|0|replicated/cpu+auto@1",  # the 4B config's max_position_embeddings is 40960
 ])
 AUTO_SHAPE = (4096, 8, 0)  # seq, batch, budget of the --policy auto job
 
