@@ -4,7 +4,7 @@
 # comparison (tools/bench/peers.sh); logs to $OUT (or ./gpu-logs). Works on 1..8 GPUs.
 #
 #   bash tools/gpu-check.sh [steps...]
-#     steps, run in the order given: build test layer profile slidedp packed peers longest ipc plan main realrun finetune adamw
+#     steps, run in the order given: build test layer profile slidedp packed peers longest ipc plan ckpt main realrun finetune adamw
 #     (default: build test layer slidedp)
 #   Environment (each optional):
 #     SLIDEDP_BENCH_CONFIG    model shape of `slidedp` and `peers` (default tools/configs/qwen3-4b.json
@@ -20,6 +20,12 @@
 #                             trainable sequence of slidedp and FSDP2 + Liger + AC on GPU 0, batch 1,
 #                             doubling then bisection, within a 540 s budget; e.g. --systems slidedp
 #                             --start 262144, or the --known-ok/--known-fail a previous call printed)
+#     SLIDEDP_CKPT_DIR        `ckpt`: where its checkpoints go (default ./ckpt-bench: the disk of the
+#                             checkout; emptied before and removed after). A Qwen3-4B checkpoint is
+#                             48.3 GB: with room for two it writes two, with room for one, one
+#     SLIDEDP_CKPT_EVERY      `ckpt`: --checkpoint-every (default 12; the run has 11 steps after its
+#                             last checkpoint), SLIDEDP_CKPT_MODE stream (default) or blocking,
+#                             SLIDEDP_CKPT_BATCH / SLIDEDP_CKPT_SEQ (default 8 / 4096)
 #     SLIDEDP_PLAN_CONFIG     model shape of `plan` (default tools/configs/qwen3-4b.json)
 #     SLIDEDP_PLAN_JOBS       `plan`'s jobs, "seq|budget GiB|variant,..." joined by ';' (default:
 #                             tools/bench/plan_check.py DEFAULT_JOBS, 12 variants, seq 4K-128K)
@@ -184,6 +190,45 @@ do_plan() {
   tail -30 "$OUT/plan.log"
   tar czf "$OUT/plan.tgz" -C "$OUT" plan && rm -rf "$OUT/plan"
 }
+do_ckpt() {
+  # Issue 20: "checkpoint every 100 steps at 4B costs <= 3% of throughput". The same job twice
+  # (random init, synthetic data, batch 8, seq 4096), without checkpoints and with streamed ones
+  # every K steps; tools/bench/ckpt_cost.py turns the step times into the cost of one checkpoint
+  # and its share of 100 steps (a RESULT line).
+  local dir=${SLIDEDP_CKPT_DIR:-$(pwd)/ckpt-bench} mode=${SLIDEDP_CKPT_MODE:-stream}
+  local every=${SLIDEDP_CKPT_EVERY:-12} rows=${SLIDEDP_CKPT_BATCH:-8} T=${SLIDEDP_CKPT_SEQ:-4096} bytes free n steps
+  local dev=(--gpus "$GPUS"); [ "$NGPU" -eq 0 ] && dev=(--cpu-workers 1)  # CPU: a dry run of the logic
+  step "ckpt: the cost of a $mode checkpoint ($CONFIG, batch $rows, seq $T): steps without and with --checkpoint-every $every"
+  mkdir -p "$dir" && rm -rf "$dir"/step-* "$dir"/.step-* "$dir"/latest
+  bytes=$(python3 tools/bench/ckpt_cost.py --checkpoint-bytes "$CONFIG") || { rc=1; return; }
+  free=$(df -B1 --output=avail "$dir" | tail -1 | tr -d ' ')
+  # Checkpoints on disk at once: the kept one (--keep-checkpoints 1) and the one being written.
+  if [ "$free" -ge $(( bytes * 2 + (2 << 30) )) ]; then n=2
+  elif [ "$free" -ge $(( bytes + (1 << 30) )) ]; then n=1
+  else
+    echo "ckpt: skipped: $dir has $((free >> 30)) GiB free, one checkpoint needs $((bytes >> 30)) GiB; set SLIDEDP_CKPT_DIR to a larger disk"
+    rc=1; return
+  fi
+  steps=$(( n * every + every - 1 ))  # n checkpoints, then every-1 steps; none after the last step
+  echo "ckpt: $dir: $((free >> 30)) GiB free, $n checkpoint(s) of $((bytes >> 30)) GiB at steps $every$([ $n = 2 ] && echo " and $((2 * every))") of $steps;" \
+       "vm.dirty_ratio $(cat /proc/sys/vm/dirty_ratio 2>/dev/null) dirty_bytes $(cat /proc/sys/vm/dirty_bytes 2>/dev/null) (the page cache absorbs a write up to that limit, then the disk paces it)"
+  df -h "$dir" | tail -1
+  local common=(--model-config "$CONFIG" --batch-size "$rows" --seq-len "$T" --steps "$steps" --warmup-steps 1
+                --lr 1e-5 --delivery "${ROUTE%/*}" --reduction "${ROUTE#*/}")
+  # Without checkpoints, then with; each run ~(30 s start-up + steps x ~2.3 s) on 1x H200.
+  SLIDEDP_WORKER=$BIN/slidedp_worker timeout 300 launcher/slidedp-run "${dev[@]}" --worker-threads 2 -- \
+    "${common[@]}" --metrics "$OUT/ckpt-base.jsonl" > "$OUT/ckpt-base.log" 2>&1 || rc=1
+  SLIDEDP_WORKER=$BIN/slidedp_worker timeout 420 launcher/slidedp-run "${dev[@]}" --worker-threads 2 -- \
+    "${common[@]}" --metrics "$OUT/ckpt-run.jsonl" --checkpoint-dir "$dir" --checkpoint-every "$every" \
+    --checkpoint-mode "$mode" --checkpoint-at-end false --keep-checkpoints 1 \
+    > "$OUT/ckpt-run.log" 2>&1 || rc=1
+  grep -E "checkpoint|step ($every|$((every + 1))|$((every + 2)))/|rror" "$OUT/ckpt-run.log" | cut -c1-330 | tail -14
+  python3 tools/bench/ckpt_cost.py --base "$OUT/ckpt-base.jsonl" --run "$OUT/ckpt-run.jsonl" \
+    --log "$OUT/ckpt-run.log" --label "mode=$mode config=$(basename "$CONFIG" .json)" | tee "$OUT/ckpt-cost.txt" | tail -8 || rc=1
+  rm -rf "$dir"/step-* "$dir"/.step-* "$dir"/latest
+  [ -z "${SLIDEDP_CKPT_DIR:-}" ] && rmdir "$dir" 2>/dev/null
+  return 0
+}
 do_adamw() {
   step "adamw"
   timeout 120 bash tools/bench/bench_adamw.sh --build "$B" --n 256M --threads $(nproc) > "$OUT/bench-adamw.log" 2>&1 || rc=1
@@ -197,7 +242,7 @@ do_ipc() {
   grep -E "bench_ipc|RESULT|rror" "$OUT/bench-ipc.log"
 }
 for s in $STEPS; do
-  declare -F "do_$s" >/dev/null || { echo "gpu-check.sh: unknown step '$s' (steps: build test layer profile slidedp packed peers longest ipc plan main realrun finetune adamw)"; exit 2; }
+  declare -F "do_$s" >/dev/null || { echo "gpu-check.sh: unknown step '$s' (steps: build test layer profile slidedp packed peers longest ipc plan ckpt main realrun finetune adamw)"; exit 2; }
   "do_$s"
 done
 echo "=== done rc=$rc ($(date +%T))"
