@@ -222,7 +222,8 @@ do_ckpt() {
     "${common[@]}" --metrics "$OUT/ckpt-run.jsonl" --checkpoint-dir "$dir" --checkpoint-every "$every" \
     --checkpoint-mode "$mode" --checkpoint-at-end false --keep-checkpoints 1 \
     > "$OUT/ckpt-run.log" 2>&1 || rc=1
-  grep -E "checkpoint|step ($every|$((every + 1))|$((every + 2)))/|rror" "$OUT/ckpt-run.log" | cut -c1-330 | tail -14
+  grep -E "\] (checkpoint|the checkpoint|waited|step ($every|$((every + 1))|$((every + 2)))/)|rror" "$OUT/ckpt-run.log" \
+    | cut -c1-330 | tail -14
   python3 tools/bench/ckpt_cost.py --base "$OUT/ckpt-base.jsonl" --run "$OUT/ckpt-run.jsonl" \
     --log "$OUT/ckpt-run.log" --label "mode=$mode config=$(basename "$CONFIG" .json)" | tee "$OUT/ckpt-cost.txt" | tail -8 || rc=1
   rm -rf "$dir"/step-* "$dir"/.step-* "$dir"/latest
