@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <deque>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -26,6 +27,85 @@ uint64_t bytesOf(const TensorToWrite& t) {
 
 /// Thrown inside the writer thread when cancel() was called.
 struct Cancelled {};
+
+/// pwrite()s of pieces at their file offsets on `n` threads, so copying into the page cache
+/// (the part of a write the caller waits for, up to the dirty limit) runs on several cores.
+/// The digest stays with the caller, which hashes every piece in file order before submitting.
+class IoPool {
+ public:
+  IoPool(int fd, const std::string& path, int n) : fd_(fd), path_(path) {
+    for (int i = 0; i < n; ++i) threads_.emplace_back([this] { loop(); });
+  }
+  ~IoPool() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      closing_ = true;
+    }
+    cv_.notify_all();
+    for (auto& t : threads_) t.join();
+  }
+  void submit(const uint8_t* p, size_t n, uint64_t offset) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      queue_.push_back({p, n, offset});
+      ++pending_;
+    }
+    cv_.notify_one();
+  }
+  /// Waits until every submitted piece is written; throws UserError on the first failure.
+  void drain() {
+    std::unique_lock<std::mutex> lock(mu_);
+    done_.wait(lock, [&] { return pending_ == 0; });
+    if (!error_.empty()) throw UserError(error_);
+  }
+
+ private:
+  struct Piece {
+    const uint8_t* p;
+    size_t n;
+    uint64_t offset;
+  };
+  void loop() {
+    for (;;) {
+      Piece piece;
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        cv_.wait(lock, [&] { return closing_ || !queue_.empty(); });
+        if (queue_.empty()) return;
+        piece = queue_.front();
+        queue_.pop_front();
+      }
+      std::string error;
+      while (piece.n > 0 && error.empty()) {
+        const ssize_t w = ::pwrite(fd_, piece.p, piece.n, static_cast<off_t>(piece.offset));
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) {
+          error = fmt::format("{}: write failed: {}\nHINT: check free disk space", path_,
+                              w < 0 ? std::strerror(errno) : "no progress");
+          break;
+        }
+        piece.p += w;
+        piece.n -= static_cast<size_t>(w);
+        piece.offset += static_cast<uint64_t>(w);
+      }
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        if (!error.empty() && error_.empty()) error_ = error;
+        --pending_;
+      }
+      done_.notify_all();
+    }
+  }
+  int fd_;
+  std::string path_;
+  std::mutex mu_;
+  std::condition_variable cv_, done_;
+  std::deque<Piece> queue_;
+  size_t pending_ = 0;
+  bool closing_ = false;
+  std::string error_;
+  std::vector<std::thread> threads_;
+};
 
 }  // namespace
 
@@ -106,35 +186,32 @@ void StreamedSafetensorsWriter::run() {
     if (fd < 0) throwUserError("{}: cannot create: {}", path_, std::strerror(errno));
     StreamDigest sum;
     uint64_t at = 0;  // file offset
+    std::string head(8, '\0');
+    for (int i = 0; i < 8; ++i) head[i] = static_cast<char>(uint64_t{header_.size()} >> (8 * i));
+    head += header_;
+    IoPool pool(fd, path_, std::max(1, opts_.io_threads));
+    // Hashed here, in file order, then written by the pool; a piece's memory is the caller's
+    // and stays unchanged until its group is marked, after pool.drain().
     auto put = [&](const void* p, size_t n) {
       sum.update(p, n);
-      const auto* c = static_cast<const uint8_t*>(p);
-      while (n > 0) {
-        const ssize_t w = ::write(fd, c, n);
-        if (w < 0) {
-          if (errno == EINTR) continue;
-          throwUserError("{}: write failed: {}\nHINT: check free disk space", path_,
-                         std::strerror(errno));
-        }
-        c += w;
-        n -= static_cast<size_t>(w);
-        at += static_cast<uint64_t>(w);
-      }
+      pool.submit(static_cast<const uint8_t*>(p), n, at);
+      at += n;
     };
-    uint8_t len[8];
-    for (int i = 0; i < 8; ++i) len[i] = static_cast<uint8_t>(uint64_t{header_.size()} >> (8 * i));
-    put(len, 8);
-    put(header_.data(), header_.size());
+    put(head.data(), head.size());
     for (size_t g = 0; g < groups_.size(); ++g) {
       const uint64_t group_begin = at;
       for (const auto& t : groups_[g]) {
         const auto* p = static_cast<const uint8_t*>(t.src);
         const uint64_t total = bytesOf(t);
         for (uint64_t off = 0; off < total; off += opts_.piece_bytes) {
-          if (cancel_.load(std::memory_order_acquire)) throw Cancelled{};
+          if (cancel_.load(std::memory_order_acquire)) {
+            pool.drain();
+            throw Cancelled{};
+          }
           put(p + off, static_cast<size_t>(std::min<uint64_t>(opts_.piece_bytes, total - off)));
         }
       }
+      pool.drain();
       // Start writeback of this group now (asynchronous; errors surface at the fsync).
       ::sync_file_range(fd, static_cast<off_t>(group_begin), static_cast<off_t>(at - group_begin),
                         SYNC_FILE_RANGE_WRITE);

@@ -12,10 +12,13 @@
 // Page cache, not O_DIRECT: a write returns once the bytes are copied, so the first GiBs (up to
 // the kernel's dirty limit) are absorbed at memory speed, which is what releases the caller's
 // updates early; O_DIRECT would pace every group at the disk's rate.
-// The XXH3-64 digest of the file is computed while writing (each 8 MiB piece hashed just before
-// it is written, while it is in cache): no second pass.
+// The XXH3-64 digest of the file is computed while writing: the writer thread hashes each 8 MiB
+// piece in file order and hands it to a few I/O threads that pwrite it at its offset (so the
+// copy into the page cache runs on several cores); a group is marked once all its pieces are
+// written. No second pass over the data.
 //
-// Threads: one writer thread per file. waitGroup/groupsWritten/finished may be called from any
+// Threads: one writer thread per file (hashing in file order), with `io_threads` helpers
+// that pwrite its pieces. waitGroup/groupsWritten/finished may be called from any
 // thread; the constructor, wait(), cancel() and the destructor from the owner's thread.
 // Errors: any failure (I/O, a throwing callback, cancel()) stops the writer, removes the
 // partial file, marks every group as released (waiters return, the memory may change: the file
@@ -38,8 +41,12 @@
 namespace slidedp::formats {
 
 struct StreamedWriterOptions {
-  /// Bytes per write() call; the digest reads each piece just before it is written.
+  /// Bytes per pwrite() call; the digest reads each piece just before it is written.
   size_t piece_bytes = 8u << 20;
+  /// Threads copying pieces into the file (pwrite at their offsets): the copy into the page
+  /// cache is what a waiting caller waits for, and one core copies ~2-3 GB/s. The digest is
+  /// still one pass in file order, on the writer thread (XXH3: several times faster).
+  int io_threads = 4;
   /// After group g (1-based count of groups written) is marked, on the writer thread (tests:
   /// fault injection, a slow disk). May throw: the write fails with its message.
   std::function<void(int groups_written)> after_group;
