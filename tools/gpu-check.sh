@@ -26,7 +26,9 @@
 #                             room for one, one. SLIDEDP_CKPT_CONFIG: the shape (default qwen3-4b)
 #     SLIDEDP_CKPT_EVERY      `ckpt`: --checkpoint-every (default 12; the run has 11 steps after its
 #                             last checkpoint), SLIDEDP_CKPT_MODE stream (default) or blocking,
-#                             SLIDEDP_CKPT_BATCH / SLIDEDP_CKPT_SEQ (default 8 / 4096)
+#                             SLIDEDP_CKPT_BATCH / SLIDEDP_CKPT_SEQ (default 8 / 4096);
+#                             SLIDEDP_CKPT_DIRTY_BYTES (opt-in, root): vm.dirty_bytes during the
+#                             checkpoint run (e.g. 60000000000), restored after
 #     SLIDEDP_PLAN_CONFIG     model shape of `plan` (default tools/configs/qwen3-4b.json)
 #     SLIDEDP_PLAN_JOBS       `plan`'s jobs, "seq|budget GiB|variant,..." joined by ';' (default:
 #                             tools/bench/plan_check.py DEFAULT_JOBS, 12 variants, seq 4K-128K)
@@ -226,10 +228,21 @@ do_ckpt() {
   # Without checkpoints, then with; each run ~(30 s start-up + steps x ~2.3 s) on 1x H200.
   SLIDEDP_WORKER=$BIN/slidedp_worker timeout 300 launcher/slidedp-run "${dev[@]}" --worker-threads 2 -- \
     "${common[@]}" --metrics "$OUT/ckpt-base.jsonl" > "$OUT/ckpt-base.log" 2>&1 || rc=1
+  # Opt-in (root): a larger dirty limit for the checkpoint run only, so the page cache absorbs
+  # the whole write at memory speed and the disk catches up in the background; restored after.
+  local old_ratio old_bytes
+  if [ -n "${SLIDEDP_CKPT_DIRTY_BYTES:-}" ]; then
+    old_ratio=$(cat /proc/sys/vm/dirty_ratio); old_bytes=$(cat /proc/sys/vm/dirty_bytes)
+    echo "$SLIDEDP_CKPT_DIRTY_BYTES" > /proc/sys/vm/dirty_bytes && echo "ckpt: vm.dirty_bytes set to $SLIDEDP_CKPT_DIRTY_BYTES for the run"
+  fi
   SLIDEDP_WORKER=$BIN/slidedp_worker timeout 420 launcher/slidedp-run "${dev[@]}" --worker-threads 2 -- \
     "${common[@]}" --metrics "$OUT/ckpt-run.jsonl" --checkpoint-dir "$dir" --checkpoint-every "$every" \
     --checkpoint-mode "$mode" --checkpoint-at-end false --keep-checkpoints 1 \
     > "$OUT/ckpt-run.log" 2>&1 || rc=1
+  if [ -n "${old_ratio:-}" ]; then
+    if [ "$old_bytes" -gt 0 ]; then echo "$old_bytes" > /proc/sys/vm/dirty_bytes; else echo "$old_ratio" > /proc/sys/vm/dirty_ratio; fi
+    echo "ckpt: vm.dirty_ratio $(cat /proc/sys/vm/dirty_ratio) dirty_bytes $(cat /proc/sys/vm/dirty_bytes) restored"
+  fi
   grep -E "\] (checkpoint|the checkpoint|waited|step ($every|$((every + 1))|$((every + 2)))/)|rror" "$OUT/ckpt-run.log" \
     | cut -c1-330 | tail -14
   python3 tools/bench/ckpt_cost.py --base "$OUT/ckpt-base.jsonl" --run "$OUT/ckpt-run.jsonl" \
