@@ -4,7 +4,7 @@
 # comparison (tools/bench/peers.sh); logs to $OUT (or ./gpu-logs). Works on 1..8 GPUs.
 #
 #   bash tools/gpu-check.sh [steps...]
-#     steps, run in the order given: build test layer profile slidedp packed peers longest ipc plan main realrun finetune adamw
+#     steps, run in the order given: build test layer profile slidedp packed peers longest ipc plan ckpt main realrun finetune adamw
 #     (default: build test layer slidedp)
 #   Environment (each optional):
 #     SLIDEDP_BENCH_CONFIG    model shape of `slidedp` and `peers` (default tools/configs/qwen3-4b.json
@@ -20,6 +20,15 @@
 #                             trainable sequence of slidedp and FSDP2 + Liger + AC on GPU 0, batch 1,
 #                             doubling then bisection, within a 540 s budget; e.g. --systems slidedp
 #                             --start 262144, or the --known-ok/--known-fail a previous call printed)
+#     SLIDEDP_CKPT_DIR        `ckpt`: the file system its checkpoints go to, in a subdirectory
+#                             slidedp-ckpt-bench it creates and removes (default: the checkout's). A
+#                             Qwen3-4B checkpoint is 48.3 GB: with room for two it writes two, with
+#                             room for one, one. SLIDEDP_CKPT_CONFIG: the shape (default qwen3-4b)
+#     SLIDEDP_CKPT_EVERY      `ckpt`: --checkpoint-every (default 12; the run has 11 steps after its
+#                             last checkpoint), SLIDEDP_CKPT_MODE stream (default) or blocking,
+#                             SLIDEDP_CKPT_BATCH / SLIDEDP_CKPT_SEQ (default 8 / 4096);
+#                             SLIDEDP_CKPT_DIRTY_BYTES (opt-in, root): vm.dirty_bytes during the
+#                             checkpoint run (e.g. 60000000000), restored after
 #     SLIDEDP_PLAN_CONFIG     model shape of `plan` (default tools/configs/qwen3-4b.json)
 #     SLIDEDP_PLAN_JOBS       `plan`'s jobs, "seq|budget GiB|variant,..." joined by ';' (default:
 #                             tools/bench/plan_check.py DEFAULT_JOBS, 12 variants, seq 4K-128K)
@@ -184,6 +193,63 @@ do_plan() {
   tail -30 "$OUT/plan.log"
   tar czf "$OUT/plan.tgz" -C "$OUT" plan && rm -rf "$OUT/plan"
 }
+do_ckpt() {
+  # Issue 20: "checkpoint every 100 steps at 4B costs <= 3% of throughput". The same job twice
+  # (random init, synthetic data, batch 8, seq 4096), without checkpoints and with streamed ones
+  # every K steps; tools/bench/ckpt_cost.py turns the step times into the cost of one checkpoint
+  # and its share of 100 steps (a RESULT line).
+  local dir=${SLIDEDP_CKPT_DIR:-$(pwd)}/slidedp-ckpt-bench mode=${SLIDEDP_CKPT_MODE:-stream}
+  local config=${SLIDEDP_CKPT_CONFIG:-tools/configs/qwen3-4b.json}
+  local every=${SLIDEDP_CKPT_EVERY:-12} rows=${SLIDEDP_CKPT_BATCH:-8} T=${SLIDEDP_CKPT_SEQ:-4096} bytes free n steps
+  local dev=(--gpus "$GPUS"); [ "$NGPU" -eq 0 ] && dev=(--cpu-workers 1)  # CPU: a dry run of the logic
+  step "ckpt: the cost of a $mode checkpoint ($config, batch $rows, seq $T): steps without and with --checkpoint-every $every"
+  rm -rf "$dir" && mkdir -p "$dir" || { rc=1; return; }
+  bytes=$(python3 tools/bench/ckpt_cost.py --checkpoint-bytes "$config") || { rc=1; return; }
+  free=$(df -B1 --output=avail "$dir" | tail -1 | tr -d ' ')
+  if [ "$(df --output=fstype "$dir" | tail -1 | tr -d ' ')" = tmpfs ]; then
+    # In RAM (e.g. /dev/shm): its size is only a limit; the job's host state (14 B/param, also in
+    # /dev/shm) and 16 GiB of head room come first.
+    local ram=$(( $(awk '/MemAvailable/ {print $2}' /proc/meminfo) * 1024 - bytes / 12 * 14 - (16 << 30) ))
+    [ "$ram" -lt "$free" ] && free=$ram
+  fi
+  # Checkpoints on disk at once: the kept one (--keep-checkpoints 1) and the one being written.
+  if [ "$free" -ge $(( bytes * 2 + (2 << 30) )) ]; then n=2
+  elif [ "$free" -ge $(( bytes + (1 << 30) )) ]; then n=1
+  else
+    echo "ckpt: skipped: $dir has $((free >> 30)) GiB free, one checkpoint needs $((bytes >> 30)) GiB; set SLIDEDP_CKPT_DIR to a larger disk"
+    rc=1; return
+  fi
+  steps=$(( n * every + every - 1 ))  # n checkpoints, then every-1 steps; none after the last step
+  echo "ckpt: $dir: $((free >> 30)) GiB free, $n checkpoint(s) of $((bytes >> 30)) GiB at steps $every$([ $n = 2 ] && echo " and $((2 * every))") of $steps;" \
+       "vm.dirty_ratio $(cat /proc/sys/vm/dirty_ratio 2>/dev/null) dirty_bytes $(cat /proc/sys/vm/dirty_bytes 2>/dev/null) (the page cache absorbs a write up to that limit, then the disk paces it)"
+  df -h "$dir" | tail -1
+  local common=(--model-config "$config" --batch-size "$rows" --seq-len "$T" --steps "$steps" --warmup-steps 1
+                --lr 1e-5 --delivery "${ROUTE%/*}" --reduction "${ROUTE#*/}")
+  # Without checkpoints, then with; each run ~(30 s start-up + steps x ~2.3 s) on 1x H200.
+  SLIDEDP_WORKER=$BIN/slidedp_worker timeout 300 launcher/slidedp-run "${dev[@]}" --worker-threads 2 -- \
+    "${common[@]}" --metrics "$OUT/ckpt-base.jsonl" > "$OUT/ckpt-base.log" 2>&1 || rc=1
+  # Opt-in (root): a larger dirty limit for the checkpoint run only, so the page cache absorbs
+  # the whole write at memory speed and the disk catches up in the background; restored after.
+  local old_ratio old_bytes
+  if [ -n "${SLIDEDP_CKPT_DIRTY_BYTES:-}" ]; then
+    old_ratio=$(cat /proc/sys/vm/dirty_ratio); old_bytes=$(cat /proc/sys/vm/dirty_bytes)
+    echo "$SLIDEDP_CKPT_DIRTY_BYTES" > /proc/sys/vm/dirty_bytes && echo "ckpt: vm.dirty_bytes set to $SLIDEDP_CKPT_DIRTY_BYTES for the run"
+  fi
+  SLIDEDP_WORKER=$BIN/slidedp_worker timeout 420 launcher/slidedp-run "${dev[@]}" --worker-threads 2 -- \
+    "${common[@]}" --metrics "$OUT/ckpt-run.jsonl" --checkpoint-dir "$dir" --checkpoint-every "$every" \
+    --checkpoint-mode "$mode" --checkpoint-at-end false --keep-checkpoints 1 \
+    > "$OUT/ckpt-run.log" 2>&1 || rc=1
+  if [ -n "${old_ratio:-}" ]; then
+    if [ "$old_bytes" -gt 0 ]; then echo "$old_bytes" > /proc/sys/vm/dirty_bytes; else echo "$old_ratio" > /proc/sys/vm/dirty_ratio; fi
+    echo "ckpt: vm.dirty_ratio $(cat /proc/sys/vm/dirty_ratio) dirty_bytes $(cat /proc/sys/vm/dirty_bytes) restored"
+  fi
+  grep -E "\] (checkpoint|the checkpoint|waited|step ($every|$((every + 1))|$((every + 2)))/)|rror" "$OUT/ckpt-run.log" \
+    | cut -c1-330 | tail -14
+  python3 tools/bench/ckpt_cost.py --base "$OUT/ckpt-base.jsonl" --run "$OUT/ckpt-run.jsonl" \
+    --log "$OUT/ckpt-run.log" --label "mode=$mode config=$(basename "$config" .json)" | tee "$OUT/ckpt-cost.txt" | tail -8 || rc=1
+  rm -rf "$dir"
+  return 0
+}
 do_adamw() {
   step "adamw"
   timeout 120 bash tools/bench/bench_adamw.sh --build "$B" --n 256M --threads $(nproc) > "$OUT/bench-adamw.log" 2>&1 || rc=1
@@ -197,7 +263,7 @@ do_ipc() {
   grep -E "bench_ipc|RESULT|rror" "$OUT/bench-ipc.log"
 }
 for s in $STEPS; do
-  declare -F "do_$s" >/dev/null || { echo "gpu-check.sh: unknown step '$s' (steps: build test layer profile slidedp packed peers longest ipc plan main realrun finetune adamw)"; exit 2; }
+  declare -F "do_$s" >/dev/null || { echo "gpu-check.sh: unknown step '$s' (steps: build test layer profile slidedp packed peers longest ipc plan ckpt main realrun finetune adamw)"; exit 2; }
   "do_$s"
 done
 echo "=== done rc=$rc ($(date +%T))"

@@ -158,9 +158,11 @@ void addOptions(CLI::App& app, Options& o) {
   t->add_option("--extra-state-bytes", o.extra_state_bytes, "Bytes added to the segment (oversize tests)");
   t->add_option("--pid-file", o.pid_file, "Append '<world rank> <pid>' to this file at start-up");
   t->add_option("--kill-at", o.kill_at, "Training: PHASE@STEP[:RANK]: that world rank (default 0) "
-                "SIGKILLs itself at the start of the step (step), with half of the step's chunks "
-                "updated (update, leader), with the step's checkpoint written but not yet in "
-                "place (checkpoint), or before the export (export)");
+                "SIGKILLs itself at the start of the step (step), half-way through a worker's "
+                "forward (forward) or backward (backward), in a worker's hand-off thread mid-unit "
+                "(handoff), with half of the step's chunks updated (update, leader), with half of "
+                "the step's checkpoint written by the leader's writer thread (checkpoint), or "
+                "before the export (export)");
 #ifdef SLIDEDP_WITH_TRAINING
   addTrainOptions(app, o.train);
 #endif

@@ -232,6 +232,15 @@ void addTrainOptions(CLI::App& app, TrainJobOptions& o) {
   g->add_option("--checkpoint-every", o.checkpoint_every, "Checkpoint every N steps (0: only at the end "
                 "and on SIGTERM/SIGUSR1)")->capture_default_str();
   g->add_option("--keep-checkpoints", o.keep_checkpoints, "Newest step checkpoints kept (0: all)")->capture_default_str();
+  g->add_option("--checkpoint-mode", o.checkpoint_mode, "How a periodic checkpoint is written: stream "
+                "(the leader writes it while the next step runs; a unit's update waits only until "
+                "that unit is written, the step line's ckpt-wait) or blocking (training stops until "
+                "it is written). The checkpoints at the end and on a stop signal are complete before "
+                "the job exits either way")
+      ->check(CLI::IsMember({"stream", "blocking"}))->capture_default_str();
+  g->add_option("--checkpoint-at-end", o.checkpoint_at_end, "Also checkpoint after the last step "
+                "(false: only every --checkpoint-every steps and on a stop signal; e.g. a benchmark "
+                "on a disk with room for one checkpoint)")->capture_default_str();
   g->add_flag("--overwrite-checkpoints", o.overwrite_checkpoints, "Let this run replace the "
               "checkpoints of another run in --checkpoint-dir (without it, a directory holding "
               "checkpoints newer than this run's start is refused)");
@@ -336,8 +345,8 @@ int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trai
   const char* kColumns[] = {"step", "variant", "loss", "lr", "grad_norm", "tokens", "step_s",
                             "tokens_per_s", "tflops_per_gpu", "fwd_s", "head_s", "bwd_s", "h2d_s",
                             "d2h_s", "version_wait_s", "handoff_wait_s", "leader_wait_s",
-                            "leader_update_s", "kept_layers", "gpu_peak_bytes", "eval_loss",
-                            "eval_ppl"};
+                            "leader_update_s", "kept_layers", "gpu_peak_bytes",
+                            "checkpoint_wait_s", "eval_loss", "eval_ppl"};
   if (csv && metrics.is_open() && trainer.firstStep() == 1) {
     for (size_t i = 0; i < std::size(kColumns); ++i) metrics << (i ? "," : "") << kColumns[i];
     metrics << "\n";
@@ -354,6 +363,8 @@ int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trai
                           {"data", {{"spec", o.data}, {"cursor", cursor}}},
                           {"configuration", o.resolved_config}};
   };
+  // The checkpoint writer's lines (the leader's writer thread; spdlog is thread-safe).
+  const Trainer::Note note = [](const std::string& line) { SLIDEDP_LOG_INFO("{}", line); };
   struct Summary {
     std::string variant;
     double tokens_per_s, tflops, mfu, step_s, fwd, head, bwd, h2d, d2h, vwait, hwait, lwait, lupd;
@@ -395,7 +406,7 @@ int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trai
         SLIDEDP_LOG_INFO(
             "{}step {}/{} (ETA {}) | {} | loss {:.4f}{} | lr {:.2e} | gnorm {:.3f} | {:.0f} tok/s | "
             "{:.1f} TFLOPS/GPU{} | {:.3f} s | fwd {:.3f} head {:.3f} bwd {:.3f} h2d {:.3f} d2h "
-            "{:.3f} ver-wait {:.3f} handoff-wait {:.3f} | leader wait {:.3f} update {:.3f}{}{}",
+            "{:.3f} ver-wait {:.3f} handoff-wait {:.3f} | leader wait {:.3f} update {:.3f}{}{}{}",
             bar, step, last, formatDuration(eta), v.label, rec.loss,
             ev.tokens > 0 ? fmt::format(" | eval loss {:.4f} ppl {:.2f} ({} tokens, {:.2f} s)", ev.loss,
                                         std::exp(ev.loss), ev.tokens, ev.seconds)
@@ -411,14 +422,15 @@ int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trai
                 : fmt::format(" | kept {}/{} layers", rec.kept_layers, cfg.numLayers),
             v.predicted_s > 0 ? fmt::format(" | predicted {:.3f} s ({:+.1f}%)", v.predicted_s,
                                             100 * (v.predicted_s - rec.seconds) / rec.seconds)
-                              : "");
+                              : "",
+            rec.checkpoint_in_flight ? fmt::format(" | ckpt-wait {:.3f} s", rec.checkpoint_wait_s) : "");
         if (metrics.is_open()) {
           const double vals[] = {rec.loss, rec.lr, rec.grad_norm, static_cast<double>(rec.tokens),
                                  rec.seconds, tokens / rec.seconds, tflops_gpu, rec.fwd_s, rec.head_s,
                                  rec.bwd_s, rec.h2d_s, rec.d2h_s, rec.version_wait_s,
                                  rec.handoff_wait_s, rec.leader_wait_s, rec.leader_update_s,
                                  static_cast<double>(rec.kept_layers),
-                                 static_cast<double>(rec.gpu_peak_bytes)};
+                                 static_cast<double>(rec.gpu_peak_bytes), rec.checkpoint_wait_s};
           if (csv) {
             metrics << step << "," << v.label;
             for (double x : vals) metrics << "," << fmt::format("{:.9g}", x);
@@ -454,10 +466,25 @@ int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trai
       MPI_CHECK(MPI_Allreduce(&stop, &any_stop, 1, MPI_INT, MPI_MAX, ctx.world));
       stopped = any_stop != 0;
       const bool periodic = o.checkpoint_every > 0 && step % o.checkpoint_every == 0;
-      if (!o.checkpoint_dir.empty() && (periodic || stopped || step == last)) {
-        const std::string dir = trainer.saveCheckpoint(o.checkpoint_dir, step, checkpointState(step),
-                                                       o.keep_checkpoints, o.overwrite_checkpoints);
-        SLIDEDP_LOG_INFO("checkpoint of step {} written to {}", step, dir);
+      if (!o.checkpoint_dir.empty() && (periodic || stopped || (step == last && o.checkpoint_at_end))) {
+        // The last one and a stop's are complete before the job goes on to exit; a periodic
+        // one is streamed while the next steps run (--checkpoint-mode).
+        if (o.checkpoint_mode == "stream" && !stopped && step != last) {
+          const auto t0 = std::chrono::steady_clock::now();
+          const std::string dir = trainer.startCheckpoint(o.checkpoint_dir, step, checkpointState(step),
+                                                          o.keep_checkpoints, o.overwrite_checkpoints,
+                                                          note);
+          SLIDEDP_LOG_INFO("checkpoint of step {}: streaming to {} while training continues ({:.3f} s "
+                           "to start)", step, dir,
+                           std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+        } else {
+          const auto t0 = std::chrono::steady_clock::now();
+          trainer.saveCheckpoint(o.checkpoint_dir, step, checkpointState(step), o.keep_checkpoints,
+                                 o.overwrite_checkpoints, note);
+          SLIDEDP_LOG_INFO("checkpoint of step {}: training stopped {:.3f} s for it ({})", step,
+                           std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
+                           step == last ? "the last step" : stopped ? "a stop" : "--checkpoint-mode blocking");
+        }
       }
       if (stopped) {
         SLIDEDP_LOG_WARN("stopped after step {} on request{}", step,
@@ -494,6 +521,16 @@ int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trai
                            med([](const StepRecord& x) { return double(x.kept_layers); }),
                            med([](const StepRecord& x) { return x.gpu_peak_bytes / double(1ull << 30); })});
     }
+  }
+  {
+    // Nothing stays half-written behind the job's exit (with --checkpoint-at-end false the
+    // last periodic checkpoint may still be streaming).
+    const auto t0 = std::chrono::steady_clock::now();
+    trainer.finishCheckpoints();
+    const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (waited > 0.01)
+      SLIDEDP_LOG_INFO("waited {:.3f} s after the last step for the streamed checkpoint to be complete",
+                       waited);
   }
   if (ctx.world_rank == 0 && !summaries.empty()) {
     std::string t = fmt::format(
@@ -733,7 +770,7 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
       plan.checkpoint_bytes = params * 12 + (1u << 20);  // master, m, v in fp32 + header, JSON
       const int64_t every = o.checkpoint_every;
       plan.checkpoints_written = (every > 0 ? last_step / every - start / every : 0) +
-                                 (every == 0 || last_step % every != 0 ? 1 : 0);
+                                 (o.checkpoint_at_end && (every == 0 || last_step % every != 0) ? 1 : 0);
       plan.keep = o.keep_checkpoints;
       plan.export_dir = o.export_dir;
       plan.export_bytes = params * (o.export_bf16 ? 2 : 4) + (1u << 20);

@@ -41,6 +41,8 @@ struct TrainJobOptions {
   std::string checkpoint_dir;
   int64_t checkpoint_every = 0;
   int keep_checkpoints = 2;
+  std::string checkpoint_mode = "stream";  // stream (written while training continues) | blocking
+  bool checkpoint_at_end = true;   // also checkpoint after the last step (a stop always does)
   bool overwrite_checkpoints = false;  // replace another run's checkpoints in checkpoint_dir
   std::string resume;
   std::string resolved_config;     // the resolved configuration (saved with checkpoints)

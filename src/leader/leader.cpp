@@ -263,6 +263,7 @@ LeaderStepStats Leader::step(int64_t step) {
   double norm_sq = 0;
   float* accum = clip ? seg_.regionAs<float>(kGradAccumRegion) : nullptr;
   const void* ptrs[optim::kMaxSlots];
+  std::vector<char> gated(layout_.numUnits(), 0);
 
   for (int64_t i = 0; i < plan_.chunksPerStep(); ++i) {
     const Chunk& c = plan_.chunks[i];
@@ -276,7 +277,15 @@ LeaderStepStats Leader::step(int64_t step) {
                            "[{}, {}))", slot, w, step, c.unit, c.begin, c.end);
       });
     const uint64_t t1 = shm::monotonicNs();
-    if (spans[c.unit].begin_ns == 0) spans[c.unit] = {c.unit, t1, 0};
+    // The unit's state of the previous step must be written by the streamed checkpoint before
+    // its first update here; waited after the gradient is in, so only the exposed part counts.
+    uint64_t t_update = t1;
+    if (!clip && gate_ && !gated[c.unit]) {
+      gated[c.unit] = 1;
+      stats.checkpoint_wait_s += gate_(c.unit);
+      t_update = shm::monotonicNs();
+    }
+    if (spans[c.unit].begin_ns == 0) spans[c.unit] = {c.unit, t_update, 0};
     const optim::GradView grad = gradView(slot, ptrs);
     if (c.pass != ChunkPass::kWhole) {
       // The step's token rows, written by the first worker before any of its hand-offs.
@@ -307,7 +316,7 @@ LeaderStepStats Leader::step(int64_t step) {
     if (i == plan_.chunksPerStep() / 2) killPoint("update", step);  // tests: half updated
     const uint64_t t2 = shm::monotonicNs();
     stats.wait_s += seconds(t0, t1);
-    stats.reduce_update_s += seconds(t1, t2);
+    stats.reduce_update_s += seconds(t_update, t2);
     if (c.last_of_unit && !clip) {
       cb.layerVersion(c.unit).store(static_cast<uint64_t>(step));
       spans[c.unit].end_ns = shm::monotonicNs();
@@ -318,7 +327,9 @@ LeaderStepStats Leader::step(int64_t step) {
     // torch.nn.utils.clip_grad_norm_: coef = max_norm / (total_norm + 1e-6), clamped to 1.
     stats.clip_coef = std::min(1.0, opts_.max_grad_norm / (stats.grad_norm + 1e-6));
     const uint64_t t0 = shm::monotonicNs();
-    for (int u : plan_.unitOrder()) {
+    double gate_s = 0;
+    for (int u : plan_.updateOrder()) {
+      if (gate_) gate_s += gate_(u);
       spans[u].begin_ns = shm::monotonicNs();
       const void* one[1] = {accum + state_.units[u].offset};
       updateRange(u, 0, layout_.units[u].numel, optim::GradView{one, 1, optim::DType::kF32},
@@ -326,7 +337,8 @@ LeaderStepStats Leader::step(int64_t step) {
       cb.layerVersion(u).store(static_cast<uint64_t>(step));
       spans[u].end_ns = shm::monotonicNs();
     }
-    stats.reduce_update_s += seconds(t0, shm::monotonicNs());
+    stats.reduce_update_s += seconds(t0, shm::monotonicNs()) - gate_s;
+    stats.checkpoint_wait_s += gate_s;
   }
   stats.units = std::move(spans);
   return stats;

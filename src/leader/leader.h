@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -48,6 +49,7 @@ struct LeaderStepStats {
   double lr = 0;
   double wait_s = 0;         // waiting for chunks
   double reduce_update_s = 0;  // fused passes
+  double checkpoint_wait_s = 0;  // waiting for the checkpoint writer before updating a unit
   std::vector<UnitUpdateSpan> units;
 };
 
@@ -87,8 +89,15 @@ class Leader {
     opts_.max_grad_norm = o.max_grad_norm;
   }
 
+  /// Called before the first update of each unit in a step, with the unit; returns the seconds
+  /// it blocked. The trainer's streamed checkpoint (train/checkpoint_stream.h) waits there until
+  /// the unit's state of the previous step is written. Empty: no wait. Leader's main thread.
+  using UpdateGate = std::function<double(int unit)>;
+  void setUpdateGate(UpdateGate gate) { gate_ = std::move(gate); }
+
   /// Runs optimizer step `step` (1-based) as the workers' gradients arrive; returns when every
-  /// unit's new version is published. Throws TimeoutError / JobAbortedError from the waits.
+  /// unit's new version is published. Throws TimeoutError / JobAbortedError from the waits (and
+  /// whatever the update gate throws).
   LeaderStepStats step(int64_t step);
 
   /// FP32 master weights of unit u ([layout.units[u].numel]).
@@ -124,6 +133,7 @@ class Leader {
   std::unique_ptr<EmbeddingRowSplit> split_;   // the row-split embedding update, when planned
   int num_workers_ = 0;
   int64_t base_step_ = 0;
+  UpdateGate gate_;
 };
 
 }  // namespace slidedp

@@ -39,6 +39,14 @@ std::vector<int> ChunkPlan::unitOrder() const {
   return order;
 }
 
+std::vector<int> ChunkPlan::updateOrder() const {
+  std::vector<int> order;
+  std::vector<char> seen(unit_numels.size(), 0);
+  for (const Chunk& c : chunks)
+    if (!seen[c.unit]) seen[c.unit] = 1, order.push_back(c.unit);
+  return order;
+}
+
 int64_t ChunkPlan::shardNumel(int64_t n, int G) {
   const int64_t per = (n + G - 1) / G;
   return (per + kShardAlignElems - 1) / kShardAlignElems * kShardAlignElems;

@@ -61,6 +61,9 @@ struct ChunkPlan {
   int64_t sequence(int64_t step, int64_t i) const { return (step - 1) * chunksPerStep() + i; }
   /// Hand-off order of units (head first, embedding last).
   std::vector<int> unitOrder() const;
+  /// The order in which the leader first updates each unit in a step: unitOrder(), except that
+  /// with split_embedding the embedding comes right after the head (its dense pass).
+  std::vector<int> updateOrder() const;
 
   /// Equal shard size of a unit of n elements among G workers: ceil(n / G) rounded up to
   /// kShardAlignElems; the last shards may extend past n (padding, never read from the host).

@@ -11,6 +11,8 @@
 namespace slidedp {
 
 namespace {
+// Set once by armKillPoint on the main thread before any other thread exists; read-only after,
+// from the main thread, a worker's hand-off thread and the leader's checkpoint writer.
 std::string g_phase;  // "" = disarmed
 int64_t g_step = -1;
 }  // namespace
@@ -21,10 +23,13 @@ void armKillPoint(const std::string& spec, int world_rank) {
   const size_t at = spec.find('@');
   const size_t colon = spec.find(':', at == std::string::npos ? 0 : at);
   const std::string phase = spec.substr(0, at);
-  if (at == std::string::npos ||
-      (phase != "step" && phase != "update" && phase != "checkpoint" && phase != "export"))
-    throwUserError("--kill-at '{}': expected PHASE@STEP[:RANK] with PHASE step, update, "
-                   "checkpoint or export", spec);
+  static const char* const kPhases[] = {"step", "forward", "backward", "handoff", "update",
+                                        "checkpoint", "export"};
+  bool known = false;
+  for (const char* p : kPhases) known |= phase == p;
+  if (at == std::string::npos || !known)
+    throwUserError("--kill-at '{}': expected PHASE@STEP[:RANK] with PHASE step, forward, backward, "
+                   "handoff, update, checkpoint or export", spec);
   int64_t step = 0, rank = 0;
   try {
     step = std::stoll(spec.substr(at + 1, colon == std::string::npos ? std::string::npos : colon - at - 1));

@@ -10,13 +10,20 @@
 namespace slidedp {
 
 /// Arms the hook from "PHASE@STEP" or "PHASE@STEP:RANK" (RANK: world rank, default 0), for
-/// this process of world rank `world_rank`. PHASE: step (start of the step, every role),
-/// update (leader: half of the step's chunks updated, workers mid-backward), checkpoint
-/// (leader: the step's checkpoint file written, not yet renamed into place) or export (leader:
-/// about to write the export). "" disarms. Throws UserError on a malformed spec.
+/// this process of world rank `world_rank`. PHASE, and the role that reaches it:
+///   step        every role: the start of the step
+///   forward     worker: half of the step's forward units done (main thread)
+///   backward    worker: half of the step's backward units done (main thread)
+///   handoff     worker: the hand-off thread, half of a mid-model unit's chunks published
+///   update      leader: half of the step's chunks updated
+///   checkpoint  leader: the checkpoint writer thread, half of the step's checkpoint's units
+///               written (streamed or blocking; not yet fsync'ed or renamed into place)
+///   export      leader: about to write the export
+/// "" disarms. Call once, before the process starts threads. Throws UserError on a malformed
+/// spec.
 void armKillPoint(const std::string& spec, int world_rank);
 
-/// SIGKILLs this process if the hook is armed for (`phase`, `step`) on this rank.
+/// SIGKILLs this process if the hook is armed for (`phase`, `step`) on this rank. Any thread.
 void killPoint(const char* phase, int64_t step);
 
 }  // namespace slidedp

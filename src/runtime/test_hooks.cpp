@@ -26,6 +26,17 @@ void testHookSlowStep(int world_rank, int64_t step) {
   std::this_thread::sleep_for(std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000)));
 }
 
+double testHookSlowCheckpointUnit() {
+  const char* v = std::getenv("SLIDEDP_TEST_SLOW_CHECKPOINT");
+  if (v == nullptr || *v == '\0') return 0;
+  double seconds = 0;
+  if (std::sscanf(v, "%lf", &seconds) != 1 || seconds < 0)
+    throw std::runtime_error(std::string("SLIDEDP_TEST_SLOW_CHECKPOINT=") + v + ": expected SECONDS");
+  SLIDEDP_LOG_WARN("test hook: the checkpoint writer sleeps {:.3f} s after each unit "
+                   "(SLIDEDP_TEST_SLOW_CHECKPOINT)", seconds);
+  return seconds;
+}
+
 uint64_t testHookMemAvailable(uint64_t real) {
   const char* v = std::getenv("SLIDEDP_TEST_MEM_AVAILABLE");
   if (v == nullptr || *v == '\0') return real;

@@ -6,6 +6,9 @@
 //       world rank RANK sleeps SECONDS on its main thread at the start of step STEP, while
 //       its watchdog keeps heartbeating: a legitimately long step (a long GPU kernel, a long
 //       CPU update) as its peers see it.
+//   SLIDEDP_TEST_SLOW_CHECKPOINT=SECONDS
+//       the leader's checkpoint writer sleeps SECONDS after each unit it has written: a slow
+//       disk, so a test can see what a streamed checkpoint overlaps and what waits for it.
 //   SLIDEDP_TEST_MEM_AVAILABLE=BYTES
 //       the host RAM the up-front memory check (runtime/host_memory.h) takes as available.
 #pragma once
@@ -17,6 +20,10 @@ namespace slidedp {
 /// Applies SLIDEDP_TEST_SLOW_STEP for (world_rank, step). Main thread, every rank, once per
 /// step. Throws std::runtime_error when the variable is set but malformed.
 void testHookSlowStep(int world_rank, int64_t step);
+
+/// SLIDEDP_TEST_SLOW_CHECKPOINT in seconds (0 when unset). Throws std::runtime_error when the
+/// variable is set but malformed.
+double testHookSlowCheckpointUnit();
 
 /// SLIDEDP_TEST_MEM_AVAILABLE when set, else `real`.
 uint64_t testHookMemAvailable(uint64_t real);

@@ -1,17 +1,15 @@
 // A --checkpoint-dir on disk (see checkpoint_dir.h).
 #include "train/checkpoint_dir.h"
 
-#include <signal.h>
-
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
 #include <cstdlib>
 
 #include "common/errors.h"
 #include "formats/checkpoint.h"
 #include "formats/file_digest.h"
 #include "formats/fs_util.h"
+#include "shm/segment.h"  // processAlive
 
 namespace slidedp {
 
@@ -152,8 +150,8 @@ void publishAndPrune(const std::string& root, const std::string& name, int64_t s
     const size_t at = e.rfind(".tmp-");
     if (e.rfind(".step-", 0) != 0 || at == std::string::npos) continue;
     const long pid = std::atol(e.c_str() + at + 5);
-    if (pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH)
-      removeTree(joinPath(root, e));
+    // A zombie counts as dead: a leader that exited after mpirun may wait to be reaped.
+    if (pid > 0 && !shm::processAlive(pid, 0)) removeTree(joinPath(root, e));
   }
 }
 

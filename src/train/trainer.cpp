@@ -21,6 +21,7 @@
 #include "runtime/token_rows.h"
 #include "shm/control_block.h"
 #include "runtime/fault_injection.h"
+#include "train/checkpoint_stream.h"
 #include "worker/worker.h"
 
 namespace slidedp {
@@ -105,6 +106,16 @@ Trainer::Trainer(const RankContext& ctx, const std::string& model_dir, const Tra
       else
         leader_->loadCheckpoint(model_dir, config_);
       leader_->setBaseStep(first_step_ - 1);
+      // A unit's update waits until the checkpoint being streamed has written its state.
+      leader_->setUpdateGate([this](int unit) {
+        if (!stream_) return 0.0;
+        return stream_->waitUnit(unit, [this] {
+          const shm::ControlBlock& cb = seg_.control();
+          if (cb.aborted())
+            throw JobAbortedError(fmt::format("{} stops waiting for the checkpoint writer: the job "
+                                              "was aborted: {}", ctx_.describe(), cb.abortMessage()));
+        });
+      });
     } catch (const UserError& e) {
       problem = fmt::format("leader of node {}: {}", ctx.node_id, e.what());
     }
@@ -131,6 +142,7 @@ Trainer::Trainer(const RankContext& ctx, const std::string& model_dir, const Tra
 }
 
 Trainer::~Trainer() {
+  stream_.reset();  // cancels an unfinished checkpoint (its temporary directory is removed)
   worker_.reset();
   leader_.reset();
   // Workers unmap first; the leader (owner) removes the segment last.
@@ -174,42 +186,78 @@ void Trainer::writeTrace(const std::string& path, const StepRecord& rec) const {
   formats::writeFileAtomic(path, nlohmann::json{{"traceEvents", events}, {"displayTimeUnit", "ms"}}.dump() + "\n");
 }
 
+std::string Trainer::finishStream() {
+  if (!stream_) return "";
+  const std::string error = stream_->finish();
+  stream_.reset();
+  return error;
+}
+
+void Trainer::beginStream(const std::string& root, int64_t step, const nlohmann::json& state,
+                          int keep, bool overwrite, const Note& note) {
+  SLIDEDP_ASSERT(leader_ && !stream_, "beginStream: leader only, one stream at a time");
+  // Units in the order the next step updates them (hand-off order), 3 tensors each.
+  const auto flat = leader_->stateTensors();
+  std::vector<std::vector<formats::TensorToWrite>> units(layout_.numUnits());
+  for (int u = 0; u < layout_.numUnits(); ++u)
+    units[u].assign(flat.begin() + 3 * u, flat.begin() + 3 * u + 3);
+  const int n = layout_.numUnits();
+  const double slow_s = testHookSlowCheckpointUnit();
+  auto after_unit = [step, n, slow_s](int written) {
+    if (slow_s > 0) std::this_thread::sleep_for(std::chrono::duration<double>(slow_s));
+    if (written == (n + 1) / 2) killPoint("checkpoint", step);  // tests: half of it written
+  };
+  stream_ = std::make_unique<CheckpointStream>(CheckpointRequest{root, step, state, keep, overwrite, note},
+                                               std::move(units), plan_.updateOrder(), after_unit);
+}
+
 std::string Trainer::saveCheckpoint(const std::string& root, int64_t step,
-                                    const nlohmann::json& state, int keep, bool overwrite) {
-  using namespace formats;
-  const std::string name = fmt::format("step-{:08d}", step);
-  const std::string final_dir = joinPath(root, name);
+                                    const nlohmann::json& state, int keep, bool overwrite,
+                                    const Note& note) {
   std::string problem;
   if (leader_) {
-    const std::string tmp = joinPath(root, fmt::format(".{}.tmp-{}", name, getpid()));
-    try {
-      makeDirectories(root);
-      removeTree(tmp);
-      makeDirectories(tmp);
-      FileDigest digest;
-      writeSafetensors(joinPath(tmp, "optimizer.safetensors"), leader_->stateTensors(),
-                       {{"format", "slidedp-optimizer-state-1"}}, &digest);
-      killPoint("checkpoint", step);
-      nlohmann::json j = state;
-      j["step"] = step;
-      j["format"] = 1;
-      j["files"] = {{"optimizer.safetensors", {{"bytes", digest.bytes}, {"xxh3", digest.xxh3}}}};
-      writeFileAtomic(joinPath(tmp, "trainer_state.json"), j.dump(1) + "\n");
-      removeTree(final_dir);  // a checkpoint of the same step from an earlier, resumed run
-      if (std::rename(tmp.c_str(), final_dir.c_str()) != 0)
-        throwUserError("cannot rename {} to {}: {}", tmp, final_dir, std::strerror(errno));
-      if (int fd = ::open(root.c_str(), O_RDONLY | O_DIRECTORY); fd >= 0) {
-        ::fsync(fd);
-        ::close(fd);
+    problem = finishStream();
+    if (problem.empty()) {
+      try {
+        beginStream(root, step, state, keep, overwrite, note);
+        problem = finishStream();
+      } catch (const std::exception& e) {
+        problem = fmt::format("writing the checkpoint of step {} to {} failed: {}", step, root, e.what());
       }
-      publishAndPrune(root, name, step, keep, overwrite);
-    } catch (const std::exception& e) {
-      removeTree(tmp);  // no half-written checkpoint stays behind to fill the disk
-      problem = fmt::format("writing the checkpoint of step {} to {} failed: {}", step, root, e.what());
     }
   }
   agreeOrThrow(ctx_.world, problem.empty(), problem);
-  return final_dir;
+  return formats::joinPath(root, fmt::format("step-{:08d}", step));
+}
+
+std::string Trainer::startCheckpoint(const std::string& root, int64_t step,
+                                     const nlohmann::json& state, int keep, bool overwrite,
+                                     const Note& note) {
+  std::string problem;
+  if (leader_) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const int64_t previous = stream_ ? stream_->step() : 0;
+    problem = finishStream();
+    const double held = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (held > 0.05 && note)
+      note(fmt::format("the checkpoint of step {} was still being written and held training {:.2f} s "
+                       "before the checkpoint of step {} (checkpoints come faster than the disk "
+                       "writes them: raise --checkpoint-every)", previous, held, step));
+    if (problem.empty()) {
+      try {
+        beginStream(root, step, state, keep, overwrite, note);
+      } catch (const std::exception& e) {
+        problem = fmt::format("writing the checkpoint of step {} to {} failed: {}", step, root, e.what());
+      }
+    }
+  }
+  agreeOrThrow(ctx_.world, problem.empty(), problem);
+  return formats::joinPath(root, fmt::format("step-{:08d}", step));
+}
+
+void Trainer::finishCheckpoints() {
+  const std::string problem = leader_ ? finishStream() : "";
+  agreeOrThrow(ctx_.world, problem.empty(), problem);
 }
 
 void Trainer::setRunOptions(const TrainOptions& o) {
@@ -239,13 +287,21 @@ StepRecord Trainer::step(int64_t step, BatchSource& data) {
   shm::noteProgress();
   testHookSlowStep(ctx_.world_rank, step);
   double mine[5] = {0, 0, 0, 0, 0};  // loss sum (workers), grad norm (leader), tokens, B*T, T (worker 0)
-  double times[11] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};  // maxima over ranks
+  double times[14] = {0};  // maxima over ranks; [11..13]: the leader's checkpoint writer
+  std::string writer_error;
   if (leader_) {
+    const bool in_flight = stream_ != nullptr;
     const LeaderStepStats ls = leader_->step(step);
     mine[1] = ls.grad_norm;
     rec.lr = ls.lr;
     times[7] = ls.wait_s;
     times[8] = ls.reduce_update_s;
+    times[11] = ls.checkpoint_wait_s;
+    times[12] = in_flight ? 1 : 0;
+    // A streamed checkpoint that is over (published or failed) is collected here, so its error
+    // ends the job at the end of this step rather than going unnoticed.
+    if (stream_ && stream_->finished()) writer_error = finishStream();
+    times[13] = writer_error.empty() ? 0 : 1;
     for (const auto& u : ls.units) {
       rec.leader_unit_update_ns.push_back(static_cast<double>(u.begin_ns));
       rec.leader_unit_update_ns.push_back(static_cast<double>(u.end_ns));
@@ -279,11 +335,14 @@ StepRecord Trainer::step(int64_t step, BatchSource& data) {
       rec.worker_backward_ns.push_back(static_cast<double>(b.end_ns));
     }
   }
-  double all[5], tmax[11];
+  double all[5], tmax[14];
   MPI_CHECK(MPI_Allreduce(mine, all, 5, MPI_DOUBLE, MPI_SUM, ctx_.world));
   rec.batch_tokens = static_cast<int64_t>(all[3]);
   rec.T = static_cast<int64_t>(all[4]);
-  MPI_CHECK(MPI_Allreduce(times, tmax, 11, MPI_DOUBLE, MPI_MAX, ctx_.world));
+  MPI_CHECK(MPI_Allreduce(times, tmax, 14, MPI_DOUBLE, MPI_MAX, ctx_.world));
+  if (tmax[13] > 0) agreeOrThrow(ctx_.world, writer_error.empty(), writer_error);
+  rec.checkpoint_wait_s = tmax[11];
+  rec.checkpoint_in_flight = tmax[12] > 0;
   rec.fwd_s = tmax[0];
   rec.head_s = tmax[1];
   rec.bwd_s = tmax[2];

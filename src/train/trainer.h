@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -24,6 +25,7 @@
 
 namespace slidedp {
 
+class CheckpointStream;
 class Leader;
 class Worker;
 struct LeaderStepStats;
@@ -53,6 +55,8 @@ struct StepRecord {
   double handoff_wait_s = 0;    // workers waiting for their last hand-offs at the step's end
   double leader_wait_s = 0;     // leader waiting for gradient chunks
   double leader_update_s = 0;   // leader's fused reduce + AdamW passes
+  double checkpoint_wait_s = 0; // leader waiting for the streamed checkpoint's writer
+  bool checkpoint_in_flight = false;  // a streamed checkpoint was being written in this step
   int kept_layers = 0;          // decoder layers with kept activations (max over workers)
   int64_t gpu_peak_bytes = 0;   // peak GPU bytes allocated in the step (max over workers)
   std::vector<double> leader_unit_update_ns;  // leader: [unit]*2 begin,end (monotonic ns)
@@ -98,8 +102,25 @@ class Trainer {
   /// trainer_state.json beside "step" and the size and XXH3-64 digest of
   /// optimizer.safetensors ("files"), which a resume verifies. Collective: the leader writes,
   /// every rank returns the directory (or throws the leader's error).
+  /// A checkpoint still being streamed (startCheckpoint) is finished first. `note` (leader,
+  /// optional) receives the log lines: the checkpoint written (where, size, rate).
+  using Note = std::function<void(const std::string&)>;
   std::string saveCheckpoint(const std::string& root, int64_t step, const nlohmann::json& state,
-                             int keep = 2, bool overwrite = false);
+                             int keep = 2, bool overwrite = false, const Note& note = {});
+
+  /// The same checkpoint, streamed (train/checkpoint_stream.h): returns at once and the leader
+  /// writes it while the next steps run; the update of a unit in the next step waits only until
+  /// that unit is written (StepRecord::checkpoint_wait_s). A checkpoint still being streamed is
+  /// finished first. Returns the directory it will have. An error of the write is agreed at the
+  /// end of a later step (or by finishCheckpoints) and thrown on every rank as AgreedError.
+  /// Collective: every rank calls it after the same step.
+  /// `note` also hears, from the main thread, when a previous checkpoint still being written
+  /// held training before this one could start.
+  std::string startCheckpoint(const std::string& root, int64_t step, const nlohmann::json& state,
+                              int keep = 2, bool overwrite = false, const Note& note = {});
+  /// Waits until a streamed checkpoint, if any, is complete (renamed into place, `latest`
+  /// updated); throws AgreedError on every rank when its write failed. Collective.
+  void finishCheckpoints();
 
   /// Switches, for the following steps, what may change between steps without touching the
   /// state layout: delivery and reduction routes, clipping (max_grad_norm; needs the run to
@@ -142,8 +163,15 @@ class Trainer {
   HostStateLayout state_;
   shm::Segment seg_;
   int64_t first_step_ = 1;
+  /// Leader: finishes the streamed checkpoint, if any; returns its error ("" when none).
+  std::string finishStream();
+  /// Leader: starts streaming the checkpoint of `step` (throws UserError).
+  void beginStream(const std::string& root, int64_t step, const nlohmann::json& state, int keep,
+                   bool overwrite, const Note& note);
+
   std::unique_ptr<Leader> leader_;
   std::unique_ptr<Worker> worker_;
+  std::unique_ptr<CheckpointStream> stream_;  // leader: the checkpoint being written, if any
 };
 
 }  // namespace slidedp

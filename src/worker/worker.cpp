@@ -21,6 +21,7 @@
 #include "model/decoder.h"
 #include "common/bf16.h"
 #include "routes/registry.h"
+#include "runtime/fault_injection.h"
 #include "runtime/token_rows.h"
 #include "shm/control_block.h"
 #ifdef SLIDEDP_WITH_CUDA
@@ -438,6 +439,7 @@ struct Worker::Impl {
         d2h_busy_s += sec(t0, nowNs());
       }
       cb.chunkReady(slot, ctx.local_rank).store(use + 1);  // release: publishes dst
+      if (job.unit == (static_cast<int>(config.numLayers) + 1) / 2) killPoint("handoff", job.step);  // tests: mid-hand-off
     }
   }
 
@@ -567,6 +569,7 @@ struct Worker::Impl {
     waitVersion(0, s - 1, &st.delivery_wait_s);
     at::Tensor cur = deliver(0, slot);
     for (int u = 0; u <= L; ++u) {
+      if (u == (L + 1) / 2) killPoint("forward", s);  // tests: half of the forward done
       const int next_slot = (slot + 1) % K;
       at::Tensor next;
       const int next_unit = u < L ? u + 1 : head;
@@ -655,6 +658,7 @@ struct Worker::Impl {
     std::shared_ptr<void> act_ready, next_act_ready;
     std::vector<at::Tensor> act_dev = prefetchActivations(acts[L], &act_ready), next_act_dev;
     for (int u = L; u >= 1; --u) {
+      if (u == (L + 1) / 2) killPoint("backward", s);  // tests: half of the backward done
       const int next_slot = (slot + 1) % K;
       at::Tensor next;
       if (u > 1) {

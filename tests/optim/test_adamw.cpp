@@ -31,6 +31,17 @@
 namespace slidedp::optim {
 namespace {
 
+// The large chunk of the SIMD-vs-scalar cases: over a million elements, so every path runs many
+// vector blocks, prefetch distances and (with threads) several partition blocks. Under TSan
+// (tools/sanitize.sh thread) every memory access is instrumented, ~10x slower: those cases
+// took 3-20 s each there (about 10 minutes for the binary); 100003 elements still cover many
+// blocks and the remainders, and the numerics at full size run in every other build.
+#if defined(__SANITIZE_THREAD__)
+constexpr int64_t kLargeN = 100003;
+#else
+constexpr int64_t kLargeN = 1000003;
+#endif
+
 uint32_t bitsOf(float f) {
   uint32_t u;
   std::memcpy(&u, &f, 4);
@@ -195,7 +206,7 @@ std::vector<Case> allCases() {
   for (Isa isa : {Isa::kAvx2, Isa::kAvx512, Isa::kAvx512Bf16})
     for (DType d : {DType::kF32, DType::kBF16})
       for (int g : {1, 2, 3, 4})
-        for (int64_t n : {int64_t{1}, int64_t{15}, int64_t{17}, int64_t{1000003}})
+        for (int64_t n : {int64_t{1}, int64_t{15}, int64_t{17}, kLargeN})
           cases.push_back({isa, d, g, n});
   // The runtime-count kernel (G > 4).
   for (Isa isa : {Isa::kAvx2, Isa::kAvx512, Isa::kAvx512Bf16})

@@ -73,4 +73,7 @@ TEST(ChunkPlan, RowSplitEmbeddingPasses) {
       EXPECT_EQ(c.pass, ChunkPass::kEmbeddingTokens) << "the version goes out after the token pass";
     }
   EXPECT_EQ(published, 1);
+  // The streamed checkpoint writes units in this order (each before its first update).
+  EXPECT_EQ(split.updateOrder(), (std::vector<int>{3, 0, 2, 1}));
+  EXPECT_EQ(dense.updateOrder(), dense.unitOrder());
 }

@@ -1,0 +1,245 @@
+// A safetensors file written group by group on a background thread (see streamed_writer.h).
+#include "formats/streamed_writer.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <deque>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "common/errors.h"
+
+namespace slidedp::formats {
+
+namespace {
+
+uint64_t bytesOf(const TensorToWrite& t) {
+  uint64_t n = dtypeSize(t.dtype);
+  for (int64_t d : t.shape) n *= static_cast<uint64_t>(d);
+  return n;
+}
+
+/// Thrown inside the writer thread when cancel() was called.
+struct Cancelled {};
+
+/// pwrite()s of pieces at their file offsets on `n` threads, so copying into the page cache
+/// (the part of a write the caller waits for, up to the dirty limit) runs on several cores.
+/// The digest stays with the caller, which hashes every piece in file order before submitting.
+class IoPool {
+ public:
+  IoPool(int fd, const std::string& path, int n) : fd_(fd), path_(path) {
+    for (int i = 0; i < n; ++i) threads_.emplace_back([this] { loop(); });
+  }
+  ~IoPool() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      closing_ = true;
+    }
+    cv_.notify_all();
+    for (auto& t : threads_) t.join();
+  }
+  void submit(const uint8_t* p, size_t n, uint64_t offset) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      queue_.push_back({p, n, offset});
+      ++pending_;
+    }
+    cv_.notify_one();
+  }
+  /// Waits until every submitted piece is written; throws UserError on the first failure.
+  void drain() {
+    std::unique_lock<std::mutex> lock(mu_);
+    done_.wait(lock, [&] { return pending_ == 0; });
+    if (!error_.empty()) throw UserError(error_);
+  }
+
+ private:
+  struct Piece {
+    const uint8_t* p;
+    size_t n;
+    uint64_t offset;
+  };
+  void loop() {
+    for (;;) {
+      Piece piece;
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        cv_.wait(lock, [&] { return closing_ || !queue_.empty(); });
+        if (queue_.empty()) return;
+        piece = queue_.front();
+        queue_.pop_front();
+      }
+      std::string error;
+      while (piece.n > 0 && error.empty()) {
+        const ssize_t w = ::pwrite(fd_, piece.p, piece.n, static_cast<off_t>(piece.offset));
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) {
+          error = fmt::format("{}: write failed: {}\nHINT: check free disk space", path_,
+                              w < 0 ? std::strerror(errno) : "no progress");
+          break;
+        }
+        piece.p += w;
+        piece.n -= static_cast<size_t>(w);
+        piece.offset += static_cast<uint64_t>(w);
+      }
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        if (!error.empty() && error_.empty()) error_ = error;
+        --pending_;
+      }
+      done_.notify_all();
+    }
+  }
+  int fd_;
+  std::string path_;
+  std::mutex mu_;
+  std::condition_variable cv_, done_;
+  std::deque<Piece> queue_;
+  size_t pending_ = 0;
+  bool closing_ = false;
+  std::string error_;
+  std::vector<std::thread> threads_;
+};
+
+}  // namespace
+
+StreamedSafetensorsWriter::StreamedSafetensorsWriter(
+    std::string path, std::vector<std::vector<TensorToWrite>> groups,
+    const std::map<std::string, std::string>& metadata, StreamedWriterOptions opts)
+    : path_(std::move(path)), groups_(std::move(groups)), opts_(std::move(opts)) {
+  if (opts_.piece_bytes == 0) opts_.piece_bytes = 8u << 20;
+  // The header as writeSafetensors writes it (same JSON, same padding), tensors in write order.
+  nlohmann::ordered_json header = nlohmann::ordered_json::object();
+  if (!metadata.empty()) {
+    nlohmann::ordered_json m = nlohmann::ordered_json::object();
+    for (const auto& kv : metadata) m[kv.first] = kv.second;
+    header["__metadata__"] = m;
+  }
+  std::set<std::string> seen;
+  uint64_t offset = 0;
+  for (const auto& group : groups_)
+    for (const auto& t : group) {
+      if (!seen.insert(t.name).second) throwUserError("{}: tensor '{}' given twice", path_, t.name);
+      if (t.srcDType != t.dtype)
+        throwUserError("{}: tensor '{}': the streamed writer copies bytes and cannot convert {} to "
+                       "{}", path_, t.name, dtypeName(t.srcDType), dtypeName(t.dtype));
+      const uint64_t n = bytesOf(t);
+      header[t.name] = {{"dtype", dtypeName(t.dtype)}, {"shape", t.shape},
+                        {"data_offsets", {offset, offset + n}}};
+      offset += n;
+    }
+  header_ = header.dump();
+  while (header_.size() % 8 != 0) header_.push_back(' ');
+  thread_ = std::thread([this] { run(); });
+}
+
+StreamedSafetensorsWriter::~StreamedSafetensorsWriter() {
+  cancel();
+  if (thread_.joinable()) thread_.join();
+}
+
+double StreamedSafetensorsWriter::waitGroup(int g, const std::function<void()>& poll) {
+  auto ready = [&] {
+    return written_.load(std::memory_order_acquire) > g || finished_.load(std::memory_order_acquire);
+  };
+  if (ready()) return 0;
+  const auto t0 = std::chrono::steady_clock::now();
+  std::unique_lock<std::mutex> lock(mu_);
+  while (!ready()) {
+    cv_.wait_for(lock, std::chrono::milliseconds(50), ready);
+    if (!ready() && poll) {
+      lock.unlock();
+      poll();
+      lock.lock();
+    }
+  }
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+std::string StreamedSafetensorsWriter::wait() {
+  if (thread_.joinable()) thread_.join();
+  std::lock_guard<std::mutex> lock(mu_);
+  return error_;
+}
+
+void StreamedSafetensorsWriter::stop(const std::string& error) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    error_ = error;
+    finished_.store(true, std::memory_order_release);
+  }
+  cv_.notify_all();
+}
+
+void StreamedSafetensorsWriter::run() {
+  const auto t0 = std::chrono::steady_clock::now();
+  int fd = -1;
+  std::string error;
+  try {
+    fd = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) throwUserError("{}: cannot create: {}", path_, std::strerror(errno));
+    StreamDigest sum;
+    uint64_t at = 0;  // file offset
+    std::string head(8, '\0');
+    for (int i = 0; i < 8; ++i) head[i] = static_cast<char>(uint64_t{header_.size()} >> (8 * i));
+    head += header_;
+    IoPool pool(fd, path_, std::max(1, opts_.io_threads));
+    // Hashed here, in file order, then written by the pool; a piece's memory is the caller's
+    // and stays unchanged until its group is marked, after pool.drain().
+    auto put = [&](const void* p, size_t n) {
+      sum.update(p, n);
+      pool.submit(static_cast<const uint8_t*>(p), n, at);
+      at += n;
+    };
+    put(head.data(), head.size());
+    for (size_t g = 0; g < groups_.size(); ++g) {
+      const uint64_t group_begin = at;
+      for (const auto& t : groups_[g]) {
+        const auto* p = static_cast<const uint8_t*>(t.src);
+        const uint64_t total = bytesOf(t);
+        for (uint64_t off = 0; off < total; off += opts_.piece_bytes) {
+          if (cancel_.load(std::memory_order_acquire)) {
+            pool.drain();
+            throw Cancelled{};
+          }
+          put(p + off, static_cast<size_t>(std::min<uint64_t>(opts_.piece_bytes, total - off)));
+        }
+      }
+      pool.drain();
+      // Start writeback of this group now (asynchronous; errors surface at the fsync).
+      ::sync_file_range(fd, static_cast<off_t>(group_begin), static_cast<off_t>(at - group_begin),
+                        SYNC_FILE_RANGE_WRITE);
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        written_.store(static_cast<int>(g) + 1, std::memory_order_release);
+      }
+      cv_.notify_all();
+      if (opts_.after_group) opts_.after_group(static_cast<int>(g) + 1);
+    }
+    if (cancel_.load(std::memory_order_acquire)) throw Cancelled{};
+    if (::fsync(fd) != 0) throwUserError("{}: fsync failed: {}", path_, std::strerror(errno));
+    const int rc = ::close(fd);
+    fd = -1;
+    if (rc != 0) throwUserError("{}: close failed: {}", path_, std::strerror(errno));
+    digest_ = sum.finish();
+    seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (opts_.on_complete) opts_.on_complete(digest_);
+  } catch (const Cancelled&) {
+    error = fmt::format("{}: the write was cancelled", path_);
+  } catch (const std::exception& e) {
+    error = e.what();
+  } catch (...) {
+    error = fmt::format("{}: unknown error while writing", path_);
+  }
+  if (fd >= 0) ::close(fd);
+  if (!error.empty()) ::unlink(path_.c_str());
+  stop(error);
+}
+
+}  // namespace slidedp::formats

@@ -1,0 +1,114 @@
+// A safetensors file written by a background thread, group by group, while the caller keeps
+// changing the memory the groups come from (design.md, "One training step": the leader writes
+// checkpoint s while step s+1 runs).
+//
+// The one design decision: the file is laid out in the order its groups are written (a group
+// is a unit's master/m/v), and every group has a "written" mark the caller waits on before it
+// overwrites that group's memory (waitGroup). Groups are written strictly in the given order,
+// so "group g written" is one monotonic counter. The bytes of a group are in the page cache
+// (not necessarily on disk) once it is marked: from then on the caller may change its memory;
+// the file is fsync'ed once, after the last group. Writeback of each group is started as soon
+// as it is written (sync_file_range), so the final fsync has little left to do.
+// Page cache, not O_DIRECT: a write returns once the bytes are copied, so the first GiBs (up to
+// the kernel's dirty limit) are absorbed at memory speed, which is what releases the caller's
+// updates early; O_DIRECT would pace every group at the disk's rate.
+// The XXH3-64 digest of the file is computed while writing: the writer thread hashes each 8 MiB
+// piece in file order and hands it to a few I/O threads that pwrite it at its offset (so the
+// copy into the page cache runs on several cores); a group is marked once all its pieces are
+// written. No second pass over the data.
+//
+// Threads: one writer thread per file (hashing in file order), with `io_threads` helpers
+// that pwrite its pieces. waitGroup/groupsWritten/finished may be called from any
+// thread; the constructor, wait(), cancel() and the destructor from the owner's thread.
+// Errors: any failure (I/O, a throwing callback, cancel()) stops the writer, removes the
+// partial file, marks every group as released (waiters return, the memory may change: the file
+// is lost anyway) and is reported by wait() as a message; nothing throws on the writer thread.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "formats/checkpoint.h"  // TensorToWrite
+#include "formats/file_digest.h"
+
+namespace slidedp::formats {
+
+struct StreamedWriterOptions {
+  /// Bytes per pwrite() call; the digest reads each piece just before it is written.
+  size_t piece_bytes = 8u << 20;
+  /// Threads copying pieces into the file (pwrite at their offsets): the copy into the page
+  /// cache is what a waiting caller waits for, and one core copies ~2-3 GB/s. The digest is
+  /// still one pass in file order, on the writer thread (XXH3: several times faster).
+  int io_threads = 4;
+  /// After group g (1-based count of groups written) is marked, on the writer thread (tests:
+  /// fault injection, a slow disk). May throw: the write fails with its message.
+  std::function<void(int groups_written)> after_group;
+  /// After the last group, the fsync and the close, on the writer thread, with the file's
+  /// digest (e.g. write the manifest, rename the directory into place). May throw: the
+  /// write fails with its message (the file is then removed).
+  std::function<void(const FileDigest&)> on_complete;
+};
+
+class StreamedSafetensorsWriter {
+ public:
+  /// Starts writing `path` (created or truncated; mode 0644). `groups` in write order; every
+  /// tensor's source must be of its own dtype (no conversion) and stay valid until its group is
+  /// marked written. Tensor names must be unique. Throws UserError (before any thread starts)
+  /// on duplicate names or a converting tensor.
+  StreamedSafetensorsWriter(std::string path, std::vector<std::vector<TensorToWrite>> groups,
+                            const std::map<std::string, std::string>& metadata,
+                            StreamedWriterOptions opts);
+  /// Cancels an unfinished write (the partial file is removed) and joins the thread.
+  ~StreamedSafetensorsWriter();
+  StreamedSafetensorsWriter(const StreamedSafetensorsWriter&) = delete;
+  StreamedSafetensorsWriter& operator=(const StreamedSafetensorsWriter&) = delete;
+
+  int numGroups() const { return static_cast<int>(groups_.size()); }
+  /// Groups written so far (0..numGroups()); acquire: their sources may be changed.
+  int groupsWritten() const { return written_.load(std::memory_order_acquire); }
+  /// True once the writer thread is done (success or failure).
+  bool finished() const { return finished_.load(std::memory_order_acquire); }
+
+  /// Blocks until group `g` (0-based) has been written, or the writer stopped (failed or
+  /// cancelled). Returns the seconds it waited (0 when it did not block). `poll`, when given,
+  /// is called about every 50 ms while blocked; it may throw to end the wait (e.g. the job was
+  /// aborted), and the exception propagates.
+  double waitGroup(int g, const std::function<void()>& poll = {});
+
+  /// Blocks until the writer thread has finished; returns "" on success, else the first error.
+  std::string wait();
+  /// Asks the writer to stop at its next piece (the file is removed); wait() then reports it.
+  void cancel() { cancel_.store(true, std::memory_order_release); }
+
+  /// After a successful wait() (or inside on_complete, on the writer thread): the file's size
+  /// and XXH3-64 digest, and the seconds from the start to the end of the fsync.
+  const FileDigest& digest() const { return digest_; }
+  double seconds() const { return seconds_; }
+
+ private:
+  void run();
+  void stop(const std::string& error);
+
+  std::string path_;
+  std::vector<std::vector<TensorToWrite>> groups_;
+  std::string header_;  // the safetensors JSON header, padded
+  StreamedWriterOptions opts_;
+  std::atomic<int> written_{0};
+  std::atomic<bool> finished_{false};
+  std::atomic<bool> cancel_{false};
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::string error_;  // guarded by mu_ until finished_
+  FileDigest digest_;  // written by the thread before finished_
+  double seconds_ = 0;
+  std::thread thread_;
+};
+
+}  // namespace slidedp::formats

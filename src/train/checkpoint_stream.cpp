@@ -1,0 +1,92 @@
+// A checkpoint written while training continues (see checkpoint_stream.h).
+#include "train/checkpoint_stream.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "common/errors.h"
+#include "formats/fs_util.h"
+#include "shm/layout.h"  // formatBytes
+#include "train/checkpoint_dir.h"
+
+namespace slidedp {
+
+CheckpointStream::CheckpointStream(CheckpointRequest req,
+                                   std::vector<std::vector<formats::TensorToWrite>> unit_tensors,
+                                   const std::vector<int>& order,
+                                   std::function<void(int)> after_unit)
+    : req_(std::move(req)) {
+  using namespace formats;
+  SLIDEDP_ASSERT(order.size() == unit_tensors.size(), "write order has {} units, the state {}",
+                 order.size(), unit_tensors.size());
+  name_ = fmt::format("step-{:08d}", req_.step);
+  final_dir_ = joinPath(req_.root, name_);
+  tmp_dir_ = joinPath(req_.root, fmt::format(".{}.tmp-{}", name_, ::getpid()));
+  makeDirectories(req_.root);
+  removeTree(tmp_dir_);
+  makeDirectories(tmp_dir_);
+  position_.assign(unit_tensors.size(), -1);
+  std::vector<std::vector<TensorToWrite>> groups;
+  for (size_t i = 0; i < order.size(); ++i) {
+    const int u = order[i];
+    SLIDEDP_ASSERT(u >= 0 && u < static_cast<int>(unit_tensors.size()) && position_[u] < 0,
+                   "unit {} twice or out of range in the write order", u);
+    position_[u] = static_cast<int>(i);
+    groups.push_back(std::move(unit_tensors[u]));
+  }
+  StreamedWriterOptions wo;
+  wo.after_group = std::move(after_unit);
+  wo.on_complete = [this](const FileDigest& d) { complete(d); };
+  writer_ = std::make_unique<StreamedSafetensorsWriter>(
+      joinPath(tmp_dir_, "optimizer.safetensors"), std::move(groups),
+      std::map<std::string, std::string>{{"format", "slidedp-optimizer-state-1"}}, std::move(wo));
+}
+
+CheckpointStream::~CheckpointStream() {
+  writer_->cancel();
+  finish();
+}
+
+double CheckpointStream::waitUnit(int u, const std::function<void()>& poll) {
+  return writer_->waitGroup(position_.at(u), poll);
+}
+
+void CheckpointStream::complete(const formats::FileDigest& digest) {
+  using namespace formats;
+  nlohmann::json j = req_.state;
+  j["step"] = req_.step;
+  j["format"] = 1;
+  j["files"] = {{"optimizer.safetensors", {{"bytes", digest.bytes}, {"xxh3", digest.xxh3}}}};
+  writeFileAtomic(joinPath(tmp_dir_, "trainer_state.json"), j.dump(1) + "\n");
+  removeTree(final_dir_);  // a checkpoint of the same step from an earlier, resumed run
+  if (std::rename(tmp_dir_.c_str(), final_dir_.c_str()) != 0)
+    throwUserError("cannot rename {} to {}: {}", tmp_dir_, final_dir_, std::strerror(errno));
+  if (int fd = ::open(req_.root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); fd >= 0) {
+    ::fsync(fd);
+    ::close(fd);
+  }
+  publishAndPrune(req_.root, name_, req_.step, req_.keep, req_.overwrite);
+  const double sec = writer_->seconds();  // set by this (the writer) thread before on_complete
+  if (req_.note)
+    req_.note(fmt::format("checkpoint of step {} written to {} ({} in {:.2f} s to the fsync, "
+                          "{:.2f} GB/s)", req_.step, final_dir_, shm::formatBytes(digest.bytes), sec,
+                          sec > 0 ? digest.bytes / sec / 1e9 : 0.0));
+}
+
+std::string CheckpointStream::finish() {
+  if (finished_) return error_;
+  error_ = writer_->wait();
+  finished_ = true;
+  if (!error_.empty()) {
+    formats::removeTree(tmp_dir_);  // no half-written checkpoint stays behind to fill the disk
+    error_ = fmt::format("writing the checkpoint of step {} to {} failed: {}", req_.step,
+                         req_.root, error_);
+  }
+  return error_;
+}
+
+}  // namespace slidedp

@@ -1,0 +1,81 @@
+// One checkpoint of a --checkpoint-dir being written by the leader while training continues
+// (issue 20, item 9: "a checkpoint blocks training").
+//
+// The state of a unit (its FP32 master weights, m and v) is stable from its update in step s
+// until its update in step s+1. So the checkpoint of step s is written on a background thread
+// (formats/streamed_writer.h), unit by unit in the order step s+1 updates them (the hand-off
+// order: head first, embedding last), and the leader's update of unit u in step s+1 first waits
+// until the writer is past u (waitUnit: the only place training can wait for the disk, reported
+// as the step's checkpoint wait). After the last unit: fsync of optimizer.safetensors, then
+// trainer_state.json (step, data cursor, configuration, and the file's size and XXH3-64 digest
+// computed while streaming), then the temporary directory is renamed into place and `latest`
+// replaced (checkpoint_dir.h: publishAndPrune), all on the writer thread.
+// A kill or a failure before the rename leaves only root/.step-N.tmp-<pid> (removed by a later
+// checkpoint); the previous checkpoint and `latest` stay as they were.
+//
+// Leader-side, no MPI: the trainer owns at most one stream at a time, and agrees its error
+// (error()) across ranks at the end of the next step.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "formats/checkpoint.h"  // TensorToWrite
+#include "formats/streamed_writer.h"
+
+namespace slidedp {
+
+struct CheckpointRequest {
+  std::string root;     // --checkpoint-dir
+  int64_t step = 0;     // the state after this step
+  nlohmann::json state; // trainer_state.json besides "step", "format", "files"
+  int keep = 2;         // newest step directories kept (0: all)
+  bool overwrite = false;
+  /// Called on the writer thread once the checkpoint is published, with a line for the log
+  /// (where, how many bytes, how fast). Optional; must not throw.
+  std::function<void(const std::string&)> note;
+};
+
+class CheckpointStream {
+ public:
+  /// Creates root/.step-<8 digits>.tmp-<pid>/ and starts writing its optimizer.safetensors on a
+  /// background thread. `unit_tensors[u]`: unit u's tensors (pointing into the segment; they
+  /// must not change until waitUnit(u) returned); `order`: the units in write order (every unit
+  /// once). `after_unit` (optional) runs on the writer thread after each unit (tests: fault
+  /// injection, a slow disk). Main thread of the leader. Throws UserError when the directory
+  /// cannot be created.
+  CheckpointStream(CheckpointRequest req, std::vector<std::vector<formats::TensorToWrite>> unit_tensors,
+                   const std::vector<int>& order, std::function<void(int units_written)> after_unit = {});
+  /// Cancels an unfinished write and removes the temporary directory.
+  ~CheckpointStream();
+
+  int64_t step() const { return req_.step; }
+  /// root/step-<8 digits>, where the checkpoint goes once complete.
+  const std::string& finalDir() const { return final_dir_; }
+
+  /// Blocks until unit `u` is written (or the write failed: then at once); returns the seconds
+  /// waited. `poll` as in StreamedSafetensorsWriter::waitGroup. Leader's main thread.
+  double waitUnit(int u, const std::function<void()>& poll = {});
+  /// True once the write is over (published, or failed).
+  bool finished() const { return writer_->finished(); }
+  /// Blocks until the write is over; returns "" once the checkpoint is published, else the
+  /// error (the temporary directory is then removed). Idempotent.
+  std::string finish();
+
+ private:
+  void complete(const formats::FileDigest& digest);  // writer thread
+
+  CheckpointRequest req_;
+  std::string name_, tmp_dir_, final_dir_;
+  std::vector<int> position_;  // unit -> its index in the write order
+  std::unique_ptr<formats::StreamedSafetensorsWriter> writer_;
+  bool finished_ = false;
+  std::string error_;
+};
+
+}  // namespace slidedp

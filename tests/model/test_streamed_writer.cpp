@@ -1,0 +1,174 @@
+// The streamed safetensors writer (formats/streamed_writer.h), the core of streamed checkpoints:
+// the file holds every group as it was when the writer reached it, although the caller changes
+// each group right after waitGroup() released it (as the leader's next update does); the digest
+// computed while streaming is the file's; the bytes equal writeSafetensors' for the same tensor
+// order; failures (unwritable path, a throwing callback, cancel) are reported, release every
+// waiter and leave no partial file. No LibTorch: it runs under tools/sanitize.sh (TSan too).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+#include "common/errors.h"
+#include "formats/checkpoint.h"
+#include "formats/file_digest.h"
+#include "formats/fs_util.h"
+#include "formats/safetensors.h"
+#include "formats/streamed_writer.h"
+
+using namespace slidedp::formats;
+
+namespace {
+
+std::string tempDir(const std::string& name) {
+  const std::string d = "/tmp/slidedp_streamed_" + std::to_string(::getpid()) + "_" + name;
+  removeTree(d);
+  makeDirectories(d);
+  return d;
+}
+
+std::string readAll(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+/// Units of master/exp_avg/exp_avg_sq like the leader's, odd sizes, one larger than a piece.
+struct State {
+  std::vector<std::vector<float>> bufs;  // [unit*3 + part]
+  std::vector<int64_t> numels;
+  explicit State(const std::vector<int64_t>& n) : numels(n) {
+    std::mt19937 rng(7);
+    std::normal_distribution<float> d;
+    for (int64_t x : n)
+      for (int p = 0; p < 3; ++p) {
+        bufs.emplace_back(static_cast<size_t>(x));
+        for (auto& v : bufs.back()) v = d(rng);
+      }
+  }
+  std::vector<TensorToWrite> unit(int u) const {
+    std::vector<TensorToWrite> t;
+    const char* parts[] = {"master", "exp_avg", "exp_avg_sq"};
+    for (int p = 0; p < 3; ++p)
+      t.push_back({"unit" + std::to_string(u) + "." + parts[p], DType::F32, {numels[u]},
+                   bufs[u * 3 + p].data(), DType::F32});
+    return t;
+  }
+};
+
+}  // namespace
+
+TEST(StreamedWriter, FileHoldsEachGroupAsReleasedWhileTheCallerChangesItAfterwards) {
+  const std::string d = tempDir("overlap");
+  State st({1001, 77, 300000, 5, 4099});
+  const State before = st;
+  const std::vector<int> order = {4, 3, 2, 1, 0};  // the leader's hand-off order: last unit first
+  std::vector<std::vector<TensorToWrite>> groups;
+  for (int u : order) groups.push_back(st.unit(u));
+  StreamedWriterOptions o;
+  o.piece_bytes = 64 << 10;  // several pieces per large tensor
+  o.after_group = [](int) { std::this_thread::sleep_for(std::chrono::milliseconds(5)); };
+  int completed = 0;
+  o.on_complete = [&](const FileDigest&) { ++completed; };
+  StreamedSafetensorsWriter w(d + "/opt.safetensors", std::move(groups), {{"format", "x"}}, o);
+  // The "next step": change each unit as soon as the writer is past it.
+  double waited = 0;
+  for (size_t i = 0; i < order.size(); ++i) {
+    waited += w.waitGroup(static_cast<int>(i));
+    EXPECT_GE(w.groupsWritten(), static_cast<int>(i) + 1);
+    for (int p = 0; p < 3; ++p)
+      for (auto& v : st.bufs[order[i] * 3 + p]) v += 1.0f;
+  }
+  ASSERT_EQ(w.wait(), "");
+  EXPECT_EQ(completed, 1);
+  EXPECT_GT(waited, 0.0) << "the caller never had to wait: the test did not overlap";
+  // Every tensor as it was before the change.
+  const auto f = SafetensorsFile::open(d + "/opt.safetensors");
+  for (int u = 0; u < 5; ++u)
+    for (const auto& t : before.unit(u)) {
+      std::vector<float> got(static_cast<size_t>(t.shape[0]));
+      f.readFloat32(f.get(t.name), got.data());
+      EXPECT_EQ(std::memcmp(got.data(), t.src, got.size() * 4), 0) << t.name;
+    }
+  // The streamed digest is the file's, and the bytes are writeSafetensors' for the same order.
+  const FileDigest on_disk = digestFile(d + "/opt.safetensors");
+  EXPECT_EQ(w.digest().bytes, on_disk.bytes);
+  EXPECT_EQ(w.digest().xxh3, on_disk.xxh3);
+  std::vector<TensorToWrite> flat;
+  for (int u : order)
+    for (const auto& t : before.unit(u)) flat.push_back(t);
+  writeSafetensors(d + "/ref.safetensors", flat, {{"format", "x"}});
+  EXPECT_TRUE(readAll(d + "/ref.safetensors") == readAll(d + "/opt.safetensors"));
+  removeTree(d);
+}
+
+TEST(StreamedWriter, AnUnwritablePathIsReportedAndReleasesEveryWaiter) {
+  State st({100, 200});
+  StreamedSafetensorsWriter w("/nonexistent-dir/x/opt.safetensors", {st.unit(0), st.unit(1)}, {}, {});
+  w.waitGroup(1);  // returns (the writer stopped), does not hang
+  EXPECT_TRUE(w.finished());
+  const std::string e = w.wait();
+  EXPECT_NE(e.find("/nonexistent-dir/x/opt.safetensors"), std::string::npos) << e;
+  EXPECT_NE(e.find("cannot create"), std::string::npos) << e;
+}
+
+TEST(StreamedWriter, AFailingCallbackOrCancelLeavesNoPartialFile) {
+  const std::string d = tempDir("fail");
+  State st({5000, 6000, 7000});
+  {
+    StreamedWriterOptions o;
+    o.after_group = [](int n) {
+      if (n == 2) throw std::runtime_error("disk on fire");
+    };
+    StreamedSafetensorsWriter w(d + "/a.safetensors", {st.unit(0), st.unit(1), st.unit(2)}, {}, o);
+    w.waitGroup(2);  // released although group 2 is never written
+    EXPECT_EQ(w.wait(), "disk on fire");
+    EXPECT_FALSE(pathExists(d + "/a.safetensors"));
+  }
+  {
+    StreamedWriterOptions o;
+    o.piece_bytes = 4096;
+    o.after_group = [](int) { std::this_thread::sleep_for(std::chrono::milliseconds(50)); };
+    StreamedSafetensorsWriter w(d + "/b.safetensors", {st.unit(0), st.unit(1), st.unit(2)}, {}, o);
+    w.waitGroup(0);
+    w.cancel();
+    const std::string e = w.wait();
+    EXPECT_NE(e.find("cancelled"), std::string::npos) << e;
+    EXPECT_FALSE(pathExists(d + "/b.safetensors"));
+  }
+  {
+    // Destroyed mid-write: cancelled and joined, no file left.
+    StreamedWriterOptions o;
+    o.after_group = [](int) { std::this_thread::sleep_for(std::chrono::milliseconds(50)); };
+    auto w = std::make_unique<StreamedSafetensorsWriter>(d + "/c.safetensors",
+        std::vector<std::vector<TensorToWrite>>{st.unit(0), st.unit(1), st.unit(2)},
+        std::map<std::string, std::string>{}, o);
+    w.reset();
+    EXPECT_FALSE(pathExists(d + "/c.safetensors"));
+  }
+  removeTree(d);
+}
+
+TEST(StreamedWriter, AThrowingPollEndsTheWaitAndConvertingTensorsAreRefused) {
+  const std::string d = tempDir("poll");
+  State st({1000, 1000});
+  StreamedWriterOptions o;
+  o.after_group = [](int) { std::this_thread::sleep_for(std::chrono::milliseconds(300)); };
+  StreamedSafetensorsWriter w(d + "/a.safetensors", {st.unit(0), st.unit(1)}, {}, o);
+  EXPECT_THROW(w.waitGroup(1, [] { throw std::runtime_error("job aborted"); }), std::runtime_error);
+  EXPECT_EQ(w.wait(), "");
+  auto bf16 = st.unit(0);
+  bf16[0].dtype = DType::BF16;
+  EXPECT_THROW(StreamedSafetensorsWriter(d + "/b.safetensors", {bf16}, {}, {}), slidedp::UserError);
+  auto twice = st.unit(0);
+  twice.push_back(twice[0]);
+  EXPECT_THROW(StreamedSafetensorsWriter(d + "/c.safetensors", {twice}, {}, {}), slidedp::UserError);
+  removeTree(d);
+}

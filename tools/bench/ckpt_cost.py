@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""What a checkpoint costs training: two runs of the same job, one without checkpoints and one
+with --checkpoint-every K (tools/gpu-check.sh ckpt), compared step by step.
+
+    ckpt_cost.py --checkpoint-bytes CONFIG.json
+        prints the bytes of one checkpoint of that model shape (FP32 master, m, v: 12 B/param,
+        plus 1 MiB of header and JSON), for the disk-space decision of the caller.
+    ckpt_cost.py --base A.jsonl --run B.jsonl --log B.log [--target-pct 3]
+        A, B: the runs' --metrics files (one JSON object per step, "step_s" and, in B,
+        "checkpoint_wait_s"); B.log: the checkpoint run's output (its checkpoint lines).
+
+The extra seconds of the checkpoint run over the steps from the first checkpoint on:
+    sum over those steps of (B's step_s - the median step_s of A after its warm-up step)
+  + the seconds each checkpoint took to start (the step line's caller was blocked)
+  + the seconds a checkpoint still being written held the next one (the log says so)
+  + the seconds the job waited after its last step for the last streamed checkpoint
+divided by the checkpoints written, is the cost of one checkpoint; as a share of 100 steps of
+A, it is what `--checkpoint-every 100` costs in throughput (issue 20's target: <= 3%).
+The pre-checkpoint steps of B against A (steps 2..K) give the noise of the comparison.
+Prints a RESULT line (key=value) and a short table."""
+import argparse
+import json
+import re
+import statistics
+import sys
+
+
+def checkpoint_bytes(config_path):
+    c = json.load(open(config_path))
+    C, L, V = c["hidden_size"], c["num_hidden_layers"], c["vocab_size"]
+    I = c["intermediate_size"]
+    H = c["num_attention_heads"]
+    KV = c.get("num_key_value_heads", H)
+    hd = c.get("head_dim") or C // H
+    per_layer = C * H * hd + 2 * C * KV * hd + H * hd * C + 3 * C * I + 2 * C
+    if c.get("model_type") == "qwen3":
+        per_layer += 2 * hd  # q_norm, k_norm
+    if c.get("attention_bias"):
+        per_layer += H * hd + 2 * KV * hd
+    params = L * per_layer + V * C + C + (0 if c.get("tie_word_embeddings", False) else V * C)
+    return params * 12 + (1 << 20)
+
+
+def read_metrics(path):
+    out = {}
+    for line in open(path):
+        line = line.strip()
+        if line:
+            j = json.loads(line)
+            out[int(j["step"])] = j
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--checkpoint-bytes", metavar="CONFIG")
+    ap.add_argument("--base")
+    ap.add_argument("--run")
+    ap.add_argument("--log")
+    ap.add_argument("--target-pct", type=float, default=3.0)
+    ap.add_argument("--label", default="")
+    a = ap.parse_args()
+    if a.checkpoint_bytes:
+        print(checkpoint_bytes(a.checkpoint_bytes))
+        return 0
+    if not (a.base and a.run and a.log):
+        ap.error("--base, --run and --log are needed (or --checkpoint-bytes CONFIG)")
+    A, B = read_metrics(a.base), read_metrics(a.run)
+    log = open(a.log, errors="replace").read()
+    starts = {int(m.group(1)): float(m.group(2)) for m in re.finditer(
+        r"checkpoint of step (\d+): (?:streaming to \S+ while training continues \(([0-9.]+) s to start\))", log)}
+    blocking = {int(m.group(1)): float(m.group(2)) for m in re.finditer(
+        r"checkpoint of step (\d+): training stopped ([0-9.]+) s for it", log)}
+    written = [(int(m.group(1)), m.group(2), float(m.group(3)), float(m.group(4))) for m in re.finditer(
+        r"checkpoint of step (\d+) written to \S+ \((\S+ \S+) in ([0-9.]+) s to the fsync, ([0-9.]+) GB/s\)", log)]
+    held = sum(float(x) for x in re.findall(r"held training ([0-9.]+) s before the checkpoint", log))
+    end_wait = sum(float(x) for x in re.findall(r"waited ([0-9.]+) s after the last step for the streamed", log))
+    ckpt_steps = sorted(set(starts) | set(blocking))
+    if not ckpt_steps:
+        print("ckpt_cost.py: the checkpoint run's log names no checkpoint", file=sys.stderr)
+        return 1
+    first = ckpt_steps[0]
+    base_steps = [A[s]["step_s"] for s in sorted(A) if s >= 2]
+    if not base_steps:
+        print("ckpt_cost.py: the run without checkpoints has no step after its warm-up", file=sys.stderr)
+        return 1
+    base = statistics.median(base_steps)
+    window = [s for s in sorted(B) if s > first]
+    steps_extra = sum(B[s]["step_s"] - base for s in window)
+    ckpt_wait = sum(B[s].get("checkpoint_wait_s", 0.0) for s in window)
+    start_s = sum(starts.values()) + sum(blocking.values())
+    extra = steps_extra + start_s + held + end_wait
+    n = len(ckpt_steps)
+    per = extra / n
+    pct = 100.0 * per / (100.0 * base)
+    pre = [B[s]["step_s"] - base for s in sorted(B) if 2 <= s <= first]
+    noise = statistics.pstdev(pre) if len(pre) > 1 else float("nan")
+    print("step  base_s   ckpt_run_s  ckpt-wait_s")
+    for s in sorted(B):
+        mark = " <- checkpoint" if s in ckpt_steps else ""
+        print(f"{s:4d}  {A.get(s, {}).get('step_s', float('nan')):7.3f}  {B[s]['step_s']:10.3f}  "
+              f"{B[s].get('checkpoint_wait_s', 0.0):10.3f}{mark}")
+    for step, size, sec, rate in written:
+        print(f"checkpoint of step {step}: {size} written and fsync'ed in {sec:.2f} s ({rate:.2f} GB/s)")
+    write_s = statistics.mean(w[2] for w in written) if written else float("nan")
+    rate = statistics.mean(w[3] for w in written) if written else float("nan")
+    print(f"extra seconds: steps {steps_extra:.2f} (of which the leader's ckpt-wait {ckpt_wait:.2f}) + "
+          f"start {start_s:.2f} + held by the previous {held:.2f} + end wait {end_wait:.2f} = {extra:.2f} "
+          f"for {n} checkpoint(s); step noise before the first checkpoint {noise:.3f} s/step")
+    print(f"RESULT name=ckpt_cost{(' ' + a.label) if a.label else ''} checkpoints={n} every={first} "
+          f"step_s={base:.3f} write_s={write_s:.2f} write_GBps={rate:.2f} ckpt_wait_s={ckpt_wait / n:.2f} "
+          f"per_checkpoint_s={per:.2f} pct_of_100_steps={pct:.2f} target_pct={a.target_pct:g} "
+          f"pass={'yes' if pct <= a.target_pct else 'no'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
