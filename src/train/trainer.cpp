@@ -217,6 +217,7 @@ void Trainer::setRunOptions(const TrainOptions& o) {
   opts_.offload_activations = o.offload_activations;
   opts_.activations = o.activations;
   opts_.max_kept_layers = o.max_kept_layers;
+  opts_.mlp_tile_tokens = o.mlp_tile_tokens;
   if (leader_) leader_->setRunOptions(opts_);
   if (worker_) worker_->setRunOptions(opts_);
   MPI_CHECK(MPI_Barrier(ctx_.world));
@@ -230,7 +231,7 @@ StepRecord Trainer::step(int64_t step, BatchSource& data) {
   shm::noteProgress();
   testHookSlowStep(ctx_.world_rank, step);
   double mine[5] = {0, 0, 0, 0, 0};  // loss sum (workers), grad norm (leader), tokens, B*T, T (worker 0)
-  double times[11] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};  // maxima over ranks
+  double times[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};  // maxima over ranks
   if (leader_) {
     const LeaderStepStats ls = leader_->step(step);
     mine[1] = ls.grad_norm;
@@ -260,6 +261,7 @@ StepRecord Trainer::step(int64_t step, BatchSource& data) {
     std::copy(w, w + 7, times);
     times[9] = ws.kept_layers;
     times[10] = static_cast<double>(ws.gpu_peak_bytes);
+    times[11] = ws.attention_output_layers;
     for (const auto& t : ws.trace)
       rec.trace_events.push_back({{"name", t.name}, {"ph", "X"}, {"pid", ctx_.world_rank},
                                   {"tid", t.thread}, {"ts", t.begin_ns / 1e3},
@@ -270,11 +272,11 @@ StepRecord Trainer::step(int64_t step, BatchSource& data) {
       rec.worker_backward_ns.push_back(static_cast<double>(b.end_ns));
     }
   }
-  double all[5], tmax[11];
+  double all[5], tmax[12];
   MPI_CHECK(MPI_Allreduce(mine, all, 5, MPI_DOUBLE, MPI_SUM, ctx_.world));
   rec.batch_tokens = static_cast<int64_t>(all[3]);
   rec.T = static_cast<int64_t>(all[4]);
-  MPI_CHECK(MPI_Allreduce(times, tmax, 11, MPI_DOUBLE, MPI_MAX, ctx_.world));
+  MPI_CHECK(MPI_Allreduce(times, tmax, 12, MPI_DOUBLE, MPI_MAX, ctx_.world));
   rec.fwd_s = tmax[0];
   rec.head_s = tmax[1];
   rec.bwd_s = tmax[2];
@@ -286,6 +288,7 @@ StepRecord Trainer::step(int64_t step, BatchSource& data) {
   rec.leader_update_s = tmax[8];
   rec.kept_layers = static_cast<int>(tmax[9]);
   rec.gpu_peak_bytes = static_cast<int64_t>(tmax[10]);
+  rec.attention_output_layers = static_cast<int>(tmax[11]);
   rec.tokens = static_cast<int64_t>(all[2]);
   rec.loss = all[0] / all[2];
   rec.grad_norm = all[1];

@@ -54,6 +54,7 @@ struct StepRecord {
   double leader_wait_s = 0;     // leader waiting for gradient chunks
   double leader_update_s = 0;   // leader's fused reduce + AdamW passes
   int kept_layers = 0;          // decoder layers with kept activations (max over workers)
+  int attention_output_layers = 0;  // decoder layers keeping only their attention output
   int64_t gpu_peak_bytes = 0;   // peak GPU bytes allocated in the step (max over workers)
   std::vector<double> leader_unit_update_ns;  // leader: [unit]*2 begin,end (monotonic ns)
   std::vector<double> worker_backward_ns;     // workers: [unit, begin, end]*
