@@ -22,6 +22,7 @@
 #include "model/mlp_tiles.h"
 #include "common/bf16.h"
 #include "routes/registry.h"
+#include "worker/pinned_pool.h"
 #include "shm/control_block.h"
 #ifdef SLIDEDP_WITH_CUDA
 #include <ATen/cuda/CUDAContext.h>
@@ -94,6 +95,10 @@ struct Worker::Impl {
   int64_t measured_tokens = -1;    // the step's tokens the reserve was measured for
   int64_t fragmentation = 0;       // previous step: peak reserved - peak allocated bytes
 
+  // Exact-size pinned host buffers of offloaded layer inputs (pinned_pool.h), reused across
+  // steps; every copy into or out of them runs on offload_stream.
+  std::shared_ptr<HostBufferPool> offload_pool;
+
 #ifdef SLIDEDP_WITH_CUDA
   std::optional<c10::cuda::CUDAStream> d2h_stream, offload_stream;
   // Timing events of the phase boundaries on the compute stream.
@@ -130,6 +135,7 @@ struct Worker::Impl {
       c10::cuda::set_device(static_cast<c10::DeviceIndex>(ctx.gpu));
       d2h_stream = c10::cuda::getStreamFromPool(false, device.index());
       offload_stream = c10::cuda::getStreamFromPool(false, device.index());
+      offload_pool = HostBufferPool::create(/*pinned=*/true);
       for (const char* name : {cdtype == at::kFloat ? kMasterRegion : kComputeCopyRegion, kStagingRegion}) {
         const shm::Region& r = seg.layout().at(name);
         registrations.emplace_back(seg.region(name), (r.bytes() + 4095) / 4096 * 4096);
@@ -157,6 +163,10 @@ struct Worker::Impl {
     }
     cv.notify_all();
     if (handoff_thread.joinable()) handoff_thread.join();
+#ifdef SLIDEDP_WITH_CUDA
+    // No offload copy may still read a pinned buffer the pool frees (errors ignored: teardown).
+    if (cuda && offload_stream) (void)cudaStreamSynchronize(offload_stream->stream());
+#endif
   }
 
   // ---- routes ----------------------------------------------------------------------------
@@ -225,7 +235,12 @@ struct Worker::Impl {
     fragmentation = 0;
     measured_tokens = tokens;
 #ifdef SLIDEDP_WITH_CUDA
-    if (cuda) c10::cuda::CUDACachingAllocator::emptyCache();
+    if (cuda) {
+      c10::cuda::CUDACachingAllocator::emptyCache();
+      // The old shape's pinned buffers: freed once no copy of the offload stream reads them.
+      CUDA_CHECK(cudaStreamSynchronize(offload_stream->stream()));
+      offload_pool->clear();
+    }
 #endif
   }
   void resetPeak() const {
@@ -307,23 +322,26 @@ struct Worker::Impl {
   }
 
   // ---- layer-boundary activations (CUDA: optionally offloaded to pinned host memory) ------
-  /// Keeps `x` (an activation on the device) for backward: as is, or (offload) as a pinned
-  /// host copy made on the offload stream once the compute stream has produced it.
+  /// Keeps `x` (an activation on the device) for backward: as is, or (offload) as a copy in
+  /// an exact-size pinned host buffer (offload_pool; torch's pinned allocator would round it up
+  /// to a power of two), made on the offload stream once the compute stream has produced it.
   at::Tensor keepActivation(const at::Tensor& x) {
 #ifdef SLIDEDP_WITH_CUDA
     if (cuda && opts.offload_activations) {
+      SLIDEDP_ASSERT(x.is_contiguous(), "an offloaded activation must be contiguous");
       auto compute = c10::cuda::getCurrentCUDAStream(device.index());
       at::cuda::CUDAEvent produced;
       produced.record(compute);
       produced.block(*offload_stream);
-      at::Tensor host = at::empty(x.sizes(), x.options().device(at::kCPU).pinned_memory(true));
-      {
-        c10::cuda::CUDAStreamGuard guard(*offload_stream);
-        host.copy_(x, /*non_blocking=*/true);
-      }
+      const size_t bytes = x.nbytes();
+      std::shared_ptr<HostBuffer> buf = offload_pool->acquire(bytes);
+      CUDA_CHECK(cudaMemcpyAsync(buf->data(), x.data_ptr(), bytes, cudaMemcpyDeviceToHost,
+                                 offload_stream->stream()));
       // x may be freed by the caller; the allocator must not reuse it before the copy ends.
       c10::cuda::CUDACachingAllocator::recordStream(x.storage().data_ptr(), *offload_stream);
-      return host;
+      // The host tensor owns the buffer: dropping it returns the buffer to the pool.
+      return at::from_blob(buf->data(), x.sizes(), [buf](void*) mutable { buf.reset(); },
+                           x.options().device(at::kCPU));
     }
 #endif
     return x;
@@ -337,7 +355,11 @@ struct Worker::Impl {
     if (cuda && opts.offload_activations) {
       std::vector<at::Tensor> dev;
       c10::cuda::CUDAStreamGuard guard(*offload_stream);
-      for (const auto& h : kept) dev.push_back(h.to(device, /*non_blocking=*/true));
+      for (const auto& h : kept) {  // pinned (pinned_pool.h): asynchronous H2D
+        dev.push_back(at::empty(h.sizes(), h.options().device(device)));
+        CUDA_CHECK(cudaMemcpyAsync(dev.back().data_ptr(), h.data_ptr(), h.nbytes(),
+                                   cudaMemcpyHostToDevice, offload_stream->stream()));
+      }
       auto ev = std::make_shared<at::cuda::CUDAEvent>();
       ev->record(*offload_stream);
       *ready = ev;
