@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <initializer_list>
 #include <limits>
 #include <optional>
 #include <string>
@@ -221,6 +222,27 @@ bool fusedAttention(const Tensor& q, const AttentionContext& ctx) {
   return q.is_cuda() && q.scalar_type() == at::kBFloat16 && !ctx.mask.defined();
 }
 
+// Whether cuDNN's attention may take these operands: each spans (from its first to its last
+// element, strides included) fewer than 2^31 elements. At 512K tokens the Qwen3-4B shape's q is
+// exactly 2^31 elements and v, a view into the [N, Q + 2 KV*D] projections, spans 3.2e9;
+// FlashAttention-2 indexes with 64-bit offsets (index_t = int64_t in flash.h), cuDNN's limit is
+// not documented, and torch's dispatcher (sdp_utils.cpp check_cudnn_tensor_shapes, torch 2.11)
+// checks head dims and alignment, not lengths. SLIDEDP_CUDNN_LARGE=1 lifts the limit (for the
+// GPU test that compares the two kernels at 512K, tests/model/test_long_sequence_gpu.cpp).
+bool cudnnAttentionSafe(std::initializer_list<const Tensor*> operands) {
+  static const bool lifted = [] {
+    const char* v = std::getenv("SLIDEDP_CUDNN_LARGE");
+    return v && v[0] == '1';
+  }();
+  if (lifted) return true;
+  for (const Tensor* t : operands) {
+    int64_t span = 1;
+    for (int64_t d = 0; d < t->dim(); ++d) span += (t->size(d) - 1) * t->stride(d);
+    if (span >= (int64_t{1} << 31)) return false;
+  }
+  return true;
+}
+
 // CPU tensors of a dtype ATen's CPU flash attention takes (what SDPA dispatches to on CPU).
 bool cpuFlashAttention(const Tensor& q) {
   return q.is_cpu() && (q.scalar_type() == at::kFloat || q.scalar_type() == at::kBFloat16);
@@ -278,6 +300,15 @@ Tensor attentionForward(const Tensor& q, const Tensor& k, const Tensor& v, const
     // FlashAttention-2 or cuDNN in ATen: GQA without repeating k/v; they save only the output
     // and the log-sum-exp.
     AttentionKernel kernel = attentionKernel();
+    if (kernel == AttentionKernel::kCudnn && !cudnnAttentionSafe({&q4, &k4, &v4})) {
+      static std::atomic<bool> logged{false};
+      if (!logged.exchange(true))
+        std::fprintf(stderr, "slidedp: attention at T=%lld: an operand spans 2^31 elements or more, "
+                     "beyond what cuDNN's attention is known to address correctly; using "
+                     "FlashAttention-2 (64-bit offsets) for such shapes "
+                     "(SLIDEDP_CUDNN_LARGE=1 keeps cuDNN)\n", (long long)s.T);
+      kernel = AttentionKernel::kFlash;
+    }
     decltype(at::_scaled_dot_product_flash_attention(q4, k4, v4)) r;
     if (kernel == AttentionKernel::kCudnn) {
       try {
