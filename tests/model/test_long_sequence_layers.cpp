@@ -74,7 +74,9 @@ LayerCase makeCase(const std::string& name, int64_t B, int64_t T, bool packed,
     pos[B - 1].narrow(0, 2 * T / 3, T - 2 * T / 3).sub_(T / 3);  // and another at 2T/3
   }
   k.ctx = makeAttentionContext(k.m.config, B, T, pos, dtype, at::kCPU);
-  if (packed) EXPECT_TRUE(k.ctx.mask.defined());
+  if (packed) {
+    EXPECT_TRUE(k.ctx.mask.defined());
+  }
   return k;
 }
 
