@@ -40,6 +40,7 @@ struct Options {
   int64_t chunk_numel = int64_t{1} << 22, micro_batch_rows = 0;
   int ring_slots = 4, window = 2, max_kept_layers = -1, leader_threads = 0;
   bool offload = false;
+  std::string embedding_update = "split";
 };
 
 int run(const Options& o) {
@@ -57,6 +58,7 @@ int run(const Options& o) {
   r.cuda = cuda;
   r.gpu_budget_gib = o.gpu_budget_gib;
   r.clip = o.max_grad_norm > 0;
+  r.split_embedding = o.embedding_update == "split";
   r.bf16_staging = o.grad_dtype == "bf16";
   r.machine_file = o.machine;
   r.calibration_file = o.calibration;
@@ -141,6 +143,9 @@ int main(int argc, char** argv) {
   app.add_option("--device", o.device, "auto, cuda or cpu")->check(CLI::IsMember({"auto", "cuda", "cpu"}))->capture_default_str();
   app.add_option("--gpu-memory-budget", o.gpu_budget_gib, "GiB per GPU (0: memory - 3)")->capture_default_str();
   app.add_option("--max-grad-norm", o.max_grad_norm, "> 0: exact clipping (its barrier is priced)")->capture_default_str();
+  app.add_option("--embedding-update", o.embedding_update, "split or dense (the embedding's update "
+                 "schedule; split prices the token rows only at the end of the step)")
+      ->check(CLI::IsMember({"split", "dense"}))->capture_default_str();
   app.add_option("--grad-dtype", o.grad_dtype, "f32 or bf16 staging")->check(CLI::IsMember({"f32", "bf16"}))->capture_default_str();
   app.add_option("--machine", o.machine, "Predict for this machine description (tools/machines/*.json) instead of calibrating here");
   app.add_option("--calibration", o.calibration, "Calibration cache file (default $SLIDEDP_CALIBRATION or ~/.cache/slidedp/calibration.json)");

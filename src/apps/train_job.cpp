@@ -26,6 +26,7 @@
 #include "runtime/host_state_layout.h"
 #include "runtime/job_guard.h"
 #include "runtime/test_hooks.h"
+#include "runtime/token_rows.h"
 #include "train/trainer.h"
 
 namespace slidedp {
@@ -188,6 +189,12 @@ void addTrainOptions(CLI::App& app, TrainJobOptions& o) {
   g->add_option("--attention", o.attention, "Attention kernel of bf16 GPU workers (plain causal "
                 "rows): cudnn or flash (FlashAttention-2); packed documents use torch SDPA with a mask")
       ->check(CLI::IsMember({"cudnn", "flash"}))->capture_default_str();
+  g->add_option("--embedding-update", o.embedding_update, "How the embedding's AdamW update is "
+                "scheduled: split (the rows outside the step's input tokens are updated right after "
+                "the head, while the layers' backward runs; only the token rows are left for the end "
+                "of the step) or dense (the whole embedding after the last layer). Results agree to "
+                "fp32 rounding; split needs the cpu reduction route and falls back to dense otherwise")
+      ->check(CLI::IsMember({"split", "dense"}))->capture_default_str();
   g->add_option("--max-kept-layers", o.train.max_kept_layers, "At most this many decoder layers "
                 "keep their activations per step (-1: no cap)")->capture_default_str();
   g->add_option("--gpu-memory-budget", o.train.gpu_memory_budget_gib, "GiB of its GPU a worker "
@@ -200,7 +207,7 @@ void addTrainOptions(CLI::App& app, TrainJobOptions& o) {
                 "the [tokens, 2 x intermediate] gate/up output never exists whole (0: auto, tiled "
                 "only above 4 GiB of it, ~512 MiB tiles; -1: never)")->capture_default_str();
   g->add_option("--loss-chunk-tokens", o.train.loss_chunk_tokens, "Tokens per LM-head/cross-entropy "
-                "chunk (0: as many as keep the chunk's logits near 1 GiB)")->capture_default_str();
+                "chunk (0: as many as keep the chunk's bf16 logits near 2 GiB)")->capture_default_str();
   g->add_option("--policy", o.policy, "manual (the route/chunk/activation flags as given) or auto "
                 "(the step-time model's best policy for this machine and batch: routes, chunk size, "
                 "ring slots, window, micro-batch rows, kept layers, offload, leader threads; needs "
@@ -321,11 +328,11 @@ int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trai
   const int G = trainer.numWorkers();
   const double n_params = static_cast<double>(trainer.layout().parameterCount());
   SLIDEDP_LOG_INFO("model {} ({}): {:.4g} M parameters, {} layers; {} worker(s) on {}; chunk {} "
-                   "elements, ring {} slots, {} compute, {} staging{}; steps {}..{}",
+                   "elements, ring {} slots, {} compute, {} staging, {} embedding update{}; steps {}..{}",
                    o.model_config.empty() ? o.model : o.model_config, model::familyName(cfg.family),
                    n_params / 1e6, cfg.numLayers, G, deviceName(ctx.device), o.train.chunk_numel,
                    o.train.ring_slots, o.train.bf16_compute ? "bf16" : "fp32",
-                   o.train.bf16_staging ? "bf16" : "fp32",
+                   o.train.bf16_staging ? "bf16" : "fp32", o.train.split_embedding ? "split" : "dense",
                    o.train.max_grad_norm > 0 ? fmt::format(", clip {}", o.train.max_grad_norm) : "",
                    trainer.firstStep(), variants.size() > 1 ? o.steps * static_cast<int64_t>(variants.size()) : o.steps);
   std::ofstream metrics;
@@ -535,6 +542,7 @@ void checkHostMemoryUpFront(const RankContext& ctx, const TrainJobOptions& o,
     spec.chunk_numel = static_cast<uint64_t>(std::max<int64_t>(1, o.train.chunk_numel));
     spec.grad_dtype = o.train.bf16_staging ? shm::DType::kBF16 : shm::DType::kF32;
     spec.grad_accumulation = o.train.max_grad_norm > 0 || o.train.reserve_grad_accumulation;
+    if (o.train.split_embedding) spec.token_row_words = TokenRows::wordsFor(cfg.vocabSize);
     int64_t rows = o.batch_size;
     bool offload = o.train.offload_activations;
     for (const auto& v : variants) {
@@ -574,7 +582,7 @@ void checkSettings(const TrainJobOptions& o, int num_workers) {
     throwUserError("--mlp-tile-tokens must be > 0, 0 (auto) or -1 (never tiled); got {}",
                    t.mlp_tile_tokens);
   if (t.loss_chunk_tokens < 0)
-    throwUserError("--loss-chunk-tokens must be >= 0 (0: about 1 GiB of logits per chunk), got {}",
+    throwUserError("--loss-chunk-tokens must be >= 0 (0: about 2 GiB of bf16 logits per chunk), got {}",
                    t.loss_chunk_tokens);
   if (t.max_kept_layers < -1)
     throwUserError("--max-kept-layers must be >= 0, or -1 for no cap; got {}", t.max_kept_layers);
@@ -668,6 +676,7 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
     o.train.schedule = optim::parseLrScheduleKind(o.schedule);
     o.train.activations = parseActivationPolicy(o.activations);
     o.train.flash_attention = o.attention == "flash";
+    o.train.split_embedding = o.embedding_update == "split";
     o.train.total_steps = o.steps;
     o.train.bf16_compute = o.precision == "bf16" || (o.precision == "auto" && ctx.device == DeviceKind::kCuda);
     checkSettings(o, num_workers);
@@ -777,6 +786,7 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
       req.cuda = ctx.device == DeviceKind::kCuda;
       req.gpu_budget_gib = o.train.gpu_memory_budget_gib;
       req.clip = o.train.max_grad_norm > 0;
+      req.split_embedding = o.train.split_embedding;
       req.bf16_staging = o.train.bf16_staging;
       req.machine_file = o.machine;
       req.calibration_file = o.calibration;
@@ -808,6 +818,15 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
     variants.front().predicted_s = predicted_s;
   }
   for (const auto& v : variants) o.train.reserve_grad_accumulation |= v.opts.max_grad_norm > 0;
+  // The chunk plan is fixed for the job: the row-split embedding update only when every
+  // variant hands gradients to the leader whole (the cpu reduction route).
+  for (const auto& v : variants)
+    if (o.train.split_embedding && v.opts.reduction != ReductionRoute::kCpu) {
+      o.train.split_embedding = false;
+      SLIDEDP_LOG_INFO("embedding update: dense (the row-split update needs the cpu reduction "
+                       "route; route {}/{} reduces on the workers)", routeName(v.opts.delivery),
+                       routeName(v.opts.reduction));
+    }
   checkHostMemoryUpFront(ctx, o, variants);
   JobGuard::enableGracefulStop();
   Trainer trainer(ctx, random_init ? o.model_config : o.model, o.train, o.shm_name, random_init,

@@ -51,6 +51,7 @@ struct TrainJobOptions {
   std::string precision = "auto";  // auto | bf16 | fp32
   std::string activations = "auto";  // recompute | keep | auto
   std::string attention = "cudnn";   // cudnn | flash
+  std::string embedding_update = "split";  // split | dense
   double heartbeat_timeout_s = 30;
   double stall_timeout_s = 10;
   std::string policy = "manual";     // manual (the flags) | auto (the planner's best, planner/)

@@ -305,6 +305,78 @@ __global__ void rmsNormBackwardWarpKernel(const T* __restrict__ dy, const T* __r
   }
 }
 
+// RMSNorm backward, one warp per row (grid-stride), 16-byte accesses: lane l takes the packs
+// j = l, l + 32, ... of 8 columns, so every load instruction moves 512 bytes. The second pass
+// reads the row back from L1/L2. The weight gradient goes to a per-warp slice of shared memory
+// ([warps][C] fp32): a lane owns its columns in its warp's slice, so it adds without atomics
+// (float4 read-modify-writes); the block sums its slices once and adds them to dw.
+// Needs C % 8 == 0, aligned rows and warps * C * 4 bytes of dynamic shared memory.
+template <typename T>
+__global__ void rmsNormBackwardPackKernel(const T* __restrict__ dy, const T* __restrict__ x,
+                                          const float* __restrict__ rstd, const T* __restrict__ w,
+                                          const T* __restrict__ residual, T* __restrict__ dx,
+                                          float* __restrict__ dw, int64_t N, int64_t C) {
+  extern __shared__ float4 dws4[];  // [warps][C / 4]
+  const bool wantDw = dw != nullptr;
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, wpb = blockDim.x >> 5;
+  const int64_t C8 = C / 8;
+  float4* mine = dws4 + static_cast<int64_t>(warp) * (C / 4);
+  if (wantDw)
+    for (int64_t i = lane; i < C / 4; i += 32) mine[i] = make_float4(0.f, 0.f, 0.f, 0.f);
+  __syncwarp();  // lanes zeroed each other's columns
+  const Pack8<T>* w8 = reinterpret_cast<const Pack8<T>*>(w);
+  for (int64_t row = static_cast<int64_t>(blockIdx.x) * wpb + warp; row < N;
+       row += static_cast<int64_t>(gridDim.x) * wpb) {
+    const float r = rstd[row];
+    const Pack8<T>* x8 = reinterpret_cast<const Pack8<T>*>(x + row * C);
+    const Pack8<T>* g8 = reinterpret_cast<const Pack8<T>*>(dy + row * C);
+    float dot = 0.f;
+#pragma unroll 4
+    for (int64_t j = lane; j < C8; j += 32) {
+      const Pack8<T> xv = x8[j], gv = g8[j], wv = w8[j];
+      float gn[8];
+#pragma unroll
+      for (int e = 0; e < 8; ++e) {
+        const float n = Io<T>::ld(xv.v[e]) * r, g = Io<T>::ld(gv.v[e]);
+        dot += g * Io<T>::ld(wv.v[e]) * n;
+        gn[e] = g * Io<T>::rnd(n);
+      }
+      if (wantDw) {
+        float4 a = mine[2 * j], b = mine[2 * j + 1];
+        a.x += gn[0], a.y += gn[1], a.z += gn[2], a.w += gn[3];
+        b.x += gn[4], b.y += gn[5], b.z += gn[6], b.w += gn[7];
+        mine[2 * j] = a, mine[2 * j + 1] = b;
+      }
+    }
+    dot = warpSum(dot) / static_cast<float>(C);
+    Pack8<T>* d8 = reinterpret_cast<Pack8<T>*>(dx + row * C);
+    const Pack8<T>* r8 = residual ? reinterpret_cast<const Pack8<T>*>(residual + row * C) : nullptr;
+#pragma unroll 4
+    for (int64_t j = lane; j < C8; j += 32) {
+      const Pack8<T> xv = x8[j], gv = g8[j], wv = w8[j];
+      Pack8<T> rv;
+      if (r8) rv = r8[j];
+      Pack8<T> o;
+#pragma unroll
+      for (int e = 0; e < 8; ++e) {
+        const float n = Io<T>::ld(xv.v[e]) * r;
+        const float g = r * (Io<T>::ld(gv.v[e]) * Io<T>::ld(wv.v[e]) - n * dot);
+        o.v[e] = r8 ? Io<T>::st(Io<T>::rnd(g) + Io<T>::ld(rv.v[e])) : Io<T>::st(g);
+      }
+      d8[j] = o;
+    }
+  }
+  if (wantDw) {
+    __syncthreads();
+    const float* dws = reinterpret_cast<const float*>(dws4);
+    for (int64_t i = threadIdx.x; i < C; i += blockDim.x) {
+      float sum = 0.f;
+      for (int k = 0; k < wpb; ++k) sum += dws[k * C + i];
+      atomicAdd(dw + i, sum);
+    }
+  }
+}
+
 // ---- Q/K norm + RoPE -----------------------------------------------------------------------
 template <typename T>
 __global__ void qkNormRopeForwardKernel(const T* __restrict__ qkv, int64_t ld, int H, int KV,
@@ -544,6 +616,173 @@ __global__ void qkNormRopeBackwardWarpKernel(const T* __restrict__ dq, const T* 
   for (int i = threadIdx.x; i < 2 * D; i += blockDim.x) atomicAdd(i < D ? dwq + i : dwk + (i - D), dwacc[i]);
 }
 
+// Group kernels: a group of D/8 lanes per (row, head) with 16-byte accesses. Lane s of a group
+// holds d = 8s .. 8s+7, so RoPE's partner d +- D/2 is the same element of lane s ^ (D/16) (one
+// shuffle) and the head's sum of squares is a reduction over the group's lanes. The
+// arithmetic (and its rounding) is that of the warp kernels above. Needs D in {64, 128, 256},
+// leading dimensions that are multiples of 8 and 16-byte aligned pointers.
+// grp / heads, in 32 bits where it fits (a 64-bit division is a long instruction sequence).
+__device__ __forceinline__ int64_t rowOf(int64_t grp, int heads) {
+  return grp < (int64_t{1} << 32) ? static_cast<int64_t>(static_cast<uint32_t>(grp) / static_cast<uint32_t>(heads))
+                                  : grp / heads;
+}
+
+template <int LPH>
+__device__ __forceinline__ float groupSum(float v) {
+#pragma unroll
+  for (int o = LPH / 2; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+  return v;
+}
+
+template <typename T, int D>
+__global__ void qkNormRopeForwardGroupKernel(const T* __restrict__ qkv, int64_t ld, int64_t N,
+                                             int H, int KV, const T* __restrict__ wq,
+                                             const T* __restrict__ wk, float eps,
+                                             const T* __restrict__ cosv, const T* __restrict__ sinv,
+                                             T* __restrict__ qo, T* __restrict__ ko,
+                                             float* __restrict__ rq, float* __restrict__ rk) {
+  constexpr int LPH = D / 8, HALF = LPH / 2;
+  const int heads = H + KV;
+  const int64_t gt = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
+  const int64_t grp = gt / LPH;
+  const int sub = static_cast<int>(threadIdx.x & (LPH - 1));
+  const bool active = grp < N * heads;  // inactive lanes still join the shuffles
+  const int64_t row = active ? rowOf(grp, heads) : 0;
+  const int h = active ? static_cast<int>(grp - row * heads) : 0;
+  const bool isQ = h < H;
+  float v[8];
+  Pack8<T> c, sn;  // loaded first: their latency overlaps the norm's reductions
+  if (active) {
+    const Pack8<T> p = *reinterpret_cast<const Pack8<T>*>(qkv + row * ld + static_cast<int64_t>(h) * D + 8 * sub);
+    c = reinterpret_cast<const Pack8<T>*>(cosv + row * D)[sub];
+    sn = reinterpret_cast<const Pack8<T>*>(sinv + row * D)[sub];
+#pragma unroll
+    for (int e = 0; e < 8; ++e) v[e] = Io<T>::ld(p.v[e]);
+  } else {
+#pragma unroll
+    for (int e = 0; e < 8; ++e) v[e] = 0.f;
+  }
+  if (wq != nullptr) {
+    float ss = 0.f;
+#pragma unroll
+    for (int e = 0; e < 8; ++e) ss += v[e] * v[e];
+    const float r = rsqrtf(groupSum<LPH>(ss) / static_cast<float>(D) + eps);
+    if (active) {
+      if (sub == 0) {
+        if (isQ)
+          rq[row * H + h] = r;
+        else
+          rk[row * KV + (h - H)] = r;
+      }
+      const Pack8<T> w = reinterpret_cast<const Pack8<T>*>(isQ ? wq : wk)[sub];
+#pragma unroll
+      for (int e = 0; e < 8; ++e) v[e] = Io<T>::rnd(Io<T>::ld(w.v[e]) * Io<T>::rnd(v[e] * r));
+    }
+  }
+  float partner[8];
+#pragma unroll
+  for (int e = 0; e < 8; ++e) partner[e] = __shfl_xor_sync(0xffffffffu, v[e], HALF);
+  if (!active) return;  // after the last shuffle
+  Pack8<T> o;
+#pragma unroll
+  for (int e = 0; e < 8; ++e) {
+    const float rh = sub < HALF ? -partner[e] : partner[e];
+    o.v[e] = Io<T>::st(Io<T>::rnd(Io<T>::rnd(v[e] * Io<T>::ld(c.v[e])) + Io<T>::rnd(rh * Io<T>::ld(sn.v[e]))));
+  }
+  T* out = isQ ? qo + (row * H + h) * static_cast<int64_t>(D) : ko + (row * KV + (h - H)) * static_cast<int64_t>(D);
+  reinterpret_cast<Pack8<T>*>(out)[sub] = o;
+}
+
+// Backward of the group kernel: groups stride over (row, head) (every lane of a warp runs the
+// same iterations, for the shuffles); each lane keeps its 8 columns of the q_norm and k_norm
+// weight gradients in registers; the block sums them in shared memory and adds once.
+template <typename T, int D>
+__global__ void qkNormRopeBackwardGroupKernel(const T* __restrict__ dq, const T* __restrict__ dk,
+                                              const T* __restrict__ qkv, int64_t ld, int64_t N,
+                                              int H, int KV, const T* __restrict__ wq,
+                                              const T* __restrict__ wk, const float* __restrict__ rq,
+                                              const float* __restrict__ rk,
+                                              const T* __restrict__ cosv, const T* __restrict__ sinv,
+                                              T* __restrict__ dqkv, int64_t ldd, float* dwq,
+                                              float* dwk) {
+  constexpr int LPH = D / 8, HALF = LPH / 2;
+  __shared__ float dwacc[2 * D];
+  const int heads = H + KV, lane = threadIdx.x & 31, sub = lane & (LPH - 1);
+  const bool norm = wq != nullptr;
+  float accq[8], acck[8];
+#pragma unroll
+  for (int e = 0; e < 8; ++e) accq[e] = acck[e] = 0.f;
+  const int64_t total = N * heads, stride = gridDim.x * static_cast<int64_t>(blockDim.x) / LPH;
+  const int64_t warpFirst = (blockIdx.x * static_cast<int64_t>(blockDim.x) + (threadIdx.x & ~31)) / LPH;
+  for (int64_t base = warpFirst; base < total; base += stride) {
+    const int64_t grp = base + lane / LPH;
+    const bool active = grp < total;
+    const int64_t row = active ? rowOf(grp, heads) : 0;
+    const int h = active ? static_cast<int>(grp - row * heads) : 0;
+    const bool isQ = h < H;
+    float gv[8], c[8], sn[8];
+    if (active) {
+      const T* g = isQ ? dq + (row * H + h) * static_cast<int64_t>(D) : dk + (row * KV + (h - H)) * static_cast<int64_t>(D);
+      const Pack8<T> gp = reinterpret_cast<const Pack8<T>*>(g)[sub];
+      const Pack8<T> cp = reinterpret_cast<const Pack8<T>*>(cosv + row * D)[sub];
+      const Pack8<T> sp = reinterpret_cast<const Pack8<T>*>(sinv + row * D)[sub];
+#pragma unroll
+      for (int e = 0; e < 8; ++e) gv[e] = Io<T>::ld(gp.v[e]), c[e] = Io<T>::ld(cp.v[e]), sn[e] = Io<T>::ld(sp.v[e]);
+    } else {
+#pragma unroll
+      for (int e = 0; e < 8; ++e) gv[e] = c[e] = sn[e] = 0.f;
+    }
+    // d(normed) = dout * cos + rotate_half^T(dout * sin)
+    float dn[8];
+#pragma unroll
+    for (int e = 0; e < 8; ++e) {
+      const float p = __shfl_xor_sync(0xffffffffu, gv[e] * sn[e], HALF);
+      dn[e] = gv[e] * c[e] + (sub < HALF ? p : -p);
+    }
+    Pack8<T> o;
+    if (norm) {
+      float n[8], dot = 0.f;
+      float r = 0.f;
+      if (active) {
+        r = isQ ? rq[row * H + h] : rk[row * KV + (h - H)];
+        const Pack8<T> xp = reinterpret_cast<const Pack8<T>*>(qkv + row * ld + static_cast<int64_t>(h) * D)[sub];
+        const Pack8<T> wp = reinterpret_cast<const Pack8<T>*>(isQ ? wq : wk)[sub];
+#pragma unroll
+        for (int e = 0; e < 8; ++e) {
+          n[e] = Io<T>::ld(xp.v[e]) * r;
+          const float gw = dn[e] * Io<T>::rnd(n[e]);
+          if (isQ)
+            accq[e] += gw;
+          else
+            acck[e] += gw;
+          dn[e] *= Io<T>::ld(wp.v[e]);
+          dot += dn[e] * n[e];
+        }
+      } else {
+#pragma unroll
+        for (int e = 0; e < 8; ++e) n[e] = 0.f;
+      }
+      dot = groupSum<LPH>(dot) / static_cast<float>(D);
+#pragma unroll
+      for (int e = 0; e < 8; ++e) o.v[e] = Io<T>::st(r * (dn[e] - n[e] * dot));
+    } else {
+#pragma unroll
+      for (int e = 0; e < 8; ++e) o.v[e] = Io<T>::st(dn[e]);
+    }
+    if (active) reinterpret_cast<Pack8<T>*>(dqkv + row * ldd + static_cast<int64_t>(h) * D)[sub] = o;
+  }
+  if (!norm) return;
+  for (int i = threadIdx.x; i < 2 * D; i += blockDim.x) dwacc[i] = 0.f;
+  __syncthreads();
+#pragma unroll
+  for (int e = 0; e < 8; ++e) {
+    atomicAdd(dwacc + 8 * sub + e, accq[e]);
+    atomicAdd(dwacc + D + 8 * sub + e, acck[e]);
+  }
+  __syncthreads();
+  for (int i = threadIdx.x; i < 2 * D; i += blockDim.x) atomicAdd(i < D ? dwq + i : dwk + (i - D), dwacc[i]);
+}
+
 // ---- SwiGLU --------------------------------------------------------------------------------
 __device__ __forceinline__ float sigmoidf(float g) { return 1.f / (1.f + expf(-g)); }
 
@@ -579,9 +818,12 @@ __global__ void swigluForwardVecKernel(const T* __restrict__ gu, T* __restrict__
   }
 }
 
+// With `act` not null it also writes the forward's act (bit-identical to swigluForwardVecKernel),
+// so backward needs no separate recompute pass over gu.
 template <typename T>
 __global__ void swigluBackwardVecKernel(const T* __restrict__ dact, const T* __restrict__ gu,
-                                        T* __restrict__ dgu, int64_t N, int64_t I) {
+                                        T* __restrict__ dgu, T* __restrict__ act, int64_t N,
+                                        int64_t I) {
   const int64_t I8 = I / 8, total = N * I8;
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < total;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
@@ -589,22 +831,25 @@ __global__ void swigluBackwardVecKernel(const T* __restrict__ dact, const T* __r
     const Pack8<T> g8 = reinterpret_cast<const Pack8<T>*>(gu + row * 2 * I)[c];
     const Pack8<T> u8 = reinterpret_cast<const Pack8<T>*>(gu + row * 2 * I + I)[c];
     const Pack8<T> a8 = reinterpret_cast<const Pack8<T>*>(dact)[i];
-    Pack8<T> dg, du;
+    Pack8<T> dg, du, o;
 #pragma unroll
     for (int e = 0; e < 8; ++e) {
       const float g = Io<T>::ld(g8.v[e]), u = Io<T>::ld(u8.v[e]), a = Io<T>::ld(a8.v[e]);
       const float sg = sigmoidf(g), silu = g * sg;
       dg.v[e] = Io<T>::st(a * u * sg * (1.f + g * (1.f - sg)));
       du.v[e] = Io<T>::st(a * silu);
+      o.v[e] = Io<T>::st(Io<T>::rnd(g * sigmoidf(g)) * u);
     }
     reinterpret_cast<Pack8<T>*>(dgu + row * 2 * I)[c] = dg;
     reinterpret_cast<Pack8<T>*>(dgu + row * 2 * I + I)[c] = du;
+    if (act) reinterpret_cast<Pack8<T>*>(act)[i] = o;
   }
 }
 
 template <typename T>
 __global__ void swigluBackwardKernel(const T* __restrict__ dact, const T* __restrict__ gu,
-                                     T* __restrict__ dgu, int64_t N, int64_t I) {
+                                     T* __restrict__ dgu, T* __restrict__ act, int64_t N,
+                                     int64_t I) {
   const int64_t total = N * I;
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < total;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
@@ -614,6 +859,7 @@ __global__ void swigluBackwardKernel(const T* __restrict__ dact, const T* __rest
     const float sg = sigmoidf(g), silu = g * sg;
     dgu[row * 2 * I + c] = Io<T>::st(a * u * sg * (1.f + g * (1.f - sg)));
     dgu[row * 2 * I + I + c] = Io<T>::st(a * silu);
+    if (act) act[i] = Io<T>::st(Io<T>::rnd(g * sigmoidf(g)) * u);
   }
 }
 
@@ -818,6 +1064,15 @@ cudaError_t rmsNormBackward(DType dtype, const void* dy, const void* x, const fl
         reinterpret_cast<uintptr_t>(dx) % (2 * sizeof(T)) == 0 &&
         reinterpret_cast<uintptr_t>(residual) % (2 * sizeof(T)) == 0) {
       const int64_t warpGrid = std::min<int64_t>((N + 7) / 8, static_cast<int64_t>(smCount()) * 8);
+      // Up to 4 warps a block: warps * C * 4 bytes of per-warp weight-gradient slices.
+      const int wpb = 4 * smem <= kMaxSharedBytes ? 4 : 2 * smem <= kMaxSharedBytes ? 2 : 1;
+      if (C % 8 == 0 && aligned8<T>({dy, x, w, dx, residual})) {
+        const int64_t packGrid = std::min<int64_t>((N + wpb - 1) / wpb, static_cast<int64_t>(smCount()) * 64 / wpb);
+        rmsNormBackwardPackKernel<T><<<static_cast<unsigned>(packGrid), 32 * wpb, dwAccum ? wpb * smem : 0, stream>>>(
+            static_cast<const T*>(dy), static_cast<const T*>(x), rstd, static_cast<const T*>(w),
+            static_cast<const T*>(residual), static_cast<T*>(dx), dwAccum, N, C);
+        return;
+      }
       rmsNormBackwardWarpKernel<T><<<static_cast<unsigned>(warpGrid), 256, smem, stream>>>(
           static_cast<const T*>(dy), static_cast<const T*>(x), rstd, static_cast<const T*>(w),
           static_cast<const T*>(residual), static_cast<T*>(dx), dwAccum, N, C);
@@ -845,6 +1100,16 @@ cudaError_t qkNormRopeForward(DType dtype, const void* qkv, int64_t ld, int64_t 
     using T = std::remove_pointer_t<decltype(tag)>;
     const int64_t warps = N * (H + KV);
     const unsigned grid = static_cast<unsigned>((warps + 7) / 8);
+    const bool group = ld % 8 == 0 && aligned8<T>({qkv, wq, wk, cos, sin, qOut, kOut});
+#define SLIDEDP_QK_FWD_GROUP(DD)                                                                 \
+  qkNormRopeForwardGroupKernel<T, DD><<<static_cast<unsigned>((warps * (DD / 8) + 255) / 256), 256, 0, stream>>>( \
+      static_cast<const T*>(qkv), ld, N, H, KV, static_cast<const T*>(wq),                     \
+      static_cast<const T*>(wk), eps, static_cast<const T*>(cos), static_cast<const T*>(sin),  \
+      static_cast<T*>(qOut), static_cast<T*>(kOut), rq, rk)
+    if (group && D == 64) { SLIDEDP_QK_FWD_GROUP(64); return; }
+    if (group && D == 128) { SLIDEDP_QK_FWD_GROUP(128); return; }
+    if (group && D == 256) { SLIDEDP_QK_FWD_GROUP(256); return; }
+#undef SLIDEDP_QK_FWD_GROUP
 #define SLIDEDP_QK_FWD(E)                                                                      \
   qkNormRopeForwardWarpKernel<T, E><<<grid, 256, 0, stream>>>(                                 \
       static_cast<const T*>(qkv), ld, N, H, KV, static_cast<const T*>(wq),                     \
@@ -874,6 +1139,17 @@ cudaError_t qkNormRopeBackward(DType dtype, const void* dq, const void* dk, cons
     using T = std::remove_pointer_t<decltype(tag)>;
     const int64_t warps = N * (H + KV);
     const unsigned grid = static_cast<unsigned>(std::min<int64_t>((warps + 7) / 8, static_cast<int64_t>(smCount()) * 8));
+    const bool group = ld % 8 == 0 && ldd % 8 == 0 && aligned8<T>({dq, dk, qkv, wq, wk, cos, sin, dqkv});
+#define SLIDEDP_QK_BWD_GROUP(DD)                                                                    \
+  qkNormRopeBackwardGroupKernel<T, DD><<<static_cast<unsigned>(std::min<int64_t>((warps * (DD / 8) + 255) / 256, static_cast<int64_t>(smCount()) * 8)), 256, 0, stream>>>( \
+      static_cast<const T*>(dq), static_cast<const T*>(dk), static_cast<const T*>(qkv), ld, N, H, \
+      KV, static_cast<const T*>(wq), static_cast<const T*>(wk), rq, rk,                           \
+      static_cast<const T*>(cos), static_cast<const T*>(sin), static_cast<T*>(dqkv), ldd,         \
+      dwqAccum, dwkAccum)
+    if (group && D == 64) { SLIDEDP_QK_BWD_GROUP(64); return; }
+    if (group && D == 128) { SLIDEDP_QK_BWD_GROUP(128); return; }
+    if (group && D == 256) { SLIDEDP_QK_BWD_GROUP(256); return; }
+#undef SLIDEDP_QK_BWD_GROUP
 #define SLIDEDP_QK_BWD(E)                                                                         \
   qkNormRopeBackwardWarpKernel<T, E><<<grid, 256, 0, stream>>>(                                   \
       static_cast<const T*>(dq), static_cast<const T*>(dk), static_cast<const T*>(qkv), ld, N, H, \
@@ -906,17 +1182,19 @@ cudaError_t swigluForward(DType dtype, const void* gu, void* act, int64_t N, int
   });
 }
 
-cudaError_t swigluBackward(DType dtype, const void* dact, const void* gu, void* dgu, int64_t N,
-                           int64_t I, cudaStream_t stream) {
+cudaError_t swigluBackward(DType dtype, const void* dact, const void* gu, void* dgu, void* act,
+                           int64_t N, int64_t I, cudaStream_t stream) {
   if (N == 0) return cudaSuccess;
   return dispatch(dtype, [&](auto* tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
-    if (I % 8 == 0 && aligned8<T>({dact, gu, dgu}))
+    if (I % 8 == 0 && aligned8<T>({dact, gu, dgu, act}))
       swigluBackwardVecKernel<T><<<elementwiseGrid(N * I / 8, 256), 256, 0, stream>>>(
-          static_cast<const T*>(dact), static_cast<const T*>(gu), static_cast<T*>(dgu), N, I);
+          static_cast<const T*>(dact), static_cast<const T*>(gu), static_cast<T*>(dgu),
+          static_cast<T*>(act), N, I);
     else
       swigluBackwardKernel<T><<<elementwiseGrid(N * I, 256), 256, 0, stream>>>(
-          static_cast<const T*>(dact), static_cast<const T*>(gu), static_cast<T*>(dgu), N, I);
+          static_cast<const T*>(dact), static_cast<const T*>(gu), static_cast<T*>(dgu),
+          static_cast<T*>(act), N, I);
   });
 }
 

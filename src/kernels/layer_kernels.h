@@ -68,9 +68,11 @@ cudaError_t qkNormRopeBackward(DType dtype, const void* dq, const void* dk, cons
 cudaError_t swigluForward(DType dtype, const void* gu, void* act, int64_t N, int64_t I,
                           cudaStream_t stream);
 
-/// SwiGLU backward: dgu [N, 2I] = [dact * up * silu'(gate) | dact * silu(gate)].
-cudaError_t swigluBackward(DType dtype, const void* dact, const void* gu, void* dgu, int64_t N,
-                           int64_t I, cudaStream_t stream);
+/// SwiGLU backward: dgu [N, 2I] = [dact * up * silu'(gate) | dact * silu(gate)]; with `act`
+/// [N, I] not null it also writes the forward's act (bit-identical to swigluForward), so a
+/// backward that recomputes act for the down projection's weight gradient reads gu once.
+cudaError_t swigluBackward(DType dtype, const void* dact, const void* gu, void* dgu, void* act,
+                           int64_t N, int64_t I, cudaStream_t stream);
 
 /// Softmax cross-entropy of n rows of logits [n, V] against labels [n] (int64, each in [0, V)):
 /// loss[n] = logsumexp(z[n]) - z[n, label] (fp32), computed in fp32 from the stored logits; the

@@ -297,16 +297,19 @@ Tensor swigluForward(const Tensor& gu) {
   return reference::swigluForward(gu);
 }
 
-Tensor swigluBackward(const Tensor& dact, const Tensor& gu) {
+Tensor swigluBackward(const Tensor& dact, const Tensor& gu, Tensor* actOut) {
 #ifdef SLIDEDP_WITH_CUDA
   if (fused(gu) && gu.dim() == 2 && gu.is_contiguous()) {
     auto a = dact.to(gu.scalar_type()).contiguous();
     auto dgu = at::empty_like(gu);
+    const int64_t N = gu.size(0), I = gu.size(1) / 2;
+    if (actOut) *actOut = at::empty({N, I}, gu.options());
     CUDA_CHECK(cuda::swigluBackward(kdtype(gu), a.data_ptr(), gu.data_ptr(), dgu.data_ptr(),
-                                    gu.size(0), gu.size(1) / 2, stream(gu)));
+                                    actOut ? actOut->data_ptr() : nullptr, N, I, stream(gu)));
     return dgu;
   }
 #endif
+  if (actOut) *actOut = swigluForward(gu);
   return reference::swigluBackward(dact, gu);
 }
 

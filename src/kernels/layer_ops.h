@@ -62,8 +62,9 @@ void qkNormRopeBackward(const at::Tensor& dq, const at::Tensor& dk, const at::Te
 
 /// act [N, I] = silu(gate) * up.
 at::Tensor swigluForward(const at::Tensor& gu);
-/// dgu [N, 2I] from dact [N, I].
-at::Tensor swigluBackward(const at::Tensor& dact, const at::Tensor& gu);
+/// dgu [N, 2I] from dact [N, I]. With `actOut` not null it is also set to the forward's act
+/// [N, I] (identical to swigluForward(gu)), computed in the same pass over gu on CUDA.
+at::Tensor swigluBackward(const at::Tensor& dact, const at::Tensor& gu, at::Tensor* actOut = nullptr);
 
 /// logits [n, V] (overwritten with scale * d(sum of losses)/d(logits), its dtype), labels [n]
 /// int64 in [0, V) -> per-row loss [n] fp32 (logsumexp - picked logit).

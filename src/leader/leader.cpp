@@ -43,6 +43,12 @@ Leader::Leader(const RankContext& ctx, const shm::Segment& seg, const HostStateS
     }
     decay_.push_back(std::move(spans));
   }
+  if (plan.split_embedding) {
+    const auto& shape = layout.units[0].params.at(0).shape;
+    SLIDEDP_ASSERT(layout.units[0].params.size() == 1 && shape.size() == 2 && decay_[0].size() == 1,
+                   "the row-split embedding update needs unit 0 = the [V, C] embedding alone");
+    split_ = std::make_unique<EmbeddingRowSplit>(shape[0], shape[1], plan.chunk_numel);
+  }
 }
 
 float* Leader::master(int u) const {
@@ -172,20 +178,25 @@ optim::GradView Leader::gradView(int slot, const void** ptrs) const {
   return g;
 }
 
+optim::StepConstants Leader::constants(double weight_decay, float grad_scale, int64_t step,
+                                       double lr) const {
+  optim::AdamWHyper h;
+  h.lr = lr;
+  h.beta1 = opts_.beta1;
+  h.beta2 = opts_.beta2;
+  h.eps = opts_.eps;
+  h.weightDecay = weight_decay;
+  h.step = step;
+  return optim::makeStepConstants(h, grad_scale);
+}
+
 void Leader::updateRange(int unit, int64_t begin, int64_t end, const optim::GradView& grad,
                          float grad_scale, int64_t step, double lr, double* norm_sq) {
   const size_t esize = grad.dtype == optim::DType::kBF16 ? 2 : 4;
   for (const DecaySpan& d : decay_[unit]) {
     const int64_t b = std::max(begin, d.begin), e = std::min(end, d.end);
     if (b >= e) continue;
-    optim::AdamWHyper h;
-    h.lr = lr;
-    h.beta1 = opts_.beta1;
-    h.beta2 = opts_.beta2;
-    h.eps = opts_.eps;
-    h.weightDecay = d.weight_decay;
-    h.step = step;
-    const optim::StepConstants c = optim::makeStepConstants(h, grad_scale);
+    const optim::StepConstants c = constants(d.weight_decay, grad_scale, step, lr);
     const void* shifted[optim::kMaxSlots];
     for (int w = 0; w < grad.numSlots; ++w)
       shifted[w] = static_cast<const char*>(grad.slots[w]) + (b - begin) * esize;
@@ -196,6 +207,44 @@ void Leader::updateRange(int unit, int64_t begin, int64_t end, const optim::Grad
     const double nsq = engine_.updateWithNorm(st, g, c);
     if (norm_sq) *norm_sq += nsq;
   }
+}
+
+void Leader::embeddingChunk(const Chunk& c, const optim::GradView& grad, int64_t step, double lr,
+                            bool clip, double* norm_sq) {
+  const int64_t n = c.numel();
+  const int threads = engine_.teamFor(n);
+  if (c.pass == ChunkPass::kEmbeddingDense) {
+    const optim::GradView g = plan_.dense_pass_written ? grad : split_->zeroGradient();
+    if (clip) {
+      float* dst = seg_.regionAs<float>(kGradAccumRegion) + state_.units[0].offset + c.begin;
+#pragma omp parallel for schedule(static) num_threads(threads)
+      for (int64_t e = 0; e < n; ++e) {
+        float s = 0;
+        for (int w = 0; w < g.numSlots; ++w)
+          s += g.dtype == optim::DType::kBF16 ? optim::bf16ToFloat(static_cast<const uint16_t*>(g.slots[w])[e])
+                                              : static_cast<const float*>(g.slots[w])[e];
+        dst[e] = s;
+      }
+      return;  // its norm once the token pass has added the rest
+    }
+    // The token rows' state and gradient so far are saved first; the pass then updates every
+    // row (the token rows provisionally: the token pass redoes them from the saved state).
+    *norm_sq -= split_->save(master(0), expAvg(0), expAvgSq(0), g, c.begin, c.end, threads);
+    updateRange(0, c.begin, c.end, g, 1.0f, step, lr, norm_sq);
+    return;
+  }
+  if (clip) {
+    float* accum = seg_.regionAs<float>(kGradAccumRegion) + state_.units[0].offset;
+    split_->accumulate(accum, grad, c.begin, c.end, threads);
+    if (c.last_of_unit) {
+      const void* one[1] = {accum};
+      *norm_sq += engine_.gradSquaredNorm(optim::GradView{one, 1, optim::DType::kF32},
+                                          layout_.units[0].numel, 1.0f);
+    }
+    return;
+  }
+  *norm_sq += split_->update(engine_, constants(decay_[0][0].weight_decay, 1.0f, step, lr), master(0),
+                             expAvg(0), expAvgSq(0), bf16Copy(0), grad, c.begin, c.end);
 }
 
 LeaderStepStats Leader::step(int64_t step) {
@@ -225,7 +274,12 @@ LeaderStepStats Leader::step(int64_t step) {
     const uint64_t t1 = shm::monotonicNs();
     if (spans[c.unit].begin_ns == 0) spans[c.unit] = {c.unit, t1, 0};
     const optim::GradView grad = gradView(slot, ptrs);
-    if (!clip) {
+    if (c.pass != ChunkPass::kWhole) {
+      // The step's token rows, written by the first worker before any of its hand-offs.
+      if (c.pass == ChunkPass::kEmbeddingDense && c.begin == 0)
+        split_->beginStep(seg_.regionAs<uint64_t>(kTokenRowsRegion) + (step % 2) * spec_.token_row_words);
+      embeddingChunk(c, grad, step, stats.lr, clip, &norm_sq);
+    } else if (!clip) {
       updateRange(c.unit, c.begin, c.end, grad, 1.0f, step, stats.lr, &norm_sq);
     } else {
       // Reduce into the full-gradient region (slot order, fp32: the same sum the fused pass

@@ -17,10 +17,12 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "formats/checkpoint.h"
+#include "leader/embedding_split.h"
 #include "model/config.h"
 #include "model/param_layout.h"
 #include "optim/adamw.h"
@@ -102,8 +104,12 @@ class Leader {
     double weight_decay;
   };
   optim::GradView gradView(int slot, const void** ptrs) const;
+  optim::StepConstants constants(double weight_decay, float grad_scale, int64_t step, double lr) const;
   void updateRange(int unit, int64_t begin, int64_t end, const optim::GradView& grad,
                    float grad_scale, int64_t step, double lr, double* norm_sq);
+  // One chunk of the row-split embedding update (ChunkPass kEmbeddingDense / kEmbeddingTokens).
+  void embeddingChunk(const Chunk& c, const optim::GradView& grad, int64_t step, double lr,
+                      bool clip, double* norm_sq);
 
   const RankContext& ctx_;
   const shm::Segment& seg_;
@@ -114,6 +120,7 @@ class Leader {
   TrainOptions opts_;
   optim::Engine engine_;
   std::vector<std::vector<DecaySpan>> decay_;  // per unit
+  std::unique_ptr<EmbeddingRowSplit> split_;   // the row-split embedding update, when planned
   int num_workers_ = 0;
   int64_t base_step_ = 0;
 };

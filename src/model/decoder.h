@@ -68,6 +68,12 @@ at::Tensor embeddingForward(const ModelConfig& config, const at::Tensor& embedFl
 void embeddingBackward(const ModelConfig& config, const at::Tensor& inputIds,
                        const at::Tensor& gradOut, at::Tensor& gradEmbedFlat);
 
+/// The same for the packed token rows of the row-split embedding update
+/// (runtime/token_rows.h): `rows` [B, T] int64 is each input id's packed row index, and the
+/// gradient is added into `gradRowsFlat` ([packed rows * C] float32), in place.
+void embeddingBackwardRows(const ModelConfig& config, const at::Tensor& rows,
+                           const at::Tensor& gradOut, at::Tensor& gradRowsFlat);
+
 /// The fused attention kernel of bf16 CUDA layers without a packed-document mask: cuDNN's
 /// (ATen's _scaled_dot_product_cudnn_attention, the default: 6-13% faster per layer than
 /// FlashAttention-2 on H200, tools/bench/bench_layer) or FlashAttention-2

@@ -92,29 +92,30 @@ Tensor mlpBackwardTiled(const MlpWeights& w, const MlpGrads& g, const Tensor& h1
         rt = n2.rstd;
       }
     }
-    Tensor gu, act;
+    Tensor gu;
     {
       Scope s("bwd.gate_up_recompute");
       gu = at::mm(h2, w.gateUp.t());  // [m, 2I]
-      act = kernels::swigluForward(gu);
     }
-    {
-      Scope s("bwd.down_proj", ".dW");
-      addmmAccumulate(g.down, dyt.t(), act);
-    }
-    act = Tensor();
+    // As the untiled backward (decoder.cpp): dact = dy @ W_down first, then one pass over gu
+    // gives dgu and the recomputed act for the down projection's weight gradient.
     Tensor dact;
     {
       Scope s("bwd.down_proj", ".dX");
       dact = at::mm(dyt, w.down);  // [m, I]
     }
-    Tensor dgu;
+    Tensor act, dgu;
     {
       Scope s("bwd.swiglu");
-      dgu = kernels::swigluBackward(dact, gu);
+      dgu = kernels::swigluBackward(dact, gu, &act);
     }
     dact = Tensor();
     gu = Tensor();
+    {
+      Scope s("bwd.down_proj", ".dW");
+      addmmAccumulate(g.down, dyt.t(), act);
+    }
+    act = Tensor();
     {
       Scope s("bwd.gate_up_proj", ".dW");
       addmmAccumulate(g.gateUp, dgu.t(), h2);

@@ -19,7 +19,7 @@ constexpr double kCpuWorkerProcessBytes = 0.3 * kGiB;
 
 /// model::lossChunkTokens (decoder.cpp): the head's tokens per logits chunk.
 double lossChunkTokens(const Workload& w) {
-  return std::clamp<double>(double(int64_t{1} << 29) / double(std::max<int64_t>(w.V, 1)), 1024, 16384);
+  return std::clamp<double>(double(int64_t{1} << 30) / double(std::max<int64_t>(w.V, 1)), 1024, 16384);
 }
 
 struct Rates {
@@ -265,8 +265,22 @@ Prediction predict(const Workload& w, const MachineDescription& m, const Policy&
   compute(after, headTime() + rsTime(head));
   slot_free[head_slot] = comp;
   if (w.tied) slot_free[(slot + 1) % K] = comp;
-  std::vector<std::pair<int64_t, double>> handoffs;  // (unit, gradient ready)
-  handoffs.push_back({head, comp});
+  // Hand-offs: (unit, gradient ready, elements, extra host bytes per element). The row-split
+  // embedding update (cpu route): the embedding right after the head, its token rows' state
+  // saved first (16 B per saved element), then the packed token rows at the end (written back:
+  // 14 B per element); runtime/token_rows.h, leader/embedding_split.h.
+  struct Handoff {
+    int64_t unit;
+    double ready;
+    int64_t numel;
+    double extra_bpp;
+  };
+  const bool split = w.split_embedding && p.reduction == ReductionRoute::kCpu;
+  const int64_t token_numel = std::min<int64_t>(w.unit_numels[0], w.tokenRowsBound() * w.C);
+  std::vector<Handoff> handoffs;
+  handoffs.push_back({head, comp, w.unit_numels[head], 0.0});
+  if (split)
+    handoffs.push_back({0, comp, w.unit_numels[0], 16.0 * double(token_numel) / double(w.unit_numels[0])});
   // backward
   slot = (slot + 2) % K;
   deliver(L, slot, true);
@@ -288,11 +302,14 @@ Prediction predict(const Workload& w, const MachineDescription& m, const Policy&
     }
     compute(std::max(ready[u], act_ready[u]), bwdTime(u, layers[u - 1]) + rsTime(u));
     slot_free[slot] = comp;
-    handoffs.push_back({u, comp});
+    handoffs.push_back({u, comp, w.unit_numels[u], 0.0});
     slot = next_slot;
   }
   compute(0, r.ovh * n_mb_count + rsTime(0));  // embedding backward
-  handoffs.push_back({0, comp});
+  if (split)
+    handoffs.push_back({0, comp, token_numel, 14.0});
+  else
+    handoffs.push_back({0, comp, w.unit_numels[0], 0.0});
   const double last_compute = comp;
 
   // ---- hand-offs and the leader, chunk by chunk --------------------------------------------
@@ -303,8 +320,7 @@ Prediction predict(const Workload& w, const MachineDescription& m, const Policy&
   const int k_slots = gpu_red ? 1 : G;
   const double bpp = 26.0 + k_slots * gs;
   const double clip_bpp = k_slots * gs + 8.0;
-  for (const auto& [u, t_ready] : handoffs) {
-    const int64_t N = w.unit_numels[u];
+  for (const auto& [u, t_ready, N, extra_bpp] : handoffs) {
     const int64_t shard = ChunkPlan::shardNumel(N, G);
     for (int64_t c0 = 0; c0 < N; c0 += p.chunk_numel) {
       const int64_t c1 = std::min(N, c0 + p.chunk_numel);
@@ -325,7 +341,7 @@ Prediction predict(const Workload& w, const MachineDescription& m, const Policy&
       const double mine = double(c1 - c0) * gs / (gpu_red ? G : 1);
       d2h_bytes += mine;
       busy.d2h_gpu += mine / r.d2h_bwd;
-      const double pass = double(c1 - c0) * (w.clip ? clip_bpp : bpp) / r.adam + m.host.chunk_overhead_s;
+      const double pass = double(c1 - c0) * ((w.clip ? clip_bpp : bpp) + extra_bpp) / r.adam + m.host.chunk_overhead_s;
       leader = std::max(leader, arrival) + pass;
       busy.cpu_update += pass;
       leader_end.push_back(leader);

@@ -19,6 +19,7 @@ Plan makePlan(const PlanRequest& r, const std::function<MachineDescription(const
   p.workload = makeWorkload(config, r.model_name.empty() ? r.model_path : r.model_name, r.G, r.global_rows,
                             r.T, r.cuda);
   p.workload.clip = r.clip;
+  p.workload.split_embedding = r.split_embedding;
   if (!r.machine_file.empty()) {
     p.machine = loadMachine(r.machine_file);
     p.machine_from = "machine file " + r.machine_file;

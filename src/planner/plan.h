@@ -22,6 +22,7 @@ struct PlanRequest {
   double gpu_budget_gib = 0;   // --gpu-memory-budget (0: the machine's usable memory)
   bool clip = false;           // --max-grad-norm > 0
   bool bf16_staging = false;   // --grad-dtype bf16
+  bool split_embedding = true; // --embedding-update split (the cpu reduction route only)
   std::string machine_file;    // --machine: predict for this machine (no calibration)
   std::string calibration_file;  // the cache ("" : CalibrationCache::defaultPath())
   int leader_cores = 0;        // the leader's cores (launcher placement; 0: the machine's)

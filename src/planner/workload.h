@@ -31,6 +31,12 @@ struct Workload {
   int compute_bytes = 2;           // bf16 compute / delivery (4: fp32 from the master)
   bool clip = false;               // exact global-norm clipping (--max-grad-norm > 0)
   bool flash_lse = true;           // kept activations carry fp32 LSE per head (bf16 CUDA)
+  bool split_embedding = true;     // the row-split embedding update (--embedding-update split;
+                                   // the runtime applies it on the cpu reduction route only)
+
+  /// Token rows of a step (runtime/token_rows.h), an upper bound: min(V, B * T). Uniformly
+  /// random tokens reach V (1 - exp(-B T / V)) rows, text far fewer.
+  int64_t tokenRowsBound() const { return global_rows * T < V ? global_rows * T : V; }
 
   /// Rows of the busiest worker: ceil(B / G) (trainer.h rowsForWorker: first B mod G one more).
   int64_t rowsPerWorker() const { return (global_rows + G - 1) / G; }

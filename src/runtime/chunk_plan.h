@@ -3,7 +3,8 @@
 //
 // Hand-off order follows backward: the head unit (final norm, + LM head when untied), decoder
 // layers L..1, then the embedding (last, because with tied embeddings it also collects the
-// LM head's gradient). Each unit's gradient is cut into chunks of at most chunk_numel
+// LM head's gradient). With the row-split embedding update the embedding goes twice: its rows
+// outside the step's token rows right after the head, its token rows last. Each unit's gradient is cut into chunks of at most chunk_numel
 // elements; chunk i of step s (1-based) is the (s-1)*chunksPerStep()+i'th chunk of the run,
 // and that global sequence number k picks the staging-ring slot (k mod S) and its use count
 // (k div S). Leader and workers compute the same plan independently.
@@ -15,11 +16,23 @@
 
 namespace slidedp {
 
+/// What a chunk's staging slot carries (the row-split embedding update: runtime/token_rows.h).
+enum class ChunkPass : uint8_t {
+  kWhole,            // the unit's gradient over [begin, end)
+  kEmbeddingDense,   // unit 0, right after the head: every row's gradient as of then (tied: the
+                     // LM head's share; untied: none, the slot is not written and reads as
+                     // zero); the leader updates the rows outside the step's token rows
+  kEmbeddingTokens,  // unit 0, last: the token rows' part of [begin, end), packed
+                     // ([packedIndex(begin), packedIndex(end)) of TokenRows); the rest of
+                     // their gradient, after which the leader updates them
+};
+
 struct Chunk {
   int unit = 0;
   int64_t begin = 0;  // elements within the unit
   int64_t end = 0;
-  bool last_of_unit = false;
+  bool last_of_unit = false;  // the unit's version is published after this chunk
+  ChunkPass pass = ChunkPass::kWhole;
   int64_t numel() const { return end - begin; }
 };
 
@@ -31,9 +44,17 @@ struct ChunkPlan {
   std::vector<Chunk> chunks;  // hand-off order of one step
   std::vector<int64_t> unit_numels;
   int64_t chunk_numel = 0;
+  bool split_embedding = false;
+  /// Whether workers write the kEmbeddingDense slots (tied embeddings: the LM head's share);
+  /// false (untied): they only publish them, and the leader uses a zero gradient.
+  bool dense_pass_written = true;
 
-  /// Throws UserError when chunk_numel < 1 or a unit is empty.
-  static ChunkPlan build(const std::vector<int64_t>& unit_numels, int64_t chunk_numel);
+  /// Throws UserError when chunk_numel < 1 or a unit is empty. With `split_embedding` the
+  /// embedding (unit 0) is handed off twice per step: kEmbeddingDense chunks right after the
+  /// head unit's, kEmbeddingTokens chunks last (same element ranges; the unit's version is
+  /// published after the last of these); otherwise once, last.
+  static ChunkPlan build(const std::vector<int64_t>& unit_numels, int64_t chunk_numel,
+                         bool split_embedding = false);
 
   int64_t chunksPerStep() const { return static_cast<int64_t>(chunks.size()); }
   /// The global sequence number of chunk `i` of step `step` (1-based).

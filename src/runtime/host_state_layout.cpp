@@ -45,6 +45,8 @@ HostStateLayout HostStateLayout::build(const HostStateSpec& spec) {
   h.layout.add(kStagingRegion, spec.grad_dtype,
                static_cast<uint64_t>(spec.num_slots) * spec.num_workers * spec.chunk_numel);
   if (spec.grad_accumulation) h.layout.add(kGradAccumRegion, shm::DType::kF32, off);
+  if (spec.token_row_words > 0)
+    h.layout.add(kTokenRowsRegion, shm::DType::kU64, 2 * static_cast<uint64_t>(spec.token_row_words));
   if (spec.extra_bytes > 0) h.layout.add(kExtraRegion, shm::DType::kU8, spec.extra_bytes);
   return h;
 }

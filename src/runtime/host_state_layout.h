@@ -49,6 +49,8 @@ struct HostStateSpec {
   shm::DType grad_dtype = shm::DType::kF32;
   uint64_t extra_bytes = 0;     // an extra u8 region (tests: oversized segments)
   bool grad_accumulation = false;  // a full fp32 gradient region (exact global-norm clipping)
+  int64_t token_row_words = 0;  // > 0: the row-split embedding update's token-row bitmaps,
+                                // 2 (by step parity) x this many u64 words (TokenRows)
 
   std::vector<int64_t> unitNumels() const {
     return unit_numels.empty() ? model.unitNumels() : unit_numels;
@@ -76,5 +78,6 @@ inline constexpr const char* kComputeCopyRegion = "state.params.bf16";
 inline constexpr const char* kStagingRegion = "grad.staging";
 inline constexpr const char* kExtraRegion = "extra";
 inline constexpr const char* kGradAccumRegion = "grad.accum.f32";
+inline constexpr const char* kTokenRowsRegion = "embed.token_rows.u64";
 
 }  // namespace slidedp

@@ -64,7 +64,7 @@ struct TrainOptions {
   bool bf16_compute = false;      // workers compute in bf16 from the bf16 copy (else fp32 master)
   int window_slots = 2;           // K: GPU layer window depth (>= 2: next delivery overlaps)
   int64_t micro_batch_rows = 0;   // rows per micro-batch (0: all of a worker's rows at once)
-  int64_t loss_chunk_tokens = 0;  // tokens per LM-head/cross-entropy chunk (0: ~1 GiB of logits)
+  int64_t loss_chunk_tokens = 0;  // tokens per LM-head/cross-entropy chunk (0: ~2 GiB of bf16 logits)
   int64_t mlp_tile_tokens = 0;    // tokens per MLP tile (model/mlp_tiles.h; 0: auto, tiled only
                                   // above 4 GiB of [tokens, 2I] gate/up; -1: never tiled)
   ActivationPolicy activations = ActivationPolicy::kAuto;
@@ -73,6 +73,9 @@ struct TrainOptions {
                                     // (0: the device's total memory minus 3 GiB)
   bool offload_activations = false;  // boundary activations of recomputed layers to pinned host
   bool flash_attention = false;      // bf16 GPU workers: FlashAttention-2 instead of cuDNN's
+  bool split_embedding = true;       // row-split embedding update (runtime/token_rows.h): the
+                                     // rows outside the step's tokens updated right after the
+                                     // head; needs the cpu reduction route (else: whole, last)
   // AdamW (torch.optim.AdamW semantics; decay only on ndim >= 2, as HF Trainer)
   double lr = 1e-3;
   double beta1 = 0.9;

@@ -18,6 +18,7 @@
 #include "formats/fs_util.h"
 #include "model/hf_checkpoint.h"
 #include "runtime/test_hooks.h"
+#include "runtime/token_rows.h"
 #include "shm/control_block.h"
 #include "runtime/fault_injection.h"
 #include "worker/worker.h"
@@ -62,7 +63,10 @@ Trainer::Trainer(const RankContext& ctx, const std::string& model_dir, const Tra
     layout_ = model::ParamLayout::build(config_);
     std::vector<int64_t> numels;
     for (const auto& u : layout_.units) numels.push_back(u.numel);
-    plan_ = ChunkPlan::build(numels, opts.chunk_numel);
+    // The row-split embedding update hands the leader whole gradients: the cpu route only.
+    opts_.split_embedding = opts.split_embedding && opts.reduction == ReductionRoute::kCpu;
+    plan_ = ChunkPlan::build(numels, opts.chunk_numel, opts_.split_embedding);
+    plan_.dense_pass_written = config_.tieWordEmbeddings;
     if (ctx.local_size - 1 > 16) throwUserError("at most 16 workers per node, got {}", ctx.local_size - 1);
     if (opts.ring_slots < 1) throwUserError("ring_slots must be >= 1, got {}", opts.ring_slots);
   } catch (const UserError& e) {
@@ -77,6 +81,7 @@ Trainer::Trainer(const RankContext& ctx, const std::string& model_dir, const Tra
   spec_.chunk_numel = static_cast<uint64_t>(opts.chunk_numel);
   spec_.grad_dtype = opts.bf16_staging ? shm::DType::kBF16 : shm::DType::kF32;
   spec_.grad_accumulation = opts.max_grad_norm > 0 || opts.reserve_grad_accumulation;
+  if (opts_.split_embedding) spec_.token_row_words = TokenRows::wordsFor(config_.vocabSize);
   state_ = HostStateLayout::build(spec_);
 
   uint64_t job = 0;
@@ -211,6 +216,10 @@ void Trainer::setRunOptions(const TrainOptions& o) {
   if (o.max_grad_norm > 0 && !spec_.grad_accumulation)
     throw AgreedError("clipping was switched on for a run created without the gradient "
                       "accumulation region (TrainOptions::reserve_grad_accumulation)");
+  if (plan_.split_embedding && o.reduction != ReductionRoute::kCpu)
+    throw AgreedError(fmt::format("reduction route {} after a start with the row-split embedding "
+                                  "update (planned for the cpu route).\nHINT: --embedding-update dense",
+                                  routeName(o.reduction)));
   opts_.delivery = o.delivery;
   opts_.reduction = o.reduction;
   opts_.max_grad_norm = o.max_grad_norm;

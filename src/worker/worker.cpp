@@ -23,6 +23,7 @@
 #include "common/bf16.h"
 #include "routes/registry.h"
 #include "worker/pinned_pool.h"
+#include "runtime/token_rows.h"
 #include "shm/control_block.h"
 #ifdef SLIDEDP_WITH_CUDA
 #include <ATen/cuda/CUDAContext.h>
@@ -51,6 +52,8 @@ struct HandoffJob {
                        // the reduction route left for the leader (routes/reduction.h)
   int64_t offset = 0;  // element of the unit where grad[0] belongs
   int subslot = 0;     // staging sub-slot it goes to
+  ChunkPass pass = ChunkPass::kWhole;  // kEmbeddingTokens: grad is packed (TokenRows order);
+                                       // kEmbeddingDense without grad: publish, write nothing
 #ifdef SLIDEDP_WITH_CUDA
   std::shared_ptr<at::cuda::CUDAEvent> ready;  // grad computed (recorded on its stream)
 #endif
@@ -77,6 +80,11 @@ struct Worker::Impl {
   std::unique_ptr<routes::Delivery> delivery;
   std::unique_ptr<routes::Reduction> reduction;
   std::vector<std::vector<int64_t>> unit_chunks;  // per unit: indices into plan.chunks
+  std::vector<int64_t> dense_chunks, token_chunks;  // the row-split embedding's two passes
+  // The step's token rows (the row-split embedding update): the union over every worker of
+  // the input tokens' bitmap; read by the hand-off thread until the step's waitIdle().
+  std::vector<uint64_t> token_words;
+  TokenRows token_rows;
 
   // hand-off thread
   std::mutex mu;
@@ -126,7 +134,11 @@ struct Worker::Impl {
       throwUserError("--offload-activations applies to GPU workers only (CPU workers keep "
                      "activations in host memory already)");
     unit_chunks.resize(layout.numUnits());
-    for (int64_t i = 0; i < plan.chunksPerStep(); ++i) unit_chunks[plan.chunks[i].unit].push_back(i);
+    for (int64_t i = 0; i < plan.chunksPerStep(); ++i) {
+      const ChunkPass pass = plan.chunks[i].pass;
+      (pass == ChunkPass::kWhole ? unit_chunks[plan.chunks[i].unit]
+       : pass == ChunkPass::kEmbeddingDense ? dense_chunks : token_chunks).push_back(i);
+    }
     for (const auto& u : layout.units)
       max_window_numel = std::max(max_window_numel, std::max(u.numel, G * ChunkPlan::shardNumel(u.numel, G)));
 #ifdef SLIDEDP_WITH_CUDA
@@ -442,12 +454,16 @@ struct Worker::Impl {
     const int S = spec.num_slots;
     const size_t es = at::elementSize(sdtype);
     auto* staging = static_cast<char*>(seg.region(kStagingRegion));
-    const auto* g = static_cast<const char*>(job.grad.data_ptr());
-    const int64_t g0 = job.offset, g1 = job.offset + job.grad.numel();
+    const bool write = job.grad.defined();
+    const auto* g = write ? static_cast<const char*>(job.grad.data_ptr()) : nullptr;
+    const int64_t g0 = job.offset, g1 = job.offset + (write ? job.grad.numel() : 0);
 #ifdef SLIDEDP_WITH_CUDA
-    if (cuda) job.ready->block(*d2h_stream);
+    if (cuda && job.ready) job.ready->block(*d2h_stream);
 #endif
-    for (int64_t i : unit_chunks[job.unit]) {
+    const std::vector<int64_t>& chunks = job.pass == ChunkPass::kWhole ? unit_chunks[job.unit]
+                                         : job.pass == ChunkPass::kEmbeddingDense ? dense_chunks
+                                                                                  : token_chunks;
+    for (int64_t i : chunks) {
       const Chunk& c = plan.chunks[i];
       const int64_t k = plan.sequence(job.step - base_step, i);
       const int slot = static_cast<int>(k % S);
@@ -458,10 +474,14 @@ struct Worker::Impl {
                                           slot, ctx.local_rank, job.step, c.unit);
                      });
       // The part of the chunk inside the gradient (the whole chunk, or the part inside this
-      // worker's reduced shard), into the sub-slot the reduction route chose.
-      const int64_t a = std::max(c.begin, g0), b = std::min(c.end, g1);
+      // worker's reduced shard), into the sub-slot the reduction route chose. A token-pass
+      // chunk is the packed range of its token rows, from the slot's start.
+      int64_t cb0 = c.begin, ce0 = c.end;
+      if (job.pass == ChunkPass::kEmbeddingTokens)
+        cb0 = token_rows.packedIndex(c.begin), ce0 = token_rows.packedIndex(c.end);
+      const int64_t a = std::max(cb0, g0), b = std::min(ce0, g1);
       char* dst = staging + HostStateLayout::stagingOffset(spec, slot, job.subslot) * es +
-                  (a - c.begin) * es;
+                  (a - cb0) * es;
       if (b > a) {
         const char* src = g + (a - g0) * es;
         const uint64_t t0 = nowNs();
@@ -482,11 +502,19 @@ struct Worker::Impl {
 
   /// Sends unit u's gradient (fp32 [numel] on the device, summed over micro-batches) on its
   /// reduction route, then to the hand-off thread.
-  void handOff(int64_t step, int u, at::Tensor grad_fp32) {
-    routes::ReducedGradient r = reduction->reduce(u, grad_fp32);
+  /// `pass`: the row-split embedding's passes (grad undefined for an untied dense pass:
+  /// the chunks are published without data; the cpu route, so nothing to reduce).
+  void handOff(int64_t step, int u, at::Tensor grad_fp32, ChunkPass pass = ChunkPass::kWhole) {
     HandoffJob job;
     job.step = step;
     job.unit = u;
+    job.pass = pass;
+    job.subslot = w;
+    if (!grad_fp32.defined()) {
+      enqueue(std::move(job));
+      return;
+    }
+    routes::ReducedGradient r = reduction->reduce(u, grad_fp32);
     job.grad = std::move(r.grad);
     job.offset = r.offset;
     job.subslot = r.subslot;
@@ -523,11 +551,25 @@ struct Worker::Impl {
     if (st.global_tokens == 0)
       throwUserError("step {}: the global batch has no unmasked target token (all labels are -100)", s);
     const double grad_scale = 1.0 / static_cast<double>(st.global_tokens);
+    // The row-split embedding update: the step's token rows, the union over the workers; the
+    // first worker publishes them to the leader (by step parity: the leader may still read the
+    // previous step's) before any hand-off of this step.
+    if (plan.split_embedding) {
+      token_words.assign(static_cast<size_t>(TokenRows::wordsFor(config.vocabSize)), 0);
+      TokenRows::mark(batch.input_ids.data(), static_cast<int64_t>(batch.input_ids.size()), token_words.data());
+      MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, token_words.data(), static_cast<int>(token_words.size()),
+                              MPI_UINT64_T, MPI_BOR, ctx.workers));
+      if (w == 0)
+        std::memcpy(seg.regionAs<uint64_t>(kTokenRowsRegion) + (s % 2) * spec.token_row_words,
+                    token_words.data(), token_words.size() * sizeof(uint64_t));
+      token_rows = TokenRows(token_words.data(), config.vocabSize, config.hiddenSize);
+    }
 
     // Micro-batches on the device.
     const int64_t mb_rows = opts.micro_batch_rows > 0 ? opts.micro_batch_rows : batch.rows;
     struct Micro {
       at::Tensor ids, labels, pos;
+      at::Tensor token_rows;  // split embedding: each id's row in the packed token rows
       model::AttentionContext attn;
       at::Tensor h;  // running hidden state / gradient
     };
@@ -541,6 +583,13 @@ struct Worker::Impl {
       if (!batch.position_ids.empty())
         m.pos = at::from_blob(const_cast<int64_t*>(batch.position_ids.data()) + r0 * batch.T, {r, batch.T}, i64).to(device);
       m.attn = model::makeAttentionContext(config, r, batch.T, m.pos, cdtype, device);
+      if (plan.split_embedding) {
+        at::Tensor rows = at::empty({r, batch.T}, i64);  // owns its data (CPU workers keep it)
+        int64_t* packed = rows.data_ptr<int64_t>();
+        const int64_t* ids = batch.input_ids.data() + r0 * batch.T;
+        for (int64_t i = 0; i < r * batch.T; ++i) packed[i] = token_rows.rank(ids[i]);
+        m.token_rows = rows.to(device);
+      }
       mbs.push_back(std::move(m));
     }
 
@@ -654,7 +703,10 @@ struct Worker::Impl {
     use(head_slot);
     const auto f32 = at::TensorOptions().dtype(at::kFloat).device(device);
     at::Tensor g_head = at::zeros({layout.units[head].numel}, f32);
-    at::Tensor g_embed = at::zeros({layout.units[0].numel}, f32);
+    // The embedding's gradient: tied, the LM head's share now (+ the lookup's at the end);
+    // with the row-split update an untied embedding has nothing until the lookup.
+    at::Tensor g_embed;
+    if (config.tieWordEmbeddings || !plan.split_embedding) g_embed = at::zeros({layout.units[0].numel}, f32);
     for (auto& m : mbs) {
       model::HeadResult r = model::headForwardBackward(config, layout.units[head], head_flat, embed_flat,
                                                        m.h, m.labels, opts.loss_chunk_tokens, grad_scale);
@@ -666,6 +718,12 @@ struct Worker::Impl {
     release(head_slot);
     if (embed_slot >= 0) release(embed_slot);
     handOff(s, head, g_head);
+    if (plan.split_embedding) {
+      // Every row's gradient as of now: final for the rows outside the step's tokens, which
+      // the leader updates while the layers' backward runs.
+      handOff(s, 0, g_embed, ChunkPass::kEmbeddingDense);
+      g_embed = at::Tensor();
+    }
     st.head_s = sec(t0, nowNs());
     st.trace.push_back({"head: norm + LM head + loss, fwd+bwd", 0, t0, nowNs()});
     mark(2);
@@ -715,8 +773,15 @@ struct Worker::Impl {
     }
     // ---- embedding: its gradient (plus the tied LM head's share) goes last ----------------
     UnitBackwardSpan span{0, nowNs(), 0};
-    for (auto& m : mbs) model::embeddingBackward(config, m.ids, m.h, g_embed);
-    handOff(s, 0, g_embed);
+    if (plan.split_embedding) {
+      // Only the token rows, packed: [rows, C] fp32.
+      at::Tensor packed = at::zeros({token_rows.packedNumel()}, f32);
+      for (auto& m : mbs) model::embeddingBackwardRows(config, m.token_rows, m.h, packed);
+      handOff(s, 0, packed, ChunkPass::kEmbeddingTokens);
+    } else {
+      for (auto& m : mbs) model::embeddingBackward(config, m.ids, m.h, g_embed);
+      handOff(s, 0, g_embed);
+    }
     span.end_ns = nowNs();
     st.backward.push_back(span);
     st.trace.push_back({"backward unit 0 (embedding)", 0, span.begin_ns, span.end_ns});

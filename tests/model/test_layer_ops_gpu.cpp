@@ -42,7 +42,10 @@ TEST_P(FusedOps, RmsNorm) {
   const Tol tol = tolFor(dt);
   // 4096/96/5120: the register-cached vectorised forward; 100 (C % 8 != 0) and 12288 (> 8192):
   // the two-pass kernel.
-  for (auto [N, C] : {std::pair<int64_t, int64_t>{1000, 4096}, {37, 96}, {5, 5120}, {7, 100}, {3, 12288}}) {
+  // Backward: C % 8 == 0 takes the 16-byte kernel (4, 2 or 1 warps a block by C; 20000 rows:
+  // several rows per warp), C % 8 != 0 the 4-byte one.
+  for (auto [N, C] : {std::pair<int64_t, int64_t>{1000, 4096}, {37, 96}, {5, 5120}, {7, 100}, {3, 12288},
+                      {20000, 2560}}) {
     auto x = randn({N, C}, dt, dev), w = randn({C}, dt, dev, 0.5), dy = randn({N, C}, dt, dev);
     ASSERT_TRUE(fused(x));
     auto a = rmsNormForward(x, w, 1e-6), b = reference::rmsNormForward(x, w, 1e-6);
@@ -65,8 +68,11 @@ TEST_P(FusedOps, QkNormRope) {
   const auto dt = GetParam();
   const Tol tol = tolFor(dt);
   struct Case { int64_t N, H, KV, D; bool norm; };
+  // D in {64, 128, 256}: the group kernels (D/8 lanes a head; 37 x 5 heads: an odd count, so a
+  // warp's last group is idle); D = 6: the block kernel.
   for (const Case& k : {Case{1000, 32, 8, 128, true}, Case{37, 3, 1, 6, true}, Case{64, 8, 8, 64, false},
-                        Case{50, 4, 2, 256, true}, Case{40, 5, 1, 64, true}}) {
+                        Case{50, 4, 2, 256, true}, Case{40, 5, 1, 64, true}, Case{37, 3, 2, 128, true},
+                        Case{37, 3, 2, 128, false}}) {
     const int64_t ld = (k.H + 2 * k.KV) * k.D;
     auto qkv = randn({k.N, ld}, dt, dev);
     at::Tensor wq, wk;
@@ -76,7 +82,9 @@ TEST_P(FusedOps, QkNormRope) {
     auto b = reference::qkNormRopeForward(qkv, k.H, k.KV, k.D, wq, wk, 1e-6, cos, sin);
     EXPECT_LE(relMaxError(a.q, b.q), tol.fwd) << "q, D=" << k.D;
     EXPECT_LE(relMaxError(a.k, b.k), tol.fwd) << "k, D=" << k.D;
-    if (k.norm) EXPECT_LE(relMaxError(a.rq, b.rq), 2e-5);
+    if (k.norm) {
+      EXPECT_LE(relMaxError(a.rq, b.rq), 2e-5);
+    }
     auto dq = randn({k.N, k.H, k.D}, dt, dev), dk = randn({k.N, k.KV, k.D}, dt, dev);
     auto f32 = qkv.options().dtype(at::kFloat);
     at::Tensor dwqa = k.norm ? at::zeros({k.D}, f32) : at::Tensor(), dwka = k.norm ? at::zeros({k.D}, f32) : at::Tensor();
@@ -99,6 +107,12 @@ TEST_P(FusedOps, Swiglu) {
     auto gu = randn({N, 2 * I}, dt, dev, 3.0), da = randn({N, I}, dt, dev);
     EXPECT_LE(relMaxError(swigluForward(gu), reference::swigluForward(gu)), tol.fwd);
     EXPECT_LE(relL2Error(swigluBackward(da, gu), reference::swigluBackward(da, gu)), tol.bwd);
+    // The backward's recomputed act (decoder backward uses it for the down projection's dW):
+    // the same kernel arithmetic as the forward, so bit-identical to it.
+    at::Tensor act;
+    auto dgu = swigluBackward(da, gu, &act);
+    EXPECT_TRUE(at::equal(act, swigluForward(gu))) << "N=" << N << " I=" << I;
+    EXPECT_TRUE(at::equal(dgu, swigluBackward(da, gu)));
   }
 }
 

@@ -61,6 +61,7 @@ Workload toyWorkload() {
   w.T = 1000;
   w.cuda = true;
   w.compute_bytes = 2;
+  w.split_embedding = false;  // the dense schedule (HandComputedRowSplitEmbedding: the split one)
   return w;
 }
 
@@ -96,6 +97,28 @@ TEST(CostModel, HandComputedTimelineKeepAll) {
   EXPECT_EQ(p.bottleneck, "exposed");  // exposed 9.5 - 4.0 = 5.5 > 4.0
   near(p.exposed_s, 5.5);
   near(p.tokens_per_s, 1000 / 9.5);
+}
+
+// The row-split embedding update: the embedding goes right after the head (its token rows'
+// state saved: 16 B per saved element), its token rows at the end (written back: 14 B each).
+// Token rows: min(V, B T) = 1000 rows x C 100 = 1e5 elements; extra per embedding element in
+// the dense pass 16 x 1e5 / 1e6 = 1.6 B.
+//   hand-offs (4 B/elem at 8e6 B/s): head 3.5-4.0, emb 4.0-4.5, layer 5.5-6.5, tokens 6.5-6.55.
+//   leader (3e7 B/s): head 4.0-5.0 (30 B), emb 5.0-6.05333 (31.6 B), layer 6.5-8.5,
+//   tokens 8.5-8.646667 (1e5 x 44 B) -> step 8.646667, against 9.5 dense.
+TEST(CostModel, HandComputedRowSplitEmbedding) {
+  Workload w = toyWorkload();
+  w.split_embedding = true;
+  const Prediction p = predict(w, toyMachine(), bigChunks());
+  near(p.step_s, 8.5 + 1e5 * 44 / 3e7);
+  near(p.busy.d2h_gpu, 2.05);
+  near(p.busy.cpu_update, 1.0 + 1e6 * 31.6 / 3e7 + 2.0 + 1e5 * 44 / 3e7);
+  near(p.drain_s, 8.5 + 1e5 * 44 / 3e7 - 5.5);
+  // The GPU reduction route has no split (the runtime plans it for the cpu route only).
+  Policy gpu = bigChunks();
+  gpu.reduction = ReductionRoute::kGpu;
+  Workload dense = toyWorkload();
+  near(predict(w, toyMachine(), gpu).step_s, predict(dense, toyMachine(), gpu).step_s);
 }
 
 // Recompute: the layer's backward costs 1 (recompute) + 1 (backward): 4.5-6.5; hand-offs

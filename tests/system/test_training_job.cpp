@@ -2,6 +2,8 @@
 // bit-identical resume, graceful stop on SIGTERM, a config file overridden by flags.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <fstream>
 #include <map>
 
 #include "common/subprocess.h"
@@ -59,6 +61,67 @@ TEST(TrainingJob, SixStepsEqualThreePlusResumePlusThreeBitForBit) {
   const auto la = losses(a + ".csv"), lb = losses(b + ".csv");
   for (int s = 1; s <= 6; ++s) EXPECT_EQ(la.at(s), lb.at(s)) << "step " << s;
   std::system(("rm -rf " + a + " " + b + " " + a + ".csv " + b + ".csv").c_str());
+}
+
+// The row-split embedding update (runtime/token_rows.h) against the dense schedule, tied (the
+// stories260K model) and untied (a random Llama of the same vocabulary): the same AdamW step on
+// every row, so every step's loss and gradient norm agree to fp32 summation order. 2e-6
+// relative: the token rows' gradient is summed as (head shares) + (lookup shares) instead of
+// per-worker totals, and the norm's dense-pass part is taken out by a subtraction; a row left
+// out or updated twice moves the next step's loss by far more (vocabulary 512, 2 x 4 x 64
+// tokens a step, so some rows are outside the token rows and some inside).
+TEST(TrainingJob, RowSplitEmbeddingUpdateMatchesDense) {
+  const std::string untied = fmt::format("/tmp/slidedp-systest-untied-{}.json", getpid());
+  {
+    const char* src = std::getenv("SLIDEDP_SOURCE_DIR");
+    ASSERT_NE(src, nullptr) << "SLIDEDP_SOURCE_DIR is set by CTest";
+    std::string cfg = readFile(std::string(src) + "/tools/configs/kjv-tiny-llama.json");
+    const std::string key = "\"tie_word_embeddings\": true";
+    cfg.replace(cfg.find(key), key.size(), "\"tie_word_embeddings\": false");
+    std::ofstream(untied) << cfg;
+  }
+  for (const bool tied : {true, false}) {
+    std::vector<std::string> model = {"--model", stories()};
+    if (!tied) model = {"--model-config", untied};  // random init, synthetic data
+    std::map<std::string, std::map<int, std::string>> loss, norm;
+    for (const std::string mode : {"dense", "split"}) {
+      const std::string csv = fmt::format("/tmp/slidedp-systest-emb-{}-{}.csv", mode, getpid());
+      std::vector<std::string> a = train({"--steps", "4", "--metrics", csv, "--embedding-update", mode});
+      const auto m = std::find(a.begin(), a.end(), "--model");
+      a.erase(m, m + 2);
+      a.insert(a.end(), model.begin(), model.end());
+      Result r = wait(start(a));
+      ASSERT_EQ(r.exit_code, 0) << r.output;
+      EXPECT_NE(r.output.find(mode + " embedding update"), std::string::npos) << r.output;
+      loss[mode] = losses(csv);
+      std::istringstream in(readFile(csv));
+      std::string line, header;
+      std::getline(in, header);
+      size_t col = 0;
+      {
+        std::stringstream hs(header);
+        std::string h;
+        for (size_t i = 0; std::getline(hs, h, ','); ++i)
+          if (h == "grad_norm") col = i;
+      }
+      ASSERT_GT(col, 0u) << header;
+      while (std::getline(in, line)) {
+        std::vector<std::string> cols;
+        std::stringstream ls(line);
+        for (std::string c; std::getline(ls, c, ',');) cols.push_back(c);
+        norm[mode][std::stoi(cols[0])] = cols.at(col);
+      }
+      std::remove(csv.c_str());
+    }
+    ASSERT_EQ(loss["dense"].size(), 4u);
+    for (int s = 1; s <= 4; ++s) {
+      const double ld = std::stod(loss["dense"].at(s)), lsp = std::stod(loss["split"].at(s));
+      const double nd = std::stod(norm["dense"].at(s)), nsp = std::stod(norm["split"].at(s));
+      EXPECT_NEAR(lsp, ld, 2e-6 * ld) << (tied ? "tied" : "untied") << ", step " << s;
+      EXPECT_NEAR(nsp, nd, 2e-6 * nd) << (tied ? "tied" : "untied") << ", step " << s;
+    }
+  }
+  std::remove(untied.c_str());
 }
 
 TEST(TrainingJob, SigtermCheckpointsAtTheStepEndAndTheRunResumes) {

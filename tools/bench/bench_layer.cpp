@@ -11,6 +11,7 @@
 //
 // Usage: bench_layer --config tools/configs/qwen3-8b.json [--rows 4] [--seq-len 4096]
 //                    [--iters 5] [--device-index 0] [--profile 1] [--trace-dir DIR]
+//                    [--loss-chunks 0,4096,8192]  (the head at each tokens-per-chunk; 0: auto)
 // Prints one "RESULT name=... ms=... tflops=..." line per measurement. With --profile 1, also
 // the per-op profile of the default path (fused kernels, cuDNN attention, kept activations):
 // forward, backward and the head, each op's GPU time, TFLOPS or GB/s beside its roofline and the
@@ -26,6 +27,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <vector>
 #include <string>
 #include <vector>
 
@@ -62,6 +64,7 @@ int main(int argc, char** argv) {
   int iters = 5, dev_index = 0;
   bool profile = false;
   std::string trace_dir;
+  std::vector<int64_t> loss_chunks;  // --loss-chunks: head fwd+bwd per tokens-per-chunk (0: auto)
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string k = argv[i], v = argv[i + 1];
     if (k == "--config") config = v;
@@ -71,7 +74,13 @@ int main(int argc, char** argv) {
     else if (k == "--device-index") dev_index = std::atoi(v.c_str());
     else if (k == "--profile") profile = v != "0";
     else if (k == "--trace-dir") trace_dir = v;
-    else {
+    else if (k == "--loss-chunks") {
+      for (size_t b = 0; b <= v.size();) {
+        const size_t e = std::min(v.find(',', b), v.size());
+        loss_chunks.push_back(std::atoll(v.substr(b, e - b).c_str()));
+        b = e + 1;
+      }
+    } else {
       std::fprintf(stderr, "bench_layer: unknown option %s\n", k.c_str());
       return 2;
     }
@@ -164,6 +173,21 @@ int main(int argc, char** argv) {
     }
   }
   kernels::setReferenceKernels(false);
+  // The head at each tokens-per-chunk of --loss-chunks (fused kernels, the auto chunk is
+  // model::lossChunkTokens(0, V)): the LM-head GEMMs' efficiency against the logits' memory.
+  for (int64_t chunk : loss_chunks) {
+    try {
+      const double hd = medianMs(iters, [&] {
+        model::headForwardBackward(c, head, headFlat, embedFlat, x, ids, chunk, 1.0 / tokens);
+      });
+      const int64_t m = model::lossChunkTokens(chunk, c.vocabSize);
+      std::printf("RESULT name=head_fwd_bwd_chunk%lld ms=%.3f tflops=%.1f logits_mib=%.0f\n",
+                  (long long)m, hd, 3 * headFwdFlops / hd / 1e9,
+                  m * static_cast<double>(c.vocabSize) * 2 / (1 << 20));
+    } catch (const std::exception& e) {
+      std::printf("RESULT name=head_fwd_bwd_chunk%lld failed: %.300s\n", (long long)chunk, e.what());
+    }
+  }
   if (profile) {
     model::setAttentionKernel(model::AttentionKernel::kCudnn);
     // Bytes each element-wise scope reads + writes (bf16 activations, fp32 rstd), per
@@ -175,7 +199,7 @@ int main(int argc, char** argv) {
     const std::map<std::string, double> bytes{
         {"fwd.input_norm", norm},           {"fwd.post_norm", norm},
         {"fwd.qk_norm_rope", qkRope},       {"fwd.swiglu", 6 * N * I},
-        {"bwd.swiglu_recompute", 6 * N * I}, {"bwd.swiglu", 10 * N * I},
+        {"bwd.swiglu", 12 * N * I},  // reads gu, dact; writes dgu and the recomputed act
         {"bwd.post_norm_recompute", norm},  {"bwd.input_norm_recompute", norm},
         {"bwd.post_norm", 12 * N * C},      {"bwd.input_norm", 12 * N * C},
         {"bwd.qk_norm_rope_recompute", qkRope},
