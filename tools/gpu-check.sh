@@ -88,7 +88,7 @@ if has peers && [ -d .whl ] && ! [[ "${SLIDEDP_PEERS_ARGS:-}" == *--systems* && 
 fi
 do_build() {
   step build
-  DEF_TARGETS="slidedp_worker slidedp_plan slidedp_generate bench_layer bench_ipc test_layer_ops_gpu test_decoder_gpu test_reference_equivalence test_gpu_job"
+  DEF_TARGETS="slidedp_worker slidedp_plan slidedp_generate bench_layer bench_ipc test_layer_ops_gpu test_decoder_gpu test_long_sequence_gpu test_reference_equivalence test_gpu_job"
   SLIDEDP_BUILD_TARGETS=${SLIDEDP_BUILD_TARGETS:-$DEF_TARGETS} bash tools/setup.sh > "$OUT/build.log" 2>&1 || { rc=1; tail -40 "$OUT/build.log"; }
   grep -E "slidedp:|error" "$OUT/build.log" | head -8
 }

@@ -96,8 +96,13 @@ int run(const Options& o) {
     p.bf16_staging = r.bf16_staging;
     p.leader_threads = o.leader_threads > 0 ? o.leader_threads : plan.machine.leaderCores(w.G);
     const ActivationPolicy a = parseActivationPolicy(o.activations);
-    int kept = a == ActivationPolicy::kRecompute ? 0 : static_cast<int>(w.L);
-    if (a == ActivationPolicy::kAuto) kept = std::max(0, maxKeptLayers(w, plan.machine, p, plan.gpu_budget_bytes));
+    int kept = a == ActivationPolicy::kRecompute || a == ActivationPolicy::kAttentionOutput ? 0 : static_cast<int>(w.L);
+    if (a == ActivationPolicy::kAttentionOutput) p.attention_output_layers = static_cast<int>(w.L);
+    if (a == ActivationPolicy::kAuto) {
+      const LayerSplit s = autoLayerSplit(w, plan.machine, p, plan.gpu_budget_bytes, o.max_kept_layers);
+      kept = std::max(0, s.kept);
+      p.attention_output_layers = s.attention_output;
+    }
     if (o.max_kept_layers >= 0) kept = std::min(kept, o.max_kept_layers);
     p.kept_layers = kept;
     const Prediction pr = predict(w, plan.machine, p, plan.gpu_budget_bytes);
@@ -155,7 +160,7 @@ int main(int argc, char** argv) {
   app.add_option("--ring-slots", o.ring_slots, "(--evaluate) staging ring depth");
   app.add_option("--window", o.window, "(--evaluate) GPU window depth K");
   app.add_option("--micro-batch-rows", o.micro_batch_rows, "(--evaluate) rows per micro-batch");
-  app.add_option("--activations", o.activations, "(--evaluate) recompute, keep or auto");
+  app.add_option("--activations", o.activations, "(--evaluate) recompute, keep, attention-output or auto");
   app.add_option("--max-kept-layers", o.max_kept_layers, "(--evaluate) cap on kept layers");
   app.add_flag("--offload-activations", o.offload, "(--evaluate) recomputed layers' inputs on the host");
   app.add_option("--leader-threads", o.leader_threads, "(--evaluate) AdamW threads");

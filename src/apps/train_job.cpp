@@ -180,9 +180,12 @@ void addTrainOptions(CLI::App& app, TrainJobOptions& o) {
   g->add_option("--micro-batch-rows", o.train.micro_batch_rows, "Rows per micro-batch (0: all of a worker's rows)")->capture_default_str();
   g->add_option("--activations", o.activations, "What a worker keeps of each decoder layer for "
                 "backward: recompute (only the layer input; backward recomputes the forward), keep "
-                "(the layer's saved activations, no recompute) or auto (keep layers while the GPU "
-                "memory budget allows, recompute the rest; CPU workers keep)")
-      ->check(CLI::IsMember({"recompute", "keep", "auto"}))->capture_default_str();
+                "(the layer's saved activations, no recompute), attention-output (the layer input, "
+                "the attention output and its log-sum-exp: backward recomputes the projections and "
+                "element-wise parts but never the attention; bf16 GPU or CPU workers) or auto (keep "
+                "layers while the GPU memory budget allows, the attention output of the next ones, "
+                "recompute the rest; CPU workers keep)")
+      ->check(CLI::IsMember({"recompute", "keep", "attention-output", "auto"}))->capture_default_str();
   g->add_option("--attention", o.attention, "Attention kernel of bf16 GPU workers (plain causal "
                 "rows): cudnn or flash (FlashAttention-2); packed documents use torch SDPA with a mask")
       ->check(CLI::IsMember({"cudnn", "flash"}))->capture_default_str();
@@ -199,6 +202,10 @@ void addTrainOptions(CLI::App& app, TrainJobOptions& o) {
   g->add_flag("--offload-activations", o.train.offload_activations,
               "Keep the layer-boundary activations of recomputed layers in pinned host memory "
               "(GPU workers), prefetched back one unit ahead in backward");
+  g->add_option("--mlp-tile-tokens", o.train.mlp_tile_tokens, "Tokens per MLP tile: the "
+                "post-norm, gate/up, SwiGLU and down GEMMs run on this many tokens at a time, so "
+                "the [tokens, 2 x intermediate] gate/up output never exists whole (0: auto, tiled "
+                "only above 4 GiB of it, ~512 MiB tiles; -1: never)")->capture_default_str();
   g->add_option("--loss-chunk-tokens", o.train.loss_chunk_tokens, "Tokens per LM-head/cross-entropy "
                 "chunk (0: as many as keep the chunk's bf16 logits near 2 GiB)")->capture_default_str();
   g->add_option("--policy", o.policy, "manual (the route/chunk/activation flags as given) or auto "
@@ -296,14 +303,16 @@ std::vector<RunVariant> parseVariants(const TrainJobOptions& o) {
     v.opts.offload_activations = false;
     int policies = 0;
     for (size_t i = 1; i < parts.size(); ++i) {
-      if ((parts[i] == "keep" || parts[i] == "recompute" || parts[i] == "auto") && ++policies > 1)
+      const bool policy = parts[i] == "keep" || parts[i] == "recompute" || parts[i] == "auto" ||
+                          parts[i] == "attention-output";
+      if (policy && ++policies > 1)
         throw AgreedError(fmt::format("--route-sweep item '{}': give at most one of +keep, "
-                                      "+recompute, +auto", item));
+                                      "+recompute, +attention-output, +auto", item));
       if (parts[i] == "clip")
         v.opts.max_grad_norm = o.train.max_grad_norm > 0 ? o.train.max_grad_norm : 1.0;
       else if (parts[i] == "offload")
         v.opts.offload_activations = true;
-      else if (parts[i] == "keep" || parts[i] == "recompute" || parts[i] == "auto")
+      else if (policy)
         v.opts.activations = parseActivationPolicy(parts[i]);
       else
         throw AgreedError(fmt::format("--route-sweep item '{}': unknown modifier '+{}'", item, parts[i]));
@@ -417,9 +426,16 @@ int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trai
             rec.seconds, rec.fwd_s, rec.head_s, rec.bwd_s, rec.h2d_s, rec.d2h_s, rec.version_wait_s,
             rec.handoff_wait_s, rec.leader_wait_s, rec.leader_update_s,
             ctx.device == DeviceKind::kCuda
-                ? fmt::format(" | kept {}/{} layers, GPU peak {:.1f} GiB", rec.kept_layers,
-                              cfg.numLayers, rec.gpu_peak_bytes / double(1ull << 30))
-                : fmt::format(" | kept {}/{} layers", rec.kept_layers, cfg.numLayers),
+                ? fmt::format(" | kept {}/{} layers{}, GPU peak {:.1f} GiB", rec.kept_layers,
+                              cfg.numLayers,
+                              rec.attention_output_layers > 0
+                                  ? fmt::format(" (+{} attention output)", rec.attention_output_layers)
+                                  : std::string(),
+                              rec.gpu_peak_bytes / double(1ull << 30))
+                : fmt::format(" | kept {}/{} layers{}", rec.kept_layers, cfg.numLayers,
+                              rec.attention_output_layers > 0
+                                  ? fmt::format(" (+{} attention output)", rec.attention_output_layers)
+                                  : std::string()),
             v.predicted_s > 0 ? fmt::format(" | predicted {:.3f} s ({:+.1f}%)", v.predicted_s,
                                             100 * (v.predicted_s - rec.seconds) / rec.seconds)
                               : "",
@@ -599,6 +615,9 @@ std::string broadcastString(const RankContext& ctx, std::string s) {
 void checkSettings(const TrainJobOptions& o, int num_workers) {
   const TrainOptions& t = o.train;
   if (o.steps < 1) throwUserError("--steps must be >= 1, got {}", o.steps);
+  if (t.mlp_tile_tokens < -1)
+    throwUserError("--mlp-tile-tokens must be > 0, 0 (auto) or -1 (never tiled); got {}",
+                   t.mlp_tile_tokens);
   if (t.loss_chunk_tokens < 0)
     throwUserError("--loss-chunk-tokens must be >= 0 (0: about 2 GiB of bf16 logits per chunk), got {}",
                    t.loss_chunk_tokens);

@@ -10,12 +10,16 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <initializer_list>
+#include <limits>
 #include <optional>
 #include <string>
 #include <tuple>
 
 #include "common/errors.h"
 #include "kernels/layer_ops.h"
+#include "model/decoder_parts.h"
+#include "model/mlp_tiles.h"
 
 namespace slidedp::model {
 
@@ -23,25 +27,8 @@ namespace {
 
 using at::Tensor;
 
-// A named range for the profiler (tools/bench/bench_layer --profile, the Chrome trace of a
-// torch profiler session): an at::RecordFunction of USER_SCOPE, which costs a thread-local
-// check when no profiler is active. `suffix` is appended to `name` when given.
-class Scope {
- public:
-  explicit Scope(const char* name, const char* suffix = nullptr) : rf_(at::RecordScope::USER_SCOPE) {
-    if (rf_.isActive()) rf_.before(suffix ? std::string(name) + suffix : std::string(name));
-  }
-
- private:
-  at::RecordFunction rf_;
-};
-
-// f() inside Scope(name).
-template <class F>
-auto scoped(const char* name, F&& f) {
-  Scope s(name);
-  return f();
-}
+using detail::Scope;
+using detail::scoped;
 
 // repeat_kv: [B, KV, T, D] -> [B, KV * rep, T, D].
 Tensor repeatKv(const Tensor& x, int64_t rep) {
@@ -203,18 +190,7 @@ void embeddingBackwardRows(const ModelConfig& c, const at::Tensor& rows, const a
 
 namespace {
 
-// Weight-gradient GEMM with an fp32 accumulator: G [out, in] += A [out, N] @ B [N, in].
-// cuBLAS computes bf16 products in fp32 and writes fp32 directly (addmm.dtype_out).
-void addmmAccumulate(const Tensor& G, const Tensor& A, const Tensor& B) {
-  if (A.scalar_type() == at::kFloat) {
-    const_cast<Tensor&>(G).addmm_(A, B);
-  } else if (A.is_cuda()) {
-    Tensor out = G;
-    at::addmm_out(out, G, A, B, at::kFloat);
-  } else {
-    const_cast<Tensor&>(G).add_(at::mm(A, B).to(at::kFloat));
-  }
-}
+using detail::addmmAccumulate;
 
 void addBiasGrad(const Tensor& g, const Tensor& dy) {
   if (g.defined()) const_cast<Tensor&>(g).add_(dy.sum(0, /*keepdim=*/false, at::kFloat));
@@ -253,6 +229,40 @@ Tensor backProject(const Tensor& dy, const Tensor& x, const Tensor& w, const Ten
 
 bool fusedAttention(const Tensor& q, const AttentionContext& ctx) {
   return q.is_cuda() && q.scalar_type() == at::kBFloat16 && !ctx.mask.defined();
+}
+
+// Whether cuDNN's attention may take these operands: each spans (from its first to its last
+// element, strides included) fewer than 2^31 elements. At 512K tokens the Qwen3-4B shape's q is
+// exactly 2^31 elements and v, a view into the [N, Q + 2 KV*D] projections, spans 3.2e9;
+// FlashAttention-2 indexes with 64-bit offsets (index_t = int64_t in flash.h), cuDNN's limit is
+// not documented, and torch's dispatcher (sdp_utils.cpp check_cudnn_tensor_shapes, torch 2.11)
+// checks head dims and alignment, not lengths. SLIDEDP_CUDNN_LARGE=1 lifts the limit (for the
+// GPU test that compares the two kernels at 512K, tests/model/test_long_sequence_gpu.cpp).
+bool cudnnAttentionSafe(std::initializer_list<const Tensor*> operands) {
+  static const bool lifted = [] {
+    const char* v = std::getenv("SLIDEDP_CUDNN_LARGE");
+    return v && v[0] == '1';
+  }();
+  if (lifted) return true;
+  for (const Tensor* t : operands) {
+    int64_t span = 1;
+    for (int64_t d = 0; d < t->dim(); ++d) span += (t->size(d) - 1) * t->stride(d);
+    if (span >= (int64_t{1} << 31)) return false;
+  }
+  return true;
+}
+
+// CPU tensors of a dtype ATen's CPU flash attention takes (what SDPA dispatches to on CPU).
+bool cpuFlashAttention(const Tensor& q) {
+  return q.is_cpu() && (q.scalar_type() == at::kFloat || q.scalar_type() == at::kBFloat16);
+}
+
+// The packed-document mask as the additive mask the CPU flash kernel takes (0 where attended,
+// -inf elsewhere, q's dtype: SDPA's own conversion of a bool mask), or none.
+std::optional<Tensor> cpuMask(const AttentionContext& ctx, const Tensor& q) {
+  if (!ctx.mask.defined()) return std::nullopt;
+  return at::zeros(ctx.mask.sizes(), q.options())
+      .masked_fill_(ctx.mask.logical_not(), -std::numeric_limits<double>::infinity());
 }
 
 std::atomic<int>& attentionKernelFlag() {
@@ -299,6 +309,15 @@ Tensor attentionForward(const Tensor& q, const Tensor& k, const Tensor& v, const
     // FlashAttention-2 or cuDNN in ATen: GQA without repeating k/v; they save only the output
     // and the log-sum-exp.
     AttentionKernel kernel = attentionKernel();
+    if (kernel == AttentionKernel::kCudnn && !cudnnAttentionSafe({&q4, &k4, &v4})) {
+      static std::atomic<bool> logged{false};
+      if (!logged.exchange(true))
+        std::fprintf(stderr, "slidedp: attention at T=%lld: an operand spans 2^31 elements or more, "
+                     "beyond what cuDNN's attention is known to address correctly; using "
+                     "FlashAttention-2 (64-bit offsets) for such shapes "
+                     "(SLIDEDP_CUDNN_LARGE=1 keeps cuDNN)\n", (long long)s.T);
+      kernel = AttentionKernel::kFlash;
+    }
     decltype(at::_scaled_dot_product_flash_attention(q4, k4, v4)) r;
     if (kernel == AttentionKernel::kCudnn) {
       try {
@@ -331,6 +350,17 @@ Tensor attentionForward(const Tensor& q, const Tensor& k, const Tensor& v, const
   }
   const int64_t rep = s.H / s.KV;
   auto kr = repeatKv(k4, rep), vr = repeatKv(v4, rep);
+  if (keep && cpuFlashAttention(q)) {
+    // CPU workers keeping activations: ATen's CPU flash kernel, which SDPA runs on CPU anyway
+    // (the same output bit for bit), called directly for its log-sum-exp, so backward never
+    // recomputes the attention (attentionBackward).
+    auto r = at::_scaled_dot_product_flash_attention_for_cpu(q4, kr, vr, 0.0, !ctx.mask.defined(),
+                                                             cpuMask(ctx, q), s.scale);
+    keep->attnKernel = AttentionKernel::kFlash;
+    keep->attnOut4 = std::get<0>(r);
+    keep->lse = std::get<1>(r);
+    return keep->attnOut4.transpose(1, 2).reshape({N, s.H * s.D});
+  }
   Tensor attn = ctx.mask.defined()
                     ? at::scaled_dot_product_attention(q4, kr, vr, ctx.mask, 0.0, false, s.scale)
                     : at::scaled_dot_product_attention(q4, kr, vr, {}, 0.0, true, s.scale);
@@ -367,6 +397,20 @@ std::tuple<Tensor, Tensor, Tensor> attentionBackward(const Tensor& dout, const T
     dq = std::get<0>(g);
     dk = std::get<1>(g);
     dv = std::get<2>(g);
+  } else if (cpuFlashAttention(q) && a.lse.defined()) {
+    // CPU flash backward from the kept output and log-sum-exp (what autograd would call); the
+    // repeated k/v heads' gradients summed back per KV head as repeat_kv's backward does.
+    const int64_t rep = s.H / s.KV;
+    auto g = at::_scaled_dot_product_flash_attention_for_cpu_backward(
+        do4.to(q4.scalar_type()), q4, repeatKv(k4, rep), repeatKv(v4, rep), a.attnOut4, a.lse, 0.0,
+        !ctx.mask.defined(), cpuMask(ctx, q), s.scale);
+    dq = std::get<0>(g);
+    dk = std::get<1>(g);
+    dv = std::get<2>(g);
+    if (rep > 1) {
+      dk = dk.reshape({s.B, s.KV, rep, s.T, s.D}).sum(2);
+      dv = dv.reshape({s.B, s.KV, rep, s.T, s.D}).sum(2);
+    }
   } else {
     // Recompute the attention under autograd (CPU workers, fp32, packed-document masks).
     torch::AutoGradMode enable(true);
@@ -408,15 +452,53 @@ int64_t LayerActivations::bytes() const {
   return b;
 }
 
+bool LayerActivations::isAttentionOnly() const { return attn.defined() && !qkv.defined(); }
+
+void LayerActivations::copyAttention(const LayerActivations& o) {
+  attn = o.attn;
+  attnOut4 = o.attnOut4;
+  lse = o.lse;
+  cumSeqQ = o.cumSeqQ;
+  cumSeqK = o.cumSeqK;
+  philoxSeed = o.philoxSeed;
+  philoxOffset = o.philoxOffset;
+  attnKernel = o.attnKernel;
+}
+
+LayerActivations LayerActivations::attentionOnly() const {
+  SLIDEDP_ASSERT(lse.defined(), "the attention-output policy needs the attention's log-sum-exp "
+                 "(a fused or CPU flash attention kept by decoderLayerForward)");
+  LayerActivations r;
+  r.x = x;
+  r.copyAttention(*this);
+  return r;
+}
+
 AttentionKernel attentionKernel() { return static_cast<AttentionKernel>(attentionKernelFlag().load()); }
 void setAttentionKernel(AttentionKernel k) { attentionKernelFlag().store(static_cast<int>(k)); }
 const char* attentionKernelName(AttentionKernel k) {
   return k == AttentionKernel::kCudnn ? "cuDNN" : "FlashAttention-2";
 }
 
-at::Tensor decoderLayerForward(const ModelConfig& c, const UnitLayout& unit, const at::Tensor& flat,
-                               const at::Tensor& x, const AttentionContext& ctx,
-                               LayerActivations* keep) {
+namespace {
+
+// The MLP half's weights and gradient views for the tiled path (mlp_tiles.h), or 0 tile rows
+// when the layer runs untiled: below the length threshold, or an MLP with biases or with
+// gate and up apart.
+int64_t mlpTiles(const ModelConfig& c, const LayerParams& p, int64_t N, at::ScalarType dtype) {
+  if (!p.gu.defined() || p.downb.defined()) return 0;
+  return mlpTileRows(N, c.intermediateSize, static_cast<int64_t>(c10::elementSize(dtype)));
+}
+MlpWeights mlpWeights(const ModelConfig& c, const LayerParams& p) {
+  return {p.postNorm, p.gu, p.down, c.rmsNormEps};
+}
+
+// decoderLayerForward; with `saved` (an attention-output keep, LayerActivations::attentionOnly)
+// the attention is not run: its saved output and log-sum-exp stand in, and `keep` receives
+// them with everything else recomputed (the attention-output policy's backward).
+at::Tensor layerForward(const ModelConfig& c, const UnitLayout& unit, const at::Tensor& flat,
+                        const at::Tensor& x, const AttentionContext& ctx, LayerActivations* keep,
+                        const LayerActivations* saved) {
   const int64_t B = x.size(0), T = x.size(1), C = c.hiddenSize, N = B * T;
   const int64_t H = c.numHeads, KV = c.numKvHeads, D = c.headDim, Q = H * D;
   const AttnShape s = attnShape(c, B, T);
@@ -430,16 +512,36 @@ at::Tensor decoderLayerForward(const ModelConfig& c, const UnitLayout& unit, con
                                       c.qkNorm ? p.kNorm : Tensor(), c.rmsNormEps,
                                       rows2d(ctx.cos, N), rows2d(ctx.sin, N));
   });
-  Tensor attn = scoped("fwd.attention", [&] {
-    return attentionForward(qk.q, qk.k, qkv.narrow(1, Q + KV * D, KV * D), s, ctx, keep);
-  });
+  Tensor attn;
+  if (saved) {  // the attention-output policy: the kept output and its log-sum-exp
+    attn = saved->attn;
+    if (keep) keep->copyAttention(*saved);
+  } else {
+    attn = scoped("fwd.attention", [&] {
+      return attentionForward(qk.q, qk.k, qkv.narrow(1, Q + KV * D, KV * D), s, ctx, keep);
+    });
+  }
   // h1 = x + o_proj(attn): the residual add in the GEMM's epilogue.
   Tensor h1 = scoped("fwd.o_proj", [&] {
     Tensor t = at::addmm(x2, attn, p.o.t());
     if (p.ob.defined()) t.add_(p.ob);
     return t;
   });
-  // MLP (LlamaMLP: down(silu(gate(x)) * up(x))).
+  // MLP (LlamaMLP: down(silu(gate(x)) * up(x))), tiled along the tokens for long sequences
+  // (mlp_tiles.h: a kept layer then keeps h1 and rstd2, not gate|up).
+  if (const int64_t tile = mlpTiles(c, p, N, flat.scalar_type()); tile > 0) {
+    Tensor y = mlpForwardTiled(mlpWeights(c, p), h1, tile, keep ? &keep->rstd2 : nullptr);
+    if (keep) {
+      keep->x = x;
+      keep->rstd1 = n1.rstd;
+      keep->qkv = qkv;
+      keep->rq = qk.rq;
+      keep->rk = qk.rk;
+      keep->attn = attn;
+      keep->h1 = h1;
+    }
+    return y.view({B, T, C});
+  }
   auto n2 = scoped("fwd.post_norm", [&] { return kernels::rmsNormForward(h1, p.postNorm, c.rmsNormEps); });
   Tensor gu = scoped("fwd.gate_up_proj", [&] { return projectGateUp(p, n2.y); });  // [N, 2I]
   Tensor act = scoped("fwd.swiglu", [&] { return kernels::swigluForward(gu); });
@@ -462,9 +564,27 @@ at::Tensor decoderLayerForward(const ModelConfig& c, const UnitLayout& unit, con
   return y.view({B, T, C});
 }
 
+}  // namespace
+
+at::Tensor decoderLayerForward(const ModelConfig& c, const UnitLayout& unit, const at::Tensor& flat,
+                               const at::Tensor& x, const AttentionContext& ctx,
+                               LayerActivations* keep) {
+  return layerForward(c, unit, flat, x, ctx, keep, nullptr);
+}
+
 at::Tensor decoderLayerBackward(const ModelConfig& c, const UnitLayout& unit, const at::Tensor& flat,
                                 const LayerActivations& a, const at::Tensor& gradOut,
                                 const AttentionContext& ctx, const at::Tensor& gradFlatAccum) {
+  if (a.isAttentionOnly()) {
+    // The attention-output policy: recompute the layer around the kept attention output
+    // (norm, q/k/v, o_proj, MLP), never the attention itself, then back-propagate as if kept.
+    LayerActivations full;
+    {
+      Scope sc("bwd.recompute_around_attention");
+      layerForward(c, unit, flat, a.x, ctx, &full, &a);
+    }
+    return decoderLayerBackward(c, unit, flat, full, gradOut, ctx, gradFlatAccum);
+  }
   const int64_t B = a.x.size(0), T = a.x.size(1), C = c.hiddenSize, N = B * T;
   const int64_t H = c.numHeads, KV = c.numKvHeads, D = c.headDim, Q = H * D, KVD = KV * D;
   const AttnShape s = attnShape(c, B, T);
@@ -474,35 +594,43 @@ at::Tensor decoderLayerBackward(const ModelConfig& c, const UnitLayout& unit, co
   LayerParams g = layerParams(unit, gradFlatAccum);
   const auto dtype = flat.scalar_type();
   auto dy = gradOut.reshape({N, C}).to(dtype).contiguous();
-  // ---- MLP: y = h1 + down(act), act = swiglu(gu), gu = [gate | up](norm2(h1)).
-  // dact = dy @ W_down first; then one pass over gu gives dgu and the recomputed act that the
-  // down projection's weight gradient needs (no separate recompute pass over gu).
-  Tensor dact = scoped("bwd.down_proj.dX", [&] { return at::mm(dy, p.down); });
-  Tensor act;
-  Tensor dgu = scoped("bwd.swiglu", [&] { return kernels::swigluBackward(dact, a.gu, &act); });
-  dact = Tensor();
-  {
-    Scope sc("bwd.down_proj", ".dW");
-    addmmAccumulate(g.down, dy.t(), act);
-    addBiasGrad(g.downb, dy);
-  }
-  act = Tensor();
-  Tensor h2 = scoped("bwd.post_norm_recompute",
-                     [&] { return kernels::rmsNormApply(a.h1, a.rstd2, p.postNorm); });
-  Tensor dh2;
-  if (p.gu.defined()) {
-    dh2 = backProject(dgu, h2, p.gu, g.gu, Tensor(), "bwd.gate_up_proj");
+  Tensor dh1;
+  if (!a.gu.defined()) {  // the forward ran the MLP tiled (mlp_tiles.h): so does backward
+    SLIDEDP_ASSERT(p.gu.defined() && !p.downb.defined(), "tiled MLP activations for a biased MLP");
+    const int64_t tile = std::max<int64_t>(mlpTiles(c, p, N, dtype), 0);
+    dh1 = mlpBackwardTiled(mlpWeights(c, p), {g.postNorm, g.gu, g.down}, a.h1, a.rstd2, dy,
+                           tile > 0 ? tile : N);
   } else {
-    const int64_t I = c.intermediateSize;
-    dh2 = backProject(dgu.narrow(1, 0, I), h2, p.gate, g.gate, g.gateb, "bwd.gate_proj");
-    dh2.add_(backProject(dgu.narrow(1, I, I), h2, p.up, g.up, g.upb, "bwd.up_proj"));
+    // ---- MLP: y = h1 + down(act), act = swiglu(gu), gu = [gate | up](norm2(h1)).
+    // dact = dy @ W_down first; then one pass over gu gives dgu and the recomputed act that the
+    // down projection's weight gradient needs (no separate recompute pass over gu).
+    Tensor dact = scoped("bwd.down_proj.dX", [&] { return at::mm(dy, p.down); });
+    Tensor act;
+    Tensor dgu = scoped("bwd.swiglu", [&] { return kernels::swigluBackward(dact, a.gu, &act); });
+    dact = Tensor();
+    {
+      Scope sc("bwd.down_proj", ".dW");
+      addmmAccumulate(g.down, dy.t(), act);
+      addBiasGrad(g.downb, dy);
+    }
+    act = Tensor();
+    Tensor h2 = scoped("bwd.post_norm_recompute",
+                       [&] { return kernels::rmsNormApply(a.h1, a.rstd2, p.postNorm); });
+    Tensor dh2;
+    if (p.gu.defined()) {
+      dh2 = backProject(dgu, h2, p.gu, g.gu, Tensor(), "bwd.gate_up_proj");
+    } else {
+      const int64_t I = c.intermediateSize;
+      dh2 = backProject(dgu.narrow(1, 0, I), h2, p.gate, g.gate, g.gateb, "bwd.gate_proj");
+      dh2.add_(backProject(dgu.narrow(1, I, I), h2, p.up, g.up, g.upb, "bwd.up_proj"));
+    }
+    dgu = Tensor();
+    h2 = Tensor();
+    dh1 = scoped("bwd.post_norm", [&] {  // + dy: the residual branch of y = h1 + mlp
+      return kernels::rmsNormBackward(dh2, a.h1, a.rstd2, p.postNorm, g.postNorm, dy);
+    });
+    dh2 = Tensor();
   }
-  dgu = Tensor();
-  h2 = Tensor();
-  Tensor dh1 = scoped("bwd.post_norm", [&] {  // + dy: the residual branch of y = h1 + mlp
-    return kernels::rmsNormBackward(dh2, a.h1, a.rstd2, p.postNorm, g.postNorm, dy);
-  });
-  dh2 = Tensor();
   // ---- attention: h1 = x + o_proj(attn).
   Tensor dattn = backProject(dh1, a.attn, p.o, g.o, g.ob, "bwd.o_proj");
   const Tensor wq = c.qkNorm ? p.qNorm : Tensor(), wk = c.qkNorm ? p.kNorm : Tensor();

@@ -90,7 +90,12 @@ const char* attentionKernelName(AttentionKernel k);
 /// rest (the RMSNorm outputs, rotated q/k, the SwiGLU product) is recomputed element-wise in
 /// backward from these. Per token, in the compute dtype unless noted: x C, qkv Q + 2 KV*D, attn
 /// Q, h1 C, gu 2 I, plus fp32 rstd1, rstd2, rq [H], rk [KV] and the attention's fp32 log-sum-exp
-/// [H] (flash path). All on the compute device.
+/// [H] (fused and CPU flash paths). All on the compute device. Long sequences (mlp_tiles.h:
+/// the MLP tiled along the tokens) keep no gu: backward recomputes it tile by tile.
+/// The attention-output policy keeps less (attentionOnly(): x, attn, the log-sum-exp and the
+/// attention kernel's bookkeeping, about (C + Q) * 2 + 4 H bytes per token in bf16); its
+/// backward recomputes the norms, projections and MLP around the kept attention output but
+/// never the attention.
 struct LayerActivations {
   at::Tensor x;             // [B, T, C] layer input
   at::Tensor rstd1, rstd2;  // [N] fp32 (input_layernorm, post_attention_layernorm)
@@ -105,7 +110,24 @@ struct LayerActivations {
   at::Tensor gu;            // [N, 2I] gate | up projections
   /// Device bytes held by these tensors (each storage counted once).
   int64_t bytes() const;
+  /// The attention-output policy's subset of a kept layer's activations (x, attn, attnOut4,
+  /// lse and the kernel's bookkeeping). Needs the log-sum-exp: a layer kept on a bf16 CUDA
+  /// worker (cuDNN or FlashAttention-2) or on a CPU worker (ATen's CPU flash kernel);
+  /// aborts otherwise (see keepsAttentionLse).
+  LayerActivations attentionOnly() const;
+  /// Whether this holds only the attention-output subset (then decoderLayerBackward
+  /// recomputes the rest around it).
+  bool isAttentionOnly() const;
+  /// Takes the attention's tensors (attn .. attnKernel) of `o`.
+  void copyAttention(const LayerActivations& o);
 };
+
+/// Whether a layer kept on this device and dtype carries its attention's log-sum-exp, so the
+/// attention-output policy (LayerActivations::attentionOnly) applies: bf16 on CUDA, fp32 or
+/// bf16 on CPU.
+inline bool keepsAttentionLse(bool cuda, at::ScalarType dtype) {
+  return cuda ? dtype == at::kBFloat16 : (dtype == at::kFloat || dtype == at::kBFloat16);
+}
 
 
 
@@ -119,7 +141,9 @@ at::Tensor decoderLayerForward(const ModelConfig& config, const UnitLayout& unit
                                const at::Tensor& flat, const at::Tensor& x,
                                const AttentionContext& ctx, LayerActivations* keep = nullptr);
 
-/// Decoder layer backward from kept activations (decoderLayerForward(..., &acts)): adds
+/// Decoder layer backward from kept activations (decoderLayerForward(..., &acts), or their
+/// attentionOnly() subset: then the layer is recomputed around the kept attention output
+/// first, the attention itself is not): adds
 /// d(loss)/d(flat) to `gradFlatAccum` (fp32 [unit.numel], on flat's device; weight gradients by
 /// GEMMs with fp32 output) and returns d(loss)/d(x) [B, T, C] in flat's dtype. `flat` must hold
 /// the same weights as in the forward; `gradOut` [B, T, C] any float dtype.

@@ -38,12 +38,25 @@ std::vector<std::pair<std::string, double>> ResourceBusy::items() const {
           {"host-mem", host_memory}, {"cpu-update", cpu_update}};
 }
 
-double keptBytes(const Workload& w, double tokens) {
+double mlpTileRows(const Workload& w, double mb_tokens) {
+  constexpr double kAboveBytes = double(int64_t{4} << 30), kTileBytes = double(int64_t{512} << 20);
+  const double row = 2.0 * double(w.I) * w.compute_bytes;
+  if (mb_tokens * row <= kAboveBytes) return 0;
+  const double rows = std::max(256.0, std::floor(kTileBytes / row / 256) * 256);
+  return rows < mb_tokens ? rows : 0;
+}
+
+double keptBytes(const Workload& w, double tokens, double mb_tokens) {
   const double es = w.compute_bytes, Q = double(w.H * w.D), KVD = double(w.KV * w.D);
-  double per = es * ((Q + 2 * KVD) + Q + double(w.C) + 2 * double(w.I)) + 8;
+  const double gu = mlpTileRows(w, mb_tokens) > 0 ? 0 : 2 * double(w.I);
+  double per = es * ((Q + 2 * KVD) + Q + double(w.C) + gu) + 8;
   if (w.qk_norm) per += 4.0 * double(w.H + w.KV);
   if (w.cuda && w.compute_bytes == 2 && w.flash_lse) per += 4.0 * double(w.H);
   return per * tokens;
+}
+
+double attentionOutputBytes(const Workload& w, double tokens) {
+  return (w.compute_bytes * double(w.H * w.D) + 4.0 * double(w.H)) * tokens;
 }
 
 double reserveBytes(const Workload& w, double n, double n_mb, const Policy&) {
@@ -51,8 +64,9 @@ double reserveBytes(const Workload& w, double n, double n_mb, const Policy&) {
   const double Q = double(w.H * w.D), KVD = double(w.KV * w.D), V = double(w.V);
   const double head = lossChunkTokens(w) * V * es + 4 * es * n * C +
                       4 * double(w.unit_numels.front() + w.unit_numels.back());
-  const double temps = es * n_mb * (6 * I + 8 * C + 3 * Q + 4 * (Q + 2 * KVD));
-  return head + keptBytes(w, n_mb) + temps + 12.0 * double(w.maxUnitNumel()) + kGiB;
+  const double tile = mlpTileRows(w, n_mb);
+  const double temps = es * (n_mb * (8 * C + 3 * Q + 4 * (Q + 2 * KVD)) + (tile > 0 ? tile : n_mb) * 6 * I);
+  return head + keptBytes(w, n_mb, n_mb) + temps + 12.0 * double(w.maxUnitNumel()) + kGiB;
 }
 
 namespace {
@@ -71,7 +85,8 @@ double gpuPeak(const Workload& w, const MachineDescription& m, const Policy& p,
   const double boundary = n * double(w.C) * es;
   double acts = 0;
   for (LayerActivation a : layers) {
-    if (a == LayerActivation::kKeep) acts += keptBytes(w, n) + boundary;
+    if (a == LayerActivation::kKeep) acts += keptBytes(w, n, n_mb) + boundary;
+    if (a == LayerActivation::kAttentionOutput) acts += attentionOutputBytes(w, n) + boundary;
     if (a == LayerActivation::kRecompute) acts += boundary;
   }
   // the running hidden state; ids, labels (int64) and rotary tables of every micro-batch
@@ -165,7 +180,10 @@ Prediction predict(const Workload& w, const MachineDescription& m, const Policy&
     for (double tok : mb_tokens) {
       const double f = tok * (2.0 * double(w.unit_numels[u]) + attn);
       t += 2 * f / r.bwd + r.ovh;
-      if (a != LayerActivation::kKeep) t += f / r.rec + r.ovh;
+      if (a == LayerActivation::kAttentionOutput)
+        t += tok * 2.0 * double(w.unit_numels[u]) / r.rec + r.ovh;  // no attention recomputed
+      else if (a != LayerActivation::kKeep)
+        t += f / r.rec + r.ovh;
     }
     return t;
   };

@@ -13,6 +13,7 @@
 //   backward 2 F_l; head forward + backward 6 V C n_mb.
 // GPU compute stream, per micro-batch pass of a unit:
 //   fwd = F_l / R_fwd + o;  bwd(kept) = 2 F_l / R_bwd + o;  recompute adds F_l / R_rec + o;
+//   attention output adds n_mb 2 N_l / R_rec + o (the projections, not the attention);
 //   head = 6 V C n_mb / R_head + o;  embedding fwd and bwd: o each   (o = layer_overhead_s)
 //   GPU reduction route (G > 1): reduce-scatter of each unit's fp32 gradient on the compute
 //   stream: 4 N_u (G-1)/G / R_coll (NCCL bus bandwidth convention).
@@ -94,8 +95,16 @@ struct Prediction {
   double mfu = 0;              // model FLOPs / step / G / peak (peak given by the caller; 0 if none)
 };
 
-/// Bytes a kept decoder layer holds beyond its input for `tokens` tokens (worker.cpp keptBytes).
-double keptBytes(const Workload& w, double tokens);
+/// Bytes a kept decoder layer holds beyond its input for `tokens` tokens in micro-batches of
+/// `mb_tokens` (worker.cpp keptBytes: a layer whose MLP runs tiled keeps no gate/up output).
+double keptBytes(const Workload& w, double tokens, double mb_tokens);
+/// Bytes a layer keeping only its attention output holds beyond its input (worker.cpp
+/// attentionOutputBytes): the output [tokens, H D] and the fp32 log-sum-exp [H] per token.
+double attentionOutputBytes(const Workload& w, double tokens);
+/// Rows per MLP tile of a micro-batch of `mb_tokens` tokens at --mlp-tile-tokens 0 (auto), 0
+/// when untiled: model::mlpTileRows (src/model/mlp_tiles.h), whose constants it repeats (the
+/// planner has no LibTorch).
+double mlpTileRows(const Workload& w, double mb_tokens);
 /// What the head and the backward need above the end-of-forward level (worker.cpp
 /// reserveBytes, the shape estimate), for n tokens per worker and n_mb per micro-batch.
 double reserveBytes(const Workload& w, double n, double n_mb, const Policy& p);

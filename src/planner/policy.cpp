@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace slidedp::planner {
 
 const char* layerActivationName(LayerActivation a) {
@@ -9,6 +11,7 @@ const char* layerActivationName(LayerActivation a) {
     case LayerActivation::kKeep: return "keep";
     case LayerActivation::kOffload: return "offload";
     case LayerActivation::kRecompute: return "recompute";
+    case LayerActivation::kAttentionOutput: return "attention-output";
   }
   return "?";
 }
@@ -16,9 +19,12 @@ const char* layerActivationName(LayerActivation a) {
 std::vector<LayerActivation> Policy::layers(int64_t L) const {
   std::vector<LayerActivation> v(static_cast<size_t>(L));
   const int64_t kept = kept_layers < 0 ? L : std::min<int64_t>(kept_layers, L);
+  const int64_t attn = std::clamp<int64_t>(attention_output_layers, 0, L - kept);
   for (int64_t l = 0; l < L; ++l)
-    v[l] = l < kept ? LayerActivation::kKeep
-                    : (offload ? LayerActivation::kOffload : LayerActivation::kRecompute);
+    v[l] = l < kept          ? LayerActivation::kKeep
+           : l < kept + attn ? LayerActivation::kAttentionOutput
+           : offload         ? LayerActivation::kOffload
+                             : LayerActivation::kRecompute;
   return v;
 }
 
@@ -32,10 +38,12 @@ std::string elems(int64_t n) {
 
 std::string Policy::label(int64_t L) const {
   const int64_t kept = kept_layers < 0 ? L : std::min<int64_t>(kept_layers, L);
-  return fmt::format("{}/{} c{} r{} K{} mb{} keep{}/{}{}{}", routeName(delivery), routeName(reduction),
+  const int64_t attn = std::clamp<int64_t>(attention_output_layers, 0, L - kept);
+  return fmt::format("{}/{} c{} r{} K{} mb{} keep{}/{}{}{}{}", routeName(delivery), routeName(reduction),
                      elems(chunk_numel), ring_slots, window,
                      micro_batch_rows > 0 ? std::to_string(micro_batch_rows) : "all", kept, L,
-                     offload && kept < L ? " offl" : "",
+                     attn > 0 ? fmt::format(" attn{}", attn) : "",
+                     offload && kept + attn < L ? " offl" : "",
                      leader_threads > 0 ? fmt::format(" t{}", leader_threads) : "");
 }
 
@@ -44,11 +52,14 @@ std::string Policy::flags(int64_t L) const {
   std::string f = fmt::format("--delivery {} --reduction {} --chunk-numel {} --ring-slots {} --window {} "
                               "--micro-batch-rows {}", routeName(delivery), routeName(reduction),
                               chunk_numel, ring_slots, window, micro_batch_rows);
+  const int64_t attn = std::clamp<int64_t>(attention_output_layers, 0, L - kept);
   if (kept >= L)
     f += " --activations keep";
+  else if (kept == 0 && attn >= L)
+    f += " --activations attention-output";
   else
     f += fmt::format(" --activations auto --max-kept-layers {}", kept);
-  if (offload && kept < L) f += " --offload-activations";
+  if (offload && kept + attn < L) f += " --offload-activations";
   if (leader_threads > 0) f += fmt::format(" --leader-threads {}", leader_threads);
   if (bf16_staging) f += " --grad-dtype bf16";
   return f;
@@ -62,9 +73,10 @@ void Policy::apply(TrainOptions& o, int64_t L) const {
   o.ring_slots = ring_slots;
   o.window_slots = window;
   o.micro_batch_rows = micro_batch_rows;
-  o.activations = ActivationPolicy::kAuto;
+  const int64_t attn = std::clamp<int64_t>(attention_output_layers, 0, L - kept);
+  o.activations = kept == 0 && attn >= L ? ActivationPolicy::kAttentionOutput : ActivationPolicy::kAuto;
   o.max_kept_layers = static_cast<int>(kept);
-  o.offload_activations = offload && kept < L;
+  o.offload_activations = offload && kept + attn < L;
   o.leader_threads = leader_threads;
   o.bf16_staging = bf16_staging;
 }

@@ -4,12 +4,15 @@
 // AdamW threads. The planner prices policies (cost_model.h), searches them (search.h) and maps
 // the chosen one onto TrainOptions / command-line flags (what `--policy auto` runs).
 //
-// Per decoder layer the activation choice is three-way: keep (the tensors its backward needs
-// stay on the GPU), offload (only its input is kept, in pinned host memory, D2H in forward and
-// H2D one layer ahead in backward; backward recomputes the forward) or recompute (only its
-// input is kept, on the GPU). The runtime keeps layers in forward order (--max-kept-layers N:
-// layers 1..N) and offloads or not the inputs of all recomputed ones (--offload-activations),
-// so the policies it can run are described by (kept_layers, offload); the cost model takes the
+// Per decoder layer the activation choice is four-way: keep (the tensors its backward needs
+// stay on the GPU), attention output (its input, attention output and log-sum-exp stay on the
+// GPU; backward recomputes the projections and element-wise parts, never the attention),
+// offload (only its input is kept, in pinned host memory, D2H in forward and H2D one layer
+// ahead in backward; backward recomputes the forward) or recompute (only its input is kept, on
+// the GPU). The runtime keeps layers in forward order (--max-kept-layers N: layers 1..N), then
+// keeps the attention output of the next ones while its budget holds (auto), and offloads or
+// not the inputs of the recomputed rest (--offload-activations), so the policies it can run
+// are described by (kept_layers, attention_output_layers, offload); the cost model takes the
 // general per-layer vector.
 #pragma once
 
@@ -21,7 +24,7 @@
 
 namespace slidedp::planner {
 
-enum class LayerActivation : uint8_t { kKeep, kOffload, kRecompute };
+enum class LayerActivation : uint8_t { kKeep, kOffload, kRecompute, kAttentionOutput };
 const char* layerActivationName(LayerActivation a);
 
 struct Policy {
@@ -32,18 +35,22 @@ struct Policy {
   int window = 2;                          // GPU window depth K (--window)
   int64_t micro_batch_rows = 0;            // rows per micro-batch (0: all of a worker's rows)
   int kept_layers = -1;                    // layers 1..kept keep activations (-1: all)
+  int attention_output_layers = 0;         // the next layers keep their attention output only
   bool offload = false;                    // recomputed layers' inputs in pinned host memory
   int leader_threads = 0;                  // AdamW threads (0: every leader core)
   bool bf16_staging = false;               // gradients cross in bf16 (--grad-dtype bf16)
 
-  /// Per decoder layer 1..L (index 0 = layer 1), from kept_layers and offload.
+  /// Per decoder layer 1..L (index 0 = layer 1), from kept_layers, attention_output_layers
+  /// and offload.
   std::vector<LayerActivation> layers(int64_t L) const;
   /// "sharded/gpu chunk 4M ring 4 K2 mb 4 keep 30/36 offload thr 12".
   std::string label(int64_t L) const;
   /// The slidedp_worker flags that run this policy.
   std::string flags(int64_t L) const;
   /// Writes the policy into run options (activations auto capped at kept_layers, so the
-  /// runtime's memory check still protects the budget).
+  /// runtime's memory check still protects the budget; its auto then keeps the attention
+  /// output of the next layers as the budget allows, as attention_output_layers predicts;
+  /// every layer attention output: --activations attention-output).
   void apply(TrainOptions& o, int64_t L) const;
 };
 

@@ -23,6 +23,50 @@ int maxKeptLayers(const Workload& w, const MachineDescription& m, Policy p, doub
   return lo;
 }
 
+bool attentionOutputAvailable(const Workload& w) {
+  return w.cuda && w.compute_bytes == 2 && w.flash_lse;
+}
+
+LayerSplit autoLayerSplit(const Workload& w, const MachineDescription& m, Policy p, double budget,
+                          int max_kept) {
+  const int L = static_cast<int>(w.L);
+  const int cap = max_kept < 0 ? L : std::min(L, max_kept);
+  LayerSplit s;
+  if (!w.cuda) return {cap, 0};
+  // The largest n in [0, hi] for which fits(n) holds (fits monotone decreasing), -1 if none.
+  auto largest = [](int hi, const auto& fits) {
+    if (!fits(0)) return -1;
+    int lo = 0;
+    while (lo < hi) {
+      const int mid = (lo + hi + 1) / 2;
+      if (fits(mid)) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  };
+  auto fits = [&](int kept, int attn) {
+    p.kept_layers = kept;
+    p.attention_output_layers = attn;
+    return gpuPeakBytes(w, m, p) <= budget;
+  };
+  if (!fits(0, 0)) return {-1, 0};
+  const bool attn = attentionOutputAvailable(w);
+  const double n = double(w.tokensPerWorker());
+  const double b = double(w.rowsPerWorker());
+  const double n_mb = (p.micro_batch_rows > 0 ? std::min<double>(double(p.micro_batch_rows), b) : b) * double(w.T);
+  const double a = attentionOutputBytes(w, n) / n, k = keptBytes(w, n, n_mb) / n;
+  const double attn_flops = 4.0 * double(w.H * w.D) * double(w.T), rest = 2.0 * double(w.layerNumel());
+  const bool attn_first = attn && (k <= a || attn_flops / a > rest / (k - a));
+  if (attn_first && fits(0, L)) {
+    s.kept = largest(cap, [&](int kk) { return fits(kk, L - kk); });
+    s.attention_output = L - s.kept;
+    return s;
+  }
+  s.kept = largest(cap, [&](int kk) { return fits(kk, 0); });
+  if (attn) s.attention_output = largest(L - s.kept, [&](int aa) { return fits(s.kept, aa); });
+  return s;
+}
+
 std::vector<int64_t> microBatchCandidates(int64_t b) {
   std::set<int64_t> s{b};
   for (int64_t r = 1; r < b; r *= 2) s.insert(r);
@@ -61,13 +105,17 @@ SearchResult searchPolicies(const Workload& w, const MachineDescription& m, cons
                   p.leader_threads = th;  // explicit: the run must use the modelled team
                   p.offload = offload;
                   p.bf16_staging = o.bf16_staging;
-                  const int kmax = maxKeptLayers(w, m, p, budget);
-                  std::set<int> kepts;
-                  if (kmax >= 0) kepts.insert(kmax);
-                  if (o.include_recompute_all) kepts.insert(0);
-                  if (offload && kmax >= w.L) continue;  // nothing recomputed: same as !offload
-                  for (int k : kepts) {
+                  // The runtime's auto split (keep, attention output, recompute) and, for
+                  // reference, recompute everything.
+                  const LayerSplit split = autoLayerSplit(w, m, p, budget);
+                  std::set<std::pair<int, int>> splits;
+                  if (split.kept >= 0) splits.insert({split.kept, split.attention_output});
+                  if (o.include_recompute_all) splits.insert({0, 0});
+                  if (offload && split.kept + split.attention_output >= w.L)
+                    continue;  // nothing recomputed: same as !offload
+                  for (const auto& [k, a] : splits) {
                     p.kept_layers = k;
+                    p.attention_output_layers = a;
                     const Prediction pr = predict(w, m, p, budget);
                     ++res.evaluated;
                     min_gpu = std::min(min_gpu, pr.gpu_peak_bytes);

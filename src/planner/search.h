@@ -37,6 +37,22 @@ struct SearchResult {
 /// bytes per worker under `p` (its kept_layers ignored); -1 when even none fits.
 int maxKeptLayers(const Workload& w, const MachineDescription& m, Policy p, double budget);
 
+/// Whether the workers keep attention outputs (bf16 GPU workers carry the log-sum-exp).
+bool attentionOutputAvailable(const Workload& w);
+
+/// The runtime's --activations auto split (worker.cpp): layers 1..kept keep everything, the
+/// next `attention_output` keep their attention output, the rest are recomputed, under
+/// `budget` bytes per worker with p's other knobs; `max_kept` (-1: none) caps the whole keeps.
+/// At long sequences (attention FLOPs per byte of attention output above the rest of the
+/// layer's FLOPs per byte of the rest of a whole keep) every layer keeps at least its attention
+/// output before any keeps everything; otherwise whole keeps come first. kept = -1 when even
+/// recomputing every layer does not fit.
+struct LayerSplit {
+  int kept = 0, attention_output = 0;
+};
+LayerSplit autoLayerSplit(const Workload& w, const MachineDescription& m, Policy p, double budget,
+                          int max_kept = -1);
+
 /// Micro-batch row candidates for b rows per worker: b (0 = all), b/2, b/4, ... >= 1 (as powers
 /// of two below b) — ascending order not implied.
 std::vector<int64_t> microBatchCandidates(int64_t b);

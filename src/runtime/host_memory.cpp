@@ -35,7 +35,7 @@ HostMemoryNeed estimateHostMemory(const HostStateLayout& state, int ranks, int64
       for (int64_t r0 = 0; r0 < rows; r0 += mb) {
         const uint64_t bytes = static_cast<uint64_t>(std::min(mb, rows - r0)) *
                                static_cast<uint64_t>(T) * static_cast<uint64_t>(C) * 2;
-        n.offload_bytes += static_cast<uint64_t>(L) * powerOf2Ceil(bytes);
+        n.offload_bytes += static_cast<uint64_t>(L) * ((bytes + 4095) / 4096 * 4096);  // pinned_pool.h
       }
     }
   }

@@ -21,9 +21,10 @@ struct HostMemoryNeed {
                                // clipping's FP32 gradient region
   uint64_t offload_bytes = 0;  // pinned activation offload (--offload-activations): every
                                // decoder layer's boundary activation of every micro-batch,
-                               // [rows, T, C] bf16, each rounded up to a power of two by
-                               // torch's CachingHostAllocator (PowerOf2Ceil: a 2.5 GiB
-                               // activation takes a 4 GiB pinned block)
+                               // [rows, T, C] bf16, in exact-size pinned buffers rounded up to
+                               // the 4 KiB page (worker/pinned_pool.h; torch's pinned allocator
+                               // would round each up to a power of two: a 2.5 GiB activation
+                               // took a 4 GiB block)
   uint64_t token_bytes = 0;    // per-token host buffers: token ids, labels and position ids
                                // (int64) of the global batch on every rank, plus each worker's
                                // rows (3 x 8 B x B x T x (ranks + 1))
@@ -40,7 +41,8 @@ struct HostMemoryNeed {
 HostMemoryNeed estimateHostMemory(const HostStateLayout& state, int ranks, int64_t B, int64_t T,
                                   int64_t C, int64_t L, bool offload, int64_t micro_batch_rows = 0);
 
-/// The smallest power of two >= n (n >= 1), as torch's pinned-memory allocator rounds.
+/// The smallest power of two >= n (n >= 1), as torch's pinned-memory allocator rounds (what
+/// the offload path used before its exact-size buffers; kept for the comparison).
 uint64_t powerOf2Ceil(uint64_t n);
 
 /// MemAvailable of /proc/meminfo in bytes (the kernel's estimate of what can be allocated

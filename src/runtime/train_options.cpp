@@ -42,6 +42,7 @@ const char* policyName(ActivationPolicy p) {
     case ActivationPolicy::kRecompute: return "recompute";
     case ActivationPolicy::kKeep: return "keep";
     case ActivationPolicy::kAuto: return "auto";
+    case ActivationPolicy::kAttentionOutput: return "attention-output";
   }
   return "?";
 }
@@ -50,7 +51,8 @@ ActivationPolicy parseActivationPolicy(const std::string& s) {
   if (s == "recompute") return ActivationPolicy::kRecompute;
   if (s == "keep") return ActivationPolicy::kKeep;
   if (s == "auto") return ActivationPolicy::kAuto;
-  throwUserError("unknown activation policy '{}': expected recompute, keep or auto", s);
+  if (s == "attention-output") return ActivationPolicy::kAttentionOutput;
+  throwUserError("unknown activation policy '{}': expected recompute, keep, attention-output or auto", s);
 }
 
 }  // namespace slidedp

@@ -24,7 +24,10 @@ enum class ActivationPolicy : uint8_t {
   kRecompute = 0,  // only the layer input; backward recomputes the layer's forward first
   kKeep = 1,       // the layer's saved activations (model/decoder.h LayerActivations)
   kAuto = 2,       // keep layers in forward order while the GPU memory budget allows, then
-                   // recompute (CPU workers: keep)
+                   // keep the attention output, then recompute (CPU workers: keep)
+  kAttentionOutput = 3,  // the layer input, the attention output and its log-sum-exp
+                         // (LayerActivations::attentionOnly); backward recomputes the norms,
+                         // projections and MLP but not the attention (bf16 GPU or CPU workers)
 };
 
 /// How gradients reach the leader.
@@ -39,7 +42,7 @@ enum class ReductionRoute : uint8_t {
 const char* routeName(DeliveryRoute r);
 const char* routeName(ReductionRoute r);
 const char* policyName(ActivationPolicy p);
-/// "recompute" | "keep" | "auto". Throws UserError otherwise.
+/// "recompute" | "keep" | "auto" | "attention-output". Throws UserError otherwise.
 ActivationPolicy parseActivationPolicy(const std::string& s);
 /// "replicated" | "sharded" | "sharded-ipc"; "cpu" | "gpu" | "gpu-ipc". Throw UserError otherwise.
 DeliveryRoute parseDeliveryRoute(const std::string& s);
@@ -62,6 +65,8 @@ struct TrainOptions {
   int window_slots = 2;           // K: GPU layer window depth (>= 2: next delivery overlaps)
   int64_t micro_batch_rows = 0;   // rows per micro-batch (0: all of a worker's rows at once)
   int64_t loss_chunk_tokens = 0;  // tokens per LM-head/cross-entropy chunk (0: ~2 GiB of bf16 logits)
+  int64_t mlp_tile_tokens = 0;    // tokens per MLP tile (model/mlp_tiles.h; 0: auto, tiled only
+                                  // above 4 GiB of [tokens, 2I] gate/up; -1: never tiled)
   ActivationPolicy activations = ActivationPolicy::kAuto;
   int max_kept_layers = -1;         // cap on the decoder layers kept per step (-1: none)
   double gpu_memory_budget_gib = 0; // auto policy: GiB of the GPU a worker may allocate

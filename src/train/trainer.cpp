@@ -274,6 +274,7 @@ void Trainer::setRunOptions(const TrainOptions& o) {
   opts_.offload_activations = o.offload_activations;
   opts_.activations = o.activations;
   opts_.max_kept_layers = o.max_kept_layers;
+  opts_.mlp_tile_tokens = o.mlp_tile_tokens;
   if (leader_) leader_->setRunOptions(opts_);
   if (worker_) worker_->setRunOptions(opts_);
   MPI_CHECK(MPI_Barrier(ctx_.world));
@@ -287,7 +288,7 @@ StepRecord Trainer::step(int64_t step, BatchSource& data) {
   shm::noteProgress();
   testHookSlowStep(ctx_.world_rank, step);
   double mine[5] = {0, 0, 0, 0, 0};  // loss sum (workers), grad norm (leader), tokens, B*T, T (worker 0)
-  double times[14] = {0};  // maxima over ranks; [11..13]: the leader's checkpoint writer
+  double times[15] = {0};  // maxima over ranks; [12..14]: the leader's checkpoint writer
   std::string writer_error;
   if (leader_) {
     const bool in_flight = stream_ != nullptr;
@@ -296,12 +297,12 @@ StepRecord Trainer::step(int64_t step, BatchSource& data) {
     rec.lr = ls.lr;
     times[7] = ls.wait_s;
     times[8] = ls.reduce_update_s;
-    times[11] = ls.checkpoint_wait_s;
-    times[12] = in_flight ? 1 : 0;
+    times[12] = ls.checkpoint_wait_s;
+    times[13] = in_flight ? 1 : 0;
     // A streamed checkpoint that is over (published or failed) is collected here, so its error
     // ends the job at the end of this step rather than going unnoticed.
     if (stream_ && stream_->finished()) writer_error = finishStream();
-    times[13] = writer_error.empty() ? 0 : 1;
+    times[14] = writer_error.empty() ? 0 : 1;
     for (const auto& u : ls.units) {
       rec.leader_unit_update_ns.push_back(static_cast<double>(u.begin_ns));
       rec.leader_unit_update_ns.push_back(static_cast<double>(u.end_ns));
@@ -325,6 +326,7 @@ StepRecord Trainer::step(int64_t step, BatchSource& data) {
     std::copy(w, w + 7, times);
     times[9] = ws.kept_layers;
     times[10] = static_cast<double>(ws.gpu_peak_bytes);
+    times[11] = ws.attention_output_layers;
     for (const auto& t : ws.trace)
       rec.trace_events.push_back({{"name", t.name}, {"ph", "X"}, {"pid", ctx_.world_rank},
                                   {"tid", t.thread}, {"ts", t.begin_ns / 1e3},
@@ -335,14 +337,14 @@ StepRecord Trainer::step(int64_t step, BatchSource& data) {
       rec.worker_backward_ns.push_back(static_cast<double>(b.end_ns));
     }
   }
-  double all[5], tmax[14];
+  double all[5], tmax[15];
   MPI_CHECK(MPI_Allreduce(mine, all, 5, MPI_DOUBLE, MPI_SUM, ctx_.world));
   rec.batch_tokens = static_cast<int64_t>(all[3]);
   rec.T = static_cast<int64_t>(all[4]);
-  MPI_CHECK(MPI_Allreduce(times, tmax, 14, MPI_DOUBLE, MPI_MAX, ctx_.world));
-  if (tmax[13] > 0) agreeOrThrow(ctx_.world, writer_error.empty(), writer_error);
-  rec.checkpoint_wait_s = tmax[11];
-  rec.checkpoint_in_flight = tmax[12] > 0;
+  MPI_CHECK(MPI_Allreduce(times, tmax, 15, MPI_DOUBLE, MPI_MAX, ctx_.world));
+  if (tmax[14] > 0) agreeOrThrow(ctx_.world, writer_error.empty(), writer_error);
+  rec.checkpoint_wait_s = tmax[12];
+  rec.checkpoint_in_flight = tmax[13] > 0;
   rec.fwd_s = tmax[0];
   rec.head_s = tmax[1];
   rec.bwd_s = tmax[2];
@@ -354,6 +356,7 @@ StepRecord Trainer::step(int64_t step, BatchSource& data) {
   rec.leader_update_s = tmax[8];
   rec.kept_layers = static_cast<int>(tmax[9]);
   rec.gpu_peak_bytes = static_cast<int64_t>(tmax[10]);
+  rec.attention_output_layers = static_cast<int>(tmax[11]);
   rec.tokens = static_cast<int64_t>(all[2]);
   rec.loss = all[0] / all[2];
   rec.grad_norm = all[1];

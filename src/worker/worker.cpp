@@ -19,11 +19,13 @@
 
 #include "common/errors.h"
 #include "model/decoder.h"
+#include "model/mlp_tiles.h"
 #include "common/bf16.h"
 #include "routes/registry.h"
 #include "runtime/fault_injection.h"
 #include "runtime/token_rows.h"
 #include "shm/control_block.h"
+#include "worker/pinned_pool.h"
 #ifdef SLIDEDP_WITH_CUDA
 #include <ATen/cuda/CUDAContext.h>
 #include <ATen/cuda/CUDAEvent.h>
@@ -102,6 +104,10 @@ struct Worker::Impl {
   int64_t measured_tokens = -1;    // the step's tokens the reserve was measured for
   int64_t fragmentation = 0;       // previous step: peak reserved - peak allocated bytes
 
+  // Exact-size pinned host buffers of offloaded layer inputs (pinned_pool.h), reused across
+  // steps; every copy into or out of them runs on offload_stream.
+  std::shared_ptr<HostBufferPool> offload_pool;
+
 #ifdef SLIDEDP_WITH_CUDA
   std::optional<c10::cuda::CUDAStream> d2h_stream, offload_stream;
   // Timing events of the phase boundaries on the compute stream.
@@ -142,6 +148,7 @@ struct Worker::Impl {
       c10::cuda::set_device(static_cast<c10::DeviceIndex>(ctx.gpu));
       d2h_stream = c10::cuda::getStreamFromPool(false, device.index());
       offload_stream = c10::cuda::getStreamFromPool(false, device.index());
+      offload_pool = HostBufferPool::create(/*pinned=*/true);
       for (const char* name : {cdtype == at::kFloat ? kMasterRegion : kComputeCopyRegion, kStagingRegion}) {
         const shm::Region& r = seg.layout().at(name);
         registrations.emplace_back(seg.region(name), (r.bytes() + 4095) / 4096 * 4096);
@@ -152,6 +159,10 @@ struct Worker::Impl {
     if (!cuda) at::set_num_threads(1);  // CPU workers share the host with the leader
     model::setAttentionKernel(opts.flash_attention ? model::AttentionKernel::kFlash
                                                    : model::AttentionKernel::kCudnn);
+    model::setMlpTileTokens(opts.mlp_tile_tokens);
+    if (opts.activations == ActivationPolicy::kAttentionOutput && !attentionOutputAvailable())
+      throwUserError("--activations attention-output needs the attention's log-sum-exp, which "
+                     "fp32 GPU workers do not keep.\nHINT: use --precision bf16 (the default on GPUs)");
     // Last: the routes' set-up is collective over the workers (NCCL communicators, IPC handles).
     route_resources = std::make_unique<routes::RouteResources>(routeEnv());
     makeRoutes();
@@ -165,6 +176,10 @@ struct Worker::Impl {
     }
     cv.notify_all();
     if (handoff_thread.joinable()) handoff_thread.join();
+#ifdef SLIDEDP_WITH_CUDA
+    // No offload copy may still read a pinned buffer the pool frees (errors ignored: teardown).
+    if (cuda && offload_stream) (void)cudaStreamSynchronize(offload_stream->stream());
+#endif
   }
 
   // ---- routes ----------------------------------------------------------------------------
@@ -233,7 +248,12 @@ struct Worker::Impl {
     fragmentation = 0;
     measured_tokens = tokens;
 #ifdef SLIDEDP_WITH_CUDA
-    if (cuda) c10::cuda::CUDACachingAllocator::emptyCache();
+    if (cuda) {
+      c10::cuda::CUDACachingAllocator::emptyCache();
+      // The old shape's pinned buffers: freed once no copy of the offload stream reads them.
+      CUDA_CHECK(cudaStreamSynchronize(offload_stream->stream()));
+      offload_pool->clear();
+    }
 #endif
   }
   void resetPeak() const {
@@ -242,15 +262,45 @@ struct Worker::Impl {
 #endif
   }
 
+  /// Rows per MLP tile of a micro-batch of `mb_tokens` tokens (0: untiled; model/mlp_tiles.h).
+  int64_t mlpTile(int64_t mb_tokens) const {
+    return model::mlpTileRows(mb_tokens, config.intermediateSize, at::elementSize(cdtype));
+  }
+
+  /// Whether this worker's kept layers carry the attention's log-sum-exp, so a layer may keep
+  /// only its attention output (model::keepsAttentionLse).
+  bool attentionOutputAvailable() const { return model::keepsAttentionLse(cuda, cdtype); }
+
   /// Bytes a kept decoder layer holds beyond its input, for `tokens` tokens (the tensors of
-  /// model::LayerActivations other than x).
-  int64_t keptBytes(int64_t tokens) const {
+  /// model::LayerActivations other than x) in micro-batches of `mb_tokens` (a tiled MLP keeps
+  /// no gate/up output).
+  int64_t keptBytes(int64_t tokens, int64_t mb_tokens) const {
     const int64_t es = at::elementSize(cdtype), C = config.hiddenSize, I = config.intermediateSize;
     const int64_t Q = config.qDim(), KVD = config.kvDim(), H = config.numHeads;
-    int64_t per = es * ((Q + 2 * KVD) + Q + C + 2 * I) + 4 * 2;
+    int64_t per = es * ((Q + 2 * KVD) + Q + C + (mlpTile(mb_tokens) > 0 ? 0 : 2 * I)) + 4 * 2;
     if (config.qkNorm) per += 4 * (H + config.numKvHeads);
-    if (cuda && cdtype == at::kBFloat16) per += 4 * H;  // flash attention's log-sum-exp
+    if (attentionOutputAvailable()) per += 4 * H;  // the attention's log-sum-exp
     return per * tokens;
+  }
+
+  /// Bytes a layer keeping only its attention output holds beyond its input, for `tokens`
+  /// tokens: the output [tokens, Q] and the fp32 log-sum-exp [H] per token.
+  int64_t attentionOutputBytes(int64_t tokens) const {
+    return (at::elementSize(cdtype) * config.qDim() + 4 * config.numHeads) * tokens;
+  }
+
+  /// Whether the GPU budget is better spent keeping the attention output of every remaining
+  /// layer before keeping any whole (auto): the attention FLOPs a byte of attention output
+  /// saves in backward against the rest of the layer's FLOPs a byte of the whole keep saves
+  /// beyond it (per token: attention 4 H D T, the rest 2 x the layer's parameters). True at
+  /// long sequences, where attention dominates.
+  bool attentionOutputFirst(int64_t T, int64_t tokens, int64_t mb_tokens) const {
+    if (!attentionOutputAvailable()) return false;
+    const double attn = 4.0 * config.numHeads * config.headDim * T;
+    const double rest = 2.0 * layout.units[1].numel;
+    const double a = attentionOutputBytes(tokens) / double(tokens);
+    const double k = keptBytes(tokens, mb_tokens) / double(tokens);
+    return k <= a || attn / a > rest / (k - a);
   }
 
   /// What the head and the backward need above the end-of-forward level (a shape estimate
@@ -263,10 +313,12 @@ struct Worker::Impl {
     const int64_t chunk = model::lossChunkTokens(opts.loss_chunk_tokens, V);
     const int64_t head = chunk * V * es + 4 * es * tokens * C + 4 * (layout.units[0].numel +
                                                                        layout.units.back().numel);
-    const int64_t temps = es * mb_tokens * (6 * I + 8 * C + 3 * Q + 4 * (Q + 2 * KVD));
+    const int64_t tile = mlpTile(mb_tokens);
+    const int64_t temps = es * (mb_tokens * (8 * C + 3 * Q + 4 * (Q + 2 * KVD)) +
+                                (tile > 0 ? tile : mb_tokens) * 6 * I);
     int64_t max_unit = 0;
     for (const auto& u : layout.units) max_unit = std::max(max_unit, u.numel);
-    return head + keptBytes(mb_tokens) + temps + 3 * 4 * max_unit + (int64_t{1} << 30);
+    return head + keptBytes(mb_tokens, mb_tokens) + temps + 3 * 4 * max_unit + (int64_t{1} << 30);
   }
 
   // ---- delivery (routes/delivery.h) -------------------------------------------------------
@@ -283,23 +335,26 @@ struct Worker::Impl {
   }
 
   // ---- layer-boundary activations (CUDA: optionally offloaded to pinned host memory) ------
-  /// Keeps `x` (an activation on the device) for backward: as is, or (offload) as a pinned
-  /// host copy made on the offload stream once the compute stream has produced it.
+  /// Keeps `x` (an activation on the device) for backward: as is, or (offload) as a copy in
+  /// an exact-size pinned host buffer (offload_pool; torch's pinned allocator would round it up
+  /// to a power of two), made on the offload stream once the compute stream has produced it.
   at::Tensor keepActivation(const at::Tensor& x) {
 #ifdef SLIDEDP_WITH_CUDA
     if (cuda && opts.offload_activations) {
+      SLIDEDP_ASSERT(x.is_contiguous(), "an offloaded activation must be contiguous");
       auto compute = c10::cuda::getCurrentCUDAStream(device.index());
       at::cuda::CUDAEvent produced;
       produced.record(compute);
       produced.block(*offload_stream);
-      at::Tensor host = at::empty(x.sizes(), x.options().device(at::kCPU).pinned_memory(true));
-      {
-        c10::cuda::CUDAStreamGuard guard(*offload_stream);
-        host.copy_(x, /*non_blocking=*/true);
-      }
+      const size_t bytes = x.nbytes();
+      std::shared_ptr<HostBuffer> buf = offload_pool->acquire(bytes);
+      CUDA_CHECK(cudaMemcpyAsync(buf->data(), x.data_ptr(), bytes, cudaMemcpyDeviceToHost,
+                                 offload_stream->stream()));
       // x may be freed by the caller; the allocator must not reuse it before the copy ends.
       c10::cuda::CUDACachingAllocator::recordStream(x.storage().data_ptr(), *offload_stream);
-      return host;
+      // The host tensor owns the buffer: dropping it returns the buffer to the pool.
+      return at::from_blob(buf->data(), x.sizes(), [buf](void*) mutable { buf.reset(); },
+                           x.options().device(at::kCPU));
     }
 #endif
     return x;
@@ -313,7 +368,11 @@ struct Worker::Impl {
     if (cuda && opts.offload_activations) {
       std::vector<at::Tensor> dev;
       c10::cuda::CUDAStreamGuard guard(*offload_stream);
-      for (const auto& h : kept) dev.push_back(h.to(device, /*non_blocking=*/true));
+      for (const auto& h : kept) {  // pinned (pinned_pool.h): asynchronous H2D
+        dev.push_back(at::empty(h.sizes(), h.options().device(device)));
+        CUDA_CHECK(cudaMemcpyAsync(dev.back().data_ptr(), h.data_ptr(), h.nbytes(),
+                                   cudaMemcpyHostToDevice, offload_stream->stream()));
+      }
       auto ev = std::make_shared<at::cuda::CUDAEvent>();
       ev->record(*offload_stream);
       *ready = ev;
@@ -563,6 +622,7 @@ struct Worker::Impl {
     const int64_t boundary_bytes = tokens * config.hiddenSize * static_cast<int64_t>(at::elementSize(cdtype));
     newShape(tokens);
     const int64_t reserve = reserveBytes(tokens, mb_tokens) + fragmentation;
+    const bool attn_first = attentionOutputFirst(batch.T, tokens, mb_tokens);
     resetPeak();
     int64_t step_peak = 0, step_peak_reserved = 0;
     int slot = 0;
@@ -577,18 +637,37 @@ struct Worker::Impl {
       next = deliver(next_unit, next_slot);  // prefetch overlaps this unit's compute
       use(slot);
       const uint64_t fwd_begin = nowNs();
-      // Keep this layer's activations? (auto: while what it keeps, the boundary inputs of the
-      // layers after it and the reserve of head + backward fit the budget.)
-      bool keep = false;
-      if (u > 0 && (opts.max_kept_layers < 0 || st.kept_layers < opts.max_kept_layers)) {
-        if (opts.activations == ActivationPolicy::kKeep) keep = true;
-        if (opts.activations == ActivationPolicy::kAuto)
-          keep = !cuda || memStat().allocated + keptBytes(tokens) + (L - u) * boundary_bytes + reserve <=
-                              budget_bytes;
+      // Keep this layer's activations, or only its attention output? (auto: while what it
+      // keeps, the boundary inputs of the layers after it and the reserve of head + backward
+      // fit the budget; at long sequences the attention output of every remaining layer first,
+      // see attentionOutputFirst.) --max-kept-layers caps the whole keeps only.
+      bool keep = false, attn_only = false;
+      if (u > 0) {
+        const bool may_keep = opts.max_kept_layers < 0 || st.kept_layers < opts.max_kept_layers;
+        if (opts.activations == ActivationPolicy::kKeep) keep = may_keep;
+        if (opts.activations == ActivationPolicy::kAttentionOutput) attn_only = true;
+        if (opts.activations == ActivationPolicy::kAuto) {
+          const int64_t free_b = budget_bytes - memStat().allocated - (L - u) * boundary_bytes - reserve;
+          const int64_t k = keptBytes(tokens, mb_tokens), a = attentionOutputBytes(tokens);
+          if (!cuda) {
+            keep = may_keep;
+          } else if (attn_first) {  // room for this keep and the attention output of the rest
+            keep = may_keep && free_b >= k + (L - u) * a;
+            attn_only = !keep && free_b >= a;
+          } else {
+            keep = may_keep && free_b >= k;
+            attn_only = !keep && attentionOutputAvailable() && free_b >= a;
+          }
+        }
       }
       for (auto& m : mbs) {
         if (u == 0) {
           m.h = model::embeddingForward(config, cur, m.ids);
+        } else if (attn_only && !keep) {
+          model::LayerActivations full;
+          m.h = model::decoderLayerForward(config, layout.units[u], cur, m.h, m.attn, &full);
+          kept[u].push_back(full.attentionOnly());
+          st.kept_bytes += kept[u].back().bytes();
         } else if (keep) {
           kept[u].emplace_back();
           m.h = model::decoderLayerForward(config, layout.units[u], cur, m.h, m.attn, &kept[u].back());
@@ -599,6 +678,7 @@ struct Worker::Impl {
         }
       }
       if (keep) ++st.kept_layers;
+      if (attn_only && !keep) ++st.attention_output_layers;
       release(slot);
       st.trace.push_back({fmt::format("forward unit {}", u), 0, fwd_begin, nowNs()});
       slot = next_slot;
@@ -859,6 +939,10 @@ void Worker::setRunOptions(const TrainOptions& o) {
   impl_->opts.offload_activations = o.offload_activations;
   impl_->opts.activations = o.activations;
   impl_->opts.max_kept_layers = o.max_kept_layers;
+  if (o.activations == ActivationPolicy::kAttentionOutput && !impl_->attentionOutputAvailable())
+    throwUserError("--activations attention-output needs bf16 GPU workers or CPU workers");
+  impl_->opts.mlp_tile_tokens = o.mlp_tile_tokens;
+  model::setMlpTileTokens(o.mlp_tile_tokens);
 }
 
 }  // namespace slidedp

@@ -231,7 +231,7 @@ TEST(CostModel, OffloadTraffic) {
 TEST(CostModel, KeptBytesQwen3_4B) {
   const auto cfg = model::ModelConfig::load(std::string(SLIDEDP_SOURCE_DIR) + "/tools/configs/qwen3-4b.json");
   const Workload w = makeWorkload(cfg, "qwen3-4b", 1, 8, 4096, true);
-  near(keptBytes(w, 1), 64808);
+  near(keptBytes(w, 1, 1), 64808);
   EXPECT_EQ(w.L, 36);
   EXPECT_NEAR(w.parameters / 1e9, 4.02, 0.01);
 }
@@ -324,4 +324,80 @@ TEST(Policy, FlagsAndLayers) {
   EXPECT_EQ(o.max_kept_layers, 2);
   EXPECT_TRUE(o.offload_activations);
   EXPECT_EQ(o.delivery, DeliveryRoute::kSharded);
+}
+
+// The attention-output policy in the planner (issue 14): its bytes (Qwen3-4B, bf16: per token
+// 2 x 4096 + 4 x 32 = 8320 B, against 64808 for a whole keep: "about 1 GB per layer at 128K"),
+// the tiled MLP's smaller whole keep at long sequences, the per-layer vector, the flags and
+// options it runs with, a backward cheaper than recompute's, and the runtime's auto split.
+TEST(CostModel, AttentionOutputPolicy) {
+  const auto cfg = model::ModelConfig::load(std::string(SLIDEDP_SOURCE_DIR) + "/tools/configs/qwen3-4b.json");
+  const Workload w4k = makeWorkload(cfg, "qwen3-4b", 1, 8, 4096, true);
+  near(attentionOutputBytes(w4k, 1), 8320);
+  near(attentionOutputBytes(w4k, 131072), 8320.0 * 131072);  // 1.09 GB
+  // 128K tokens: the MLP runs tiled (13568-row tiles), a whole keep holds no gate/up output.
+  const Workload w128k = makeWorkload(cfg, "qwen3-4b", 1, 1, 131072, true);
+  EXPECT_EQ(mlpTileRows(w4k, 8 * 4096), 0);
+  EXPECT_EQ(mlpTileRows(w128k, 131072), 13568);
+  near(keptBytes(w128k, 1, 131072), 64808 - 2 * 2 * 9728);
+
+  Policy p;
+  p.kept_layers = 2;
+  p.attention_output_layers = 3;
+  p.offload = true;
+  const auto layers = p.layers(6);
+  ASSERT_EQ(layers.size(), 6u);
+  EXPECT_EQ(layers[1], LayerActivation::kKeep);
+  EXPECT_EQ(layers[2], LayerActivation::kAttentionOutput);
+  EXPECT_EQ(layers[4], LayerActivation::kAttentionOutput);
+  EXPECT_EQ(layers[5], LayerActivation::kOffload);
+  EXPECT_NE(p.label(6).find("keep2/6 attn3 offl"), std::string::npos) << p.label(6);
+  EXPECT_NE(p.flags(6).find("--activations auto --max-kept-layers 2 --offload-activations"),
+            std::string::npos) << p.flags(6);
+  Policy all;
+  all.kept_layers = 0;
+  all.attention_output_layers = 6;
+  EXPECT_NE(all.flags(6).find("--activations attention-output"), std::string::npos);
+  TrainOptions o;
+  all.apply(o, 6);
+  EXPECT_EQ(o.activations, ActivationPolicy::kAttentionOutput);
+  EXPECT_FALSE(o.offload_activations);
+
+  // At 128K, the attention output of every layer costs less step time than recomputing every
+  // layer and more than keeping every layer (budget unbounded for the comparison).
+  const MachineDescription m = loadMachine(std::string(SLIDEDP_SOURCE_DIR) + "/tools/machines/h200x1.json");
+  Policy rec, attn, keep;
+  rec.kept_layers = 0;
+  attn.kept_layers = 0;
+  attn.attention_output_layers = static_cast<int>(w128k.L);
+  keep.kept_layers = -1;
+  const double huge = 1e15;
+  const Prediction pr = predict(w128k, m, rec, huge), pa = predict(w128k, m, attn, huge),
+                   pk = predict(w128k, m, keep, huge);
+  EXPECT_LT(pa.busy.gpu_compute, pr.busy.gpu_compute);
+  EXPECT_GT(pa.busy.gpu_compute, pk.busy.gpu_compute);
+  EXPECT_LT(pr.gpu_peak_bytes, pa.gpu_peak_bytes);
+  EXPECT_LT(pa.gpu_peak_bytes, pk.gpu_peak_bytes);
+  near(pa.gpu_peak_bytes - pr.gpu_peak_bytes, 36 * 8320.0 * 131072);
+
+  // The auto split at 128K on one H200: every layer keeps at least its attention output (it
+  // saves more FLOPs per byte there), then whole keeps as the budget allows, and it fits.
+  const double budget = m.usableGpuBytes();
+  const LayerSplit s = autoLayerSplit(w128k, m, Policy(), budget);
+  EXPECT_EQ(s.kept + s.attention_output, w128k.L);
+  EXPECT_GT(s.attention_output, 0);
+  Policy best;
+  best.kept_layers = s.kept;
+  best.attention_output_layers = s.attention_output;
+  EXPECT_LE(gpuPeakBytes(w128k, m, best), budget);
+  std::printf("128K tokens, Qwen3-4B on h200x1: auto keeps %d layers whole and %d attention "
+              "outputs; predicted %.2f s/step vs recompute-all %.2f s\n", s.kept,
+              s.attention_output, predict(w128k, m, best).step_s, predict(w128k, m, rec).step_s);
+  // At 4K with a budget that holds every layer, auto keeps every layer (the benchmark case).
+  const LayerSplit s4 = autoLayerSplit(w4k, m, Policy(), 1e15);
+  EXPECT_EQ(s4.kept, w4k.L);
+  EXPECT_EQ(s4.attention_output, 0);
+  // CPU workers keep every layer.
+  const Workload cpu = makeWorkload(cfg, "qwen3-4b", 1, 1, 64, false);
+  EXPECT_EQ(autoLayerSplit(cpu, m, Policy(), 1).kept, cpu.L);
 }

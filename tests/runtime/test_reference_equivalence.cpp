@@ -88,6 +88,7 @@ TEST(ReferenceEquivalence, ThreeStepsMatchTheFloat64Reference) {
   o.micro_batch_rows = std::atoi(arg("micro-batch-rows", "0").c_str());
   o.activations = parseActivationPolicy(arg("activations", "auto"));
   o.max_kept_layers = std::atoi(arg("max-kept-layers", "-1").c_str());
+  o.mlp_tile_tokens = std::atoll(arg("mlp-tile-tokens", "0").c_str());
   int pid0 = getpid();
   MPI_Bcast(&pid0, 1, MPI_INT, 0, MPI_COMM_WORLD);
   auto trainer = std::make_unique<Trainer>(ctx, sharedDir() + "/models/stories260K", o,
@@ -104,9 +105,11 @@ TEST(ReferenceEquivalence, ThreeStepsMatchTheFloat64Reference) {
     // The activation policy did what it says: recompute keeps none, keep and auto (on a small
     // model, within any budget) keep every layer up to the cap.
     const int L = static_cast<int>(t.config().numLayers);
-    const int want_kept = o.activations == ActivationPolicy::kRecompute ? 0
+    const bool attn_only = o.activations == ActivationPolicy::kAttentionOutput;
+    const int want_kept = o.activations == ActivationPolicy::kRecompute || attn_only ? 0
                           : o.max_kept_layers >= 0 ? std::min(L, o.max_kept_layers) : L;
     EXPECT_EQ(rec.kept_layers, want_kept) << "step " << s;
+    EXPECT_EQ(rec.attention_output_layers, attn_only ? L : 0) << "step " << s;
     if (ctx.world_rank == 0)
       std::printf("step %lld: loss %.9f (ref %.9f) grad norm %.7f (ref %.7f)\n", (long long)s,
                   rec.loss, want_loss, rec.grad_norm, want_norm);

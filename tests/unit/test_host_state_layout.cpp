@@ -53,18 +53,20 @@ TEST(HostMemory, NeedByPartAndRefusalWithBytes) {
   EXPECT_EQ(plain.offload_bytes, 0u);
   EXPECT_EQ(plain.token_bytes, 3u * 8 * 2000 * 4);  // ids, labels, positions x (3 ranks + 1)
   const HostMemoryNeed off = estimateHostMemory(state, 3, 2, 1000, 64, 5, true);
-  // L x (per worker: 1 row x T x C x bf16 = 128000 B, rounded up to 131072 by the pinned
-  // allocator) x 2 workers
+  // L x (per worker: 1 row x T x C x bf16 = 128000 B in an exact-size pinned buffer, rounded
+  // up to the 4 KiB page: 131072) x 2 workers
   EXPECT_EQ(off.offload_bytes, 5u * 131072 * 2);
+  EXPECT_EQ(estimateHostMemory(state, 3, 2, 1000, 40, 5, true).offload_bytes, 5u * 81920 * 2);  // 80000
   EXPECT_EQ(powerOf2Ceil(1), 1u);
   EXPECT_EQ(powerOf2Ceil(131072), 131072u);
   EXPECT_EQ(powerOf2Ceil(131073), 262144u);
   // The 512K case of issue 14 (Qwen3-4B shape, 1 worker, L = 36, C = 2560): a boundary
-  // activation is 2.5 GiB, its pinned block 4 GiB: 144 GiB for the 36 layers.
+  // activation is 2.5 GiB, counted exactly (90 GiB for the 36 layers; torch's pinned allocator
+  // took a 4 GiB block each, 144 GiB).
   HostStateSpec one;
   one.num_workers = 1;
   EXPECT_EQ(estimateHostMemory(HostStateLayout::build(one), 2, 1, 524288, 2560, 36, true).offload_bytes,
-            36ull << 32);
+            36ull * 524288 * 2560 * 2);
   EXPECT_EQ(off.total(), off.segment_bytes + off.offload_bytes + off.token_bytes);
   EXPECT_NO_THROW(checkHostMemory(off, off.total()));
   EXPECT_NO_THROW(checkHostMemory(off, 0));  // unknown: never refused

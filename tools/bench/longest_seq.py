@@ -74,6 +74,9 @@ def parse_args(argv):
                     help="continue a search: SYSTEM=T,... lengths already known to train")
     ap.add_argument("--known-fail", default="",
                     help="continue a search: SYSTEM=T,... lengths already known not to train")
+    ap.add_argument("--slidedp-args", default="",
+                    help="extra slidedp_worker flags of every slidedp probe, e.g. "
+                         "'--offload-activations' or '--activations attention-output'")
     ap.add_argument("--gpus", default="0", help="slidedp-run --gpus; torchrun ranks = their count")
     ap.add_argument("--cpu-workers", type=int, default=0,
                     help="slidedp only: N CPU workers instead of --gpus (tests without a GPU)")
@@ -122,7 +125,8 @@ def command(a, system, T, cfg, folder, steps):
         where = ["--cpu-workers", str(a.cpu_workers)] if a.cpu_workers else ["--gpus", a.gpus]
         argv = [os.path.join(ROOT, "launcher/slidedp-run"), *where, "--", "--model-config",
                 cfg, "--seq-len", str(T), "--batch-size", "1", "--steps", str(steps),
-                "--warmup-steps", str(steps - 1), "--lr", "1e-5", "--metrics", metrics]
+                "--warmup-steps", str(steps - 1), "--lr", "1e-5", "--metrics", metrics,
+                *a.slidedp_args.split()]
         return argv, {"SLIDEDP_WORKER": worker}, metrics
     G = len(a.gpus.split(","))
     argv = [a.python, "-m", "torch.distributed.run", "--standalone", f"--nproc_per_node={G}",
