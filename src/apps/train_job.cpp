@@ -23,8 +23,10 @@
 #include "planner/plan.h"
 #include "runtime/fault_injection.h"
 #include "runtime/host_memory.h"
+#include "runtime/chunk_plan.h"
 #include "runtime/host_state_layout.h"
 #include "runtime/job_guard.h"
+#include "runtime/node_shards.h"
 #include "runtime/test_hooks.h"
 #include "train/trainer.h"
 
@@ -167,6 +169,11 @@ void addTrainOptions(CLI::App& app, TrainJobOptions& o) {
                 "gradient to the leader, which sums), gpu (NCCL reduce-scatter first; MPI on CPU "
                 "workers) or gpu-ipc (reduce-scatter by CUDA IPC peer copies and one sum kernel; GPU "
                 "workers with peer access)")->capture_default_str();
+  g->add_option("--node-layout", o.node_layout, "State layout across nodes (several nodes only): "
+                "sharded (each node's leader owns 1/N of every chunk's master weights and moments: "
+                "gradients reduce-scattered between the leaders, updated parameters all-gathered; "
+                "host memory per node 12/N B/param + the delivery copy) or replicated (every node "
+                "holds the whole state, 14 B/param; gradients all-reduced)")->capture_default_str();
   g->add_option("--route-sweep", o.route_sweep, "Benchmark: comma-separated variants "
                 "delivery/reduction[+clip][+offload][+keep|+recompute|+auto][@rows], --steps each, "
                 "e.g. replicated/cpu,sharded/gpu+recompute@32,sharded-ipc/gpu-ipc (@rows: that "
@@ -519,6 +526,11 @@ void checkHostMemoryUpFront(const RankContext& ctx, const TrainJobOptions& o,
     spec.chunk_numel = static_cast<uint64_t>(std::max<int64_t>(1, o.train.chunk_numel));
     spec.grad_dtype = o.train.bf16_staging ? shm::DType::kBF16 : shm::DType::kF32;
     spec.grad_accumulation = o.train.max_grad_norm > 0 || o.train.reserve_grad_accumulation;
+    if (ctx.num_nodes > 1 && o.train.node_layout == NodeLayoutKind::kSharded) {
+      const ChunkPlan plan = ChunkPlan::build(spec.unit_numels, static_cast<int64_t>(spec.chunk_numel));
+      spec.owned_numels = NodeShards::build(plan, ctx.num_nodes, ctx.node_id).owned_numels;
+      spec.f32_delivery = !o.train.bf16_compute;
+    }
     int64_t rows = o.batch_size;
     bool offload = o.train.offload_activations;
     for (const auto& v : variants) {
@@ -639,13 +651,14 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
   std::vector<RunVariant> variants;
   std::string resume;  // the step directory this run continues from ("": a fresh start)
   std::string resume_note;
-  const int num_workers = ctx.local_size - 1;
+  const int num_workers = ctx.num_workers;  // every worker of every node shares the batch
   try {
     if (o.model.empty() == o.model_config.empty())
       throwUserError("give exactly one of --model (a Hugging Face directory) and --model-config "
                      "(a config.json to initialise randomly)");
     o.train.delivery = parseDeliveryRoute(o.delivery);
     o.train.reduction = parseReductionRoute(o.reduction);
+    o.train.node_layout = parseNodeLayout(o.node_layout);
     o.train.schedule = optim::parseLrScheduleKind(o.schedule);
     o.train.activations = parseActivationPolicy(o.activations);
     o.train.flash_attention = o.attention == "flash";
@@ -846,7 +859,9 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
         killPoint("export", done);
         trainer.exportHf(export_to, o.export_bf16,
                          o.tokenizer.empty() ? "" : formats::parentPath(o.tokenizer));
-        if (done < last)
+        if (ctx.node_id != 0) {
+          // only node 0's leader writes (the other leaders sent it their parts)
+        } else if (done < last)
           SLIDEDP_LOG_WARN("exported the PARTIAL model, stopped after step {} of {} (no "
                            "--checkpoint-dir, so nothing else was saved), to {}; {} was not "
                            "written", done, last, export_to, o.export_dir);

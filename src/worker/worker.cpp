@@ -129,7 +129,7 @@ struct Worker::Impl {
       c10::cuda::set_device(static_cast<c10::DeviceIndex>(ctx.gpu));
       d2h_stream = c10::cuda::getStreamFromPool(false, device.index());
       offload_stream = c10::cuda::getStreamFromPool(false, device.index());
-      for (const char* name : {cdtype == at::kFloat ? kMasterRegion : kComputeCopyRegion, kStagingRegion}) {
+      for (const char* name : {deliveryRegion(state, cdtype == at::kFloat), kStagingRegion}) {
         const shm::Region& r = seg.layout().at(name);
         registrations.emplace_back(seg.region(name), (r.bytes() + 4095) / 4096 * 4096);
       }
