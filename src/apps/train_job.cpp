@@ -806,6 +806,28 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
   JobGuard::enableGracefulStop();
   Trainer trainer(ctx, random_init ? o.model_config : o.model, o.train, o.shm_name, random_init,
                   o.seed, resume);
+  {
+    // Host bytes per parameter on each node (issue 17's target for the sharded layout: 12/N for
+    // master, m and v, plus the whole delivery copy and the bounded staging).
+    std::string line;
+    if (ctx.isLeader()) {
+      int64_t params = 0;
+      for (const auto& u : trainer.layout().units) params += u.numel;
+      uint64_t staging = 0;
+      for (const char* r : {kStagingRegion, kGradAccumRegion})
+        if (const shm::Region* reg = trainer.segment().layout().find(r)) staging += reg->bytes();
+      const uint64_t total = trainer.segmentBytes();
+      line = fmt::format("node {}: host state {} bytes for {} params: {:.3f} B/param without "
+                         "staging ({} staging bytes; {:.3f} B/param in all), state {} across {} "
+                         "node(s)", ctx.node_id, total - staging, params,
+                         static_cast<double>(total - staging) / params, staging,
+                         static_cast<double>(total) / params,
+                         ctx.num_nodes > 1 ? nodeLayoutName(o.train.node_layout) : "whole",
+                         ctx.num_nodes);
+    }
+    const std::string lines = gatherLines(ctx, line);
+    if (ctx.world_rank == 0) SLIDEDP_LOG_INFO("{}", lines.substr(0, lines.size() - (lines.empty() ? 0 : 1)));
+  }
   if (!resume.empty()) {
     SLIDEDP_LOG_INFO("resumed from {} at step {} ({})",
                      o.resume == "auto" ? o.checkpoint_dir : o.resume, trainer.firstStep(), resume);

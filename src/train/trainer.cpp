@@ -182,6 +182,10 @@ Trainer::Trainer(const RankContext& ctx, const std::string& model_dir, const Tra
     seg_ = shm::Segment();  // unmap before the leader removes it
   }
   agreeOrThrow(ctx.world, problem.empty(), problem);
+  // Several nodes: every worker has mapped the segment, so its name goes now (the mapping stays).
+  // A failure on another node ends this node with mpirun's SIGKILL after MPI_Abort, which no
+  // rank here survives to clean up after; with the name gone nothing is left in /dev/shm.
+  if (ctx.num_nodes > 1 && ctx.isLeader()) seg_.remove();
 }
 
 Trainer::~Trainer() {
