@@ -762,6 +762,10 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
     if (o.policy == "auto") {
       if (!o.route_sweep.empty())
         throwUserError("--policy auto and --route-sweep do not go together (a sweep sets its own policies)");
+      if (ctx.num_nodes > 1)
+        throwUserError("--policy auto plans one node; this job has {} nodes.\nHINT: pick the "
+                       "policy with slidedp_plan --nodes {} --network-gbps RATE and pass its flags",
+                       ctx.num_nodes, ctx.num_nodes);
       planner::PlanRequest req;
       req.model_path = o.model.empty() ? o.model_config : o.model;
       req.model_name = req.model_path.substr(req.model_path.find_last_of('/') + 1);
