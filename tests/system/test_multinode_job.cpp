@@ -140,17 +140,21 @@ TEST(MultiNodeJob, HostBytesPerParameterPerNode) {
       "mlp_bias": false, "bos_token_id": 1, "eos_token_id": 2, "torch_dtype": "float32"})";
   }
   const std::regex line(R"(node (\d+): host state (\d+) bytes for (\d+) params: ([0-9.]+) B/param without staging \((\d+) staging bytes)");
-  struct Case { int nodes; const char* layout; double delivery_bpp; };
-  for (const Case c : {Case{1, "sharded", 0}, Case{2, "sharded", 4}, Case{3, "sharded", 4}, Case{2, "replicated", 0}}) {
-    Result r = wait(start(train(c.nodes, 1, {"--steps", "1", "--node-layout", c.layout},
+  // (bf16: CPU workers computing in bf16 from the bf16 delivery copy, as GPU workers do.)
+  struct Case { int nodes; const char* layout; double delivery_bpp; const char* precision; };
+  for (const Case c : {Case{1, "sharded", 0, "fp32"}, Case{2, "sharded", 4, "fp32"},
+                       Case{3, "sharded", 4, "fp32"}, Case{2, "replicated", 0, "fp32"},
+                       Case{2, "sharded", 2, "bf16"}}) {
+    Result r = wait(start(train(c.nodes, 1, {"--steps", "1", "--node-layout", c.layout,
+                                             "--precision", c.precision},
                                 dir + "/config.json")), 300);
     ASSERT_EQ(r.exit_code, 0) << r.output;
     int seen = 0;
     for (std::sregex_iterator it(r.output.begin(), r.output.end(), line), end; it != end; ++it) {
       const double bpp = std::stod((*it)[4]);
       const double state_bpp = bpp - c.delivery_bpp;  // master + m + v (+ bf16 when whole)
-      std::printf("%d node(s), %s: node %s holds %.3f B/param without staging (%s staging bytes); "
-                  "optimizer state %.3f B/param, target 14.5/N = %.3f\n", c.nodes, c.layout,
+      std::printf("%d node(s), %s, %s: node %s holds %.3f B/param without staging (%s staging bytes); "
+                  "optimizer state %.3f B/param, target 14.5/N = %.3f\n", c.nodes, c.layout, c.precision,
                   (*it)[1].str().c_str(), bpp, (*it)[5].str().c_str(), state_bpp, 14.5 / c.nodes);
       if (c.nodes > 1 && std::string(c.layout) == "sharded") {
         EXPECT_LE(state_bpp, 14.5 / c.nodes) << (*it)[0];
