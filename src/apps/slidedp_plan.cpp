@@ -19,6 +19,8 @@
 #include "planner/device_calibration.h"   // defines: measureDevice, calibratedMachine
 #include "planner/plan.h"                 // defines: PlanRequest, makePlan
 #include "planner/report.h"               // defines: formatPlan, formatRow, planJson
+#include "planner/search.h"               // defines: searchPolicies (the --nodes-sweep rows)
+#include "runtime/train_options.h"        // defines: parseNodeLayout
 
 using namespace slidedp;
 using namespace slidedp::planner;
@@ -41,7 +43,40 @@ struct Options {
   int ring_slots = 4, window = 2, max_kept_layers = -1, leader_threads = 0;
   bool offload = false;
   std::string embedding_update = "split";
+  // several nodes (issue 17)
+  int nodes = 0;                   // 0: the machine file's network.nodes (default 1)
+  double network_gbps = 0, network_latency_us = -1;
+  std::string node_layout = "sharded";
+  std::vector<int> nodes_sweep;    // print the best policy for each node count (weak scaling)
 };
+
+/// The best policy for `nodes` nodes of `m` (rows per node fixed: global rows = rows_per_node x
+/// nodes), one table row; a workload that fits nowhere says why.
+std::string nodesRow(Workload w, MachineDescription m, int nodes, bool sharded, int64_t rows_per_node,
+                     double gpu_budget_bytes, bool bf16_staging) {
+  w.nodes = nodes;
+  w.node_sharded = sharded;
+  w.global_rows = rows_per_node * nodes;
+  m.network.nodes = nodes;
+  SearchOptions so;
+  so.gpu_budget_bytes = gpu_budget_bytes;
+  so.bf16_staging = bf16_staging;
+  const char* layout = nodes == 1 ? "-" : sharded ? "sharded" : "replicated";
+  try {
+    const SearchResult res = searchPolicies(w, m, so);
+    const RankedPolicy& b = res.ranked.front();
+    const Prediction& pr = b.prediction;
+    return fmt::format("{:>5} {:<10} {:>8.2f} {:>11.0f} {:>9.0f} {:>8.2f} {:>8.2f} {:>8.2f} {:<10} {:>9.0f}  {}",
+                       nodes, layout, pr.step_s, pr.tokens_per_s,
+                       pr.tokens_per_s / (double(nodes) * w.G), pr.busy.gpu_compute,
+                       pr.busy.cpu_update, pr.busy.network, pr.bottleneck,
+                       pr.host_bytes / double(1ull << 30), b.policy.label(w.L));
+  } catch (const UserError& e) {
+    std::string why = e.what();
+    why = why.substr(0, why.find('\n'));
+    return fmt::format("{:>5} {:<10} does not fit: {}", nodes, layout, why);
+  }
+}
 
 int run(const Options& o) {
   if (o.model.empty() == o.model_config.empty())
@@ -82,8 +117,51 @@ int run(const Options& o) {
     if (!o.evaluate) throw;
     no_fit = e.what();  // --evaluate still prices the given policy (and says it does not fit)
   }
+  // Several nodes: the network of the command line over the machine file's.
+  if (o.nodes > 0) plan.machine.network.nodes = o.nodes;
+  if (o.network_gbps > 0) plan.machine.network.gbps = o.network_gbps;
+  if (o.network_latency_us >= 0) plan.machine.network.latency_s = o.network_latency_us * 1e-6;
+  plan.machine.validate("--nodes/--network-gbps");
+  const bool node_sharded = parseNodeLayout(o.node_layout) == NodeLayoutKind::kSharded;
+  if (!o.nodes_sweep.empty()) {
+    if (!(plan.machine.network.gbps > 0))
+      throwUserError("--nodes-sweep needs the network's rate: --network-gbps (per node, Gb/s)");
+    std::printf("machine: %s (%s); per node %d workers, network %.0f Gb/s per node (x %.2f "
+                "efficiency), %.1f us per ring step; %lld rows x %lld tokens per node and step\n",
+                plan.machine.name.c_str(), plan.machine_from.c_str(), plan.workload.G,
+                plan.machine.network.gbps, plan.machine.network.efficiency,
+                plan.machine.network.latency_s * 1e6, (long long)o.batch_size, (long long)o.seq_len);
+    std::printf("%5s %-10s %8s %11s %9s %8s %8s %8s %-10s %9s  %s\n", "nodes", "layout", "step_s",
+                "tokens/s", "tok/s/GPU", "gpu_s", "update_s", "net_s", "bound", "host_GiB", "best policy");
+    for (int n : o.nodes_sweep)
+      for (bool sh : n == 1 ? std::vector<bool>{true} : std::vector<bool>{true, false})
+        std::printf("%s\n", nodesRow(plan.workload, plan.machine, n, sh, o.batch_size,
+                                     plan.gpu_budget_bytes, r.bf16_staging).c_str());
+    return 0;
+  }
+  if (plan.machine.network.nodes > 1) {
+    if (!(plan.machine.network.gbps > 0))
+      throwUserError("--nodes {} needs the network's rate: --network-gbps (per node, Gb/s)",
+                     plan.machine.network.nodes);
+    plan.workload.nodes = plan.machine.network.nodes;
+    plan.workload.node_sharded = node_sharded;
+    SearchOptions so;
+    so.gpu_budget_bytes = plan.gpu_budget_bytes;
+    so.bf16_staging = r.bf16_staging;
+    no_fit.clear();
+    try {
+      plan.result = searchPolicies(plan.workload, plan.machine, so);
+    } catch (const UserError& e) {
+      if (!o.evaluate) throw;
+      no_fit = e.what();
+    }
+  }
   const Workload& w = plan.workload;
   std::printf("machine: %s (%s)\n", plan.machine.name.c_str(), plan.machine_from.c_str());
+  if (w.nodes > 1)
+    std::printf("nodes: %d, state %s across them, network %.0f Gb/s per node; the batch is split "
+                "over %d workers\n", w.nodes, node_sharded ? "sharded" : "replicated",
+                plan.machine.network.gbps, w.nodes * w.G);
   if (o.evaluate) {
     Policy p;
     p.delivery = parseDeliveryRoute(o.delivery);
@@ -164,6 +242,12 @@ int main(int argc, char** argv) {
   app.add_option("--max-kept-layers", o.max_kept_layers, "(--evaluate) cap on kept layers");
   app.add_flag("--offload-activations", o.offload, "(--evaluate) recomputed layers' inputs on the host");
   app.add_option("--leader-threads", o.leader_threads, "(--evaluate) AdamW threads");
+  app.add_option("--nodes", o.nodes, "Nodes (each 1 leader + --gpus workers); 0: the machine file's network.nodes")->capture_default_str();
+  app.add_option("--network-gbps", o.network_gbps, "Network rate per node, Gb/s (e.g. 400 for one 400G NIC)");
+  app.add_option("--network-latency-us", o.network_latency_us, "Latency per ring step, microseconds (default 5)");
+  app.add_option("--node-layout", o.node_layout, "sharded or replicated across nodes")->capture_default_str();
+  app.add_option("--nodes-sweep", o.nodes_sweep, "Print the best policy for each of these node counts "
+                 "(e.g. 1,2,4,8,16,32,64), both layouts; --batch-size is then rows per node")->delimiter(',');
   app.set_config("--config", "", "A run's TOML config file (keys as the flags)");
   try {
     app.parse(argc, argv);

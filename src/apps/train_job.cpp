@@ -23,8 +23,10 @@
 #include "planner/plan.h"
 #include "runtime/fault_injection.h"
 #include "runtime/host_memory.h"
+#include "runtime/chunk_plan.h"
 #include "runtime/host_state_layout.h"
 #include "runtime/job_guard.h"
+#include "runtime/node_shards.h"
 #include "runtime/test_hooks.h"
 #include "runtime/token_rows.h"
 #include "train/trainer.h"
@@ -168,6 +170,11 @@ void addTrainOptions(CLI::App& app, TrainJobOptions& o) {
                 "gradient to the leader, which sums), gpu (NCCL reduce-scatter first; MPI on CPU "
                 "workers) or gpu-ipc (reduce-scatter by CUDA IPC peer copies and one sum kernel; GPU "
                 "workers with peer access)")->capture_default_str();
+  g->add_option("--node-layout", o.node_layout, "State layout across nodes (several nodes only): "
+                "sharded (each node's leader owns 1/N of every chunk's master weights and moments: "
+                "gradients reduce-scattered between the leaders, updated parameters all-gathered; "
+                "host memory per node 12/N B/param + the delivery copy) or replicated (every node "
+                "holds the whole state, 14 B/param; gradients all-reduced)")->capture_default_str();
   g->add_option("--route-sweep", o.route_sweep, "Benchmark: comma-separated variants "
                 "delivery/reduction[+clip][+offload][+keep|+recompute|+auto][@rows], --steps each, "
                 "e.g. replicated/cpu,sharded/gpu+recompute@32,sharded-ipc/gpu-ipc (@rows: that "
@@ -580,6 +587,11 @@ void checkHostMemoryUpFront(const RankContext& ctx, const TrainJobOptions& o,
     spec.grad_dtype = o.train.bf16_staging ? shm::DType::kBF16 : shm::DType::kF32;
     spec.grad_accumulation = o.train.max_grad_norm > 0 || o.train.reserve_grad_accumulation;
     if (o.train.split_embedding) spec.token_row_words = TokenRows::wordsFor(cfg.vocabSize);
+    if (ctx.num_nodes > 1 && o.train.node_layout == NodeLayoutKind::kSharded) {
+      const ChunkPlan plan = ChunkPlan::build(spec.unit_numels, static_cast<int64_t>(spec.chunk_numel));
+      spec.owned_numels = NodeShards::build(plan, ctx.num_nodes, ctx.node_id).owned_numels;
+      spec.f32_delivery = !o.train.bf16_compute;
+    }
     int64_t rows = o.batch_size;
     bool offload = o.train.offload_activations;
     for (const auto& v : variants) {
@@ -703,13 +715,14 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
   std::vector<RunVariant> variants;
   std::string resume;  // the step directory this run continues from ("": a fresh start)
   std::string resume_note;
-  const int num_workers = ctx.local_size - 1;
+  const int num_workers = ctx.num_workers;  // every worker of every node shares the batch
   try {
     if (o.model.empty() == o.model_config.empty())
       throwUserError("give exactly one of --model (a Hugging Face directory) and --model-config "
                      "(a config.json to initialise randomly)");
     o.train.delivery = parseDeliveryRoute(o.delivery);
     o.train.reduction = parseReductionRoute(o.reduction);
+    o.train.node_layout = parseNodeLayout(o.node_layout);
     o.train.schedule = optim::parseLrScheduleKind(o.schedule);
     o.train.activations = parseActivationPolicy(o.activations);
     o.train.flash_attention = o.attention == "flash";
@@ -814,6 +827,10 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
     if (o.policy == "auto") {
       if (!o.route_sweep.empty())
         throwUserError("--policy auto and --route-sweep do not go together (a sweep sets its own policies)");
+      if (ctx.num_nodes > 1)
+        throwUserError("--policy auto plans one node; this job has {} nodes.\nHINT: pick the "
+                       "policy with slidedp_plan --nodes {} --network-gbps RATE and pass its flags",
+                       ctx.num_nodes, ctx.num_nodes);
       planner::PlanRequest req;
       req.model_path = o.model.empty() ? o.model_config : o.model;
       req.model_name = req.model_path.substr(req.model_path.find_last_of('/') + 1);
@@ -868,6 +885,28 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
   JobGuard::enableGracefulStop();
   Trainer trainer(ctx, random_init ? o.model_config : o.model, o.train, o.shm_name, random_init,
                   o.seed, resume);
+  {
+    // Host bytes per parameter on each node (issue 17's target for the sharded layout: 12/N for
+    // master, m and v, plus the whole delivery copy and the bounded staging).
+    std::string line;
+    if (ctx.isLeader()) {
+      int64_t params = 0;
+      for (const auto& u : trainer.layout().units) params += u.numel;
+      uint64_t staging = 0;
+      for (const char* r : {kStagingRegion, kGradAccumRegion})
+        if (const shm::Region* reg = trainer.segment().layout().find(r)) staging += reg->bytes();
+      const uint64_t total = trainer.segmentBytes();
+      line = fmt::format("node {}: host state {} bytes for {} params: {:.3f} B/param without "
+                         "staging ({} staging bytes; {:.3f} B/param in all), state {} across {} "
+                         "node(s)", ctx.node_id, total - staging, params,
+                         static_cast<double>(total - staging) / params, staging,
+                         static_cast<double>(total) / params,
+                         ctx.num_nodes > 1 ? nodeLayoutName(o.train.node_layout) : "whole",
+                         ctx.num_nodes);
+    }
+    const std::string lines = gatherLines(ctx, line);
+    if (ctx.world_rank == 0) SLIDEDP_LOG_INFO("{}", lines.substr(0, lines.size() - (lines.empty() ? 0 : 1)));
+  }
   if (!resume.empty()) {
     SLIDEDP_LOG_INFO("resumed from {} at step {} ({})",
                      o.resume == "auto" ? o.checkpoint_dir : o.resume, trainer.firstStep(), resume);
@@ -921,7 +960,9 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
         killPoint("export", done);
         trainer.exportHf(export_to, o.export_bf16,
                          o.tokenizer.empty() ? "" : formats::parentPath(o.tokenizer));
-        if (done < last)
+        if (ctx.node_id != 0) {
+          // only node 0's leader writes (the other leaders sent it their parts)
+        } else if (done < last)
           SLIDEDP_LOG_WARN("exported the PARTIAL model, stopped after step {} of {} (no "
                            "--checkpoint-dir, so nothing else was saved), to {}; {} was not "
                            "written", done, last, export_to, o.export_dir);

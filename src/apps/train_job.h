@@ -49,6 +49,7 @@ struct TrainJobOptions {
   std::string shm_name;
   std::string delivery = "replicated";
   std::string reduction = "cpu";
+  std::string node_layout = "sharded";  // across nodes: sharded | replicated
   std::string schedule = "constant";
   std::string precision = "auto";  // auto | bf16 | fp32
   std::string activations = "auto";  // recompute | keep | auto

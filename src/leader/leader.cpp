@@ -10,6 +10,7 @@
 #include "formats/safetensors.h"
 #include "model/hf_checkpoint.h"
 #include "runtime/fault_injection.h"
+#include "runtime/token_rows.h"
 #include "common/bf16.h"
 #include "shm/control_block.h"
 
@@ -21,11 +22,19 @@ double seconds(uint64_t a, uint64_t b) { return (b - a) * 1e-9; }
 
 Leader::Leader(const RankContext& ctx, const shm::Segment& seg, const HostStateSpec& spec,
                const HostStateLayout& state, const model::ParamLayout& layout,
-               const ChunkPlan& plan, const TrainOptions& opts)
-    : ctx_(ctx), seg_(seg), spec_(spec), state_(state), layout_(layout), plan_(plan), opts_(opts),
+               const ChunkPlan& plan, const NodeShards& shards, const TrainOptions& opts)
+    : ctx_(ctx), seg_(seg), spec_(spec), state_(state), layout_(layout), plan_(plan),
+      shards_(shards), opts_(opts),
       engine_(optim::EngineOptions{opts.leader_threads, optim::Isa::kAuto, false}),
       num_workers_(spec.num_workers) {
   SLIDEDP_ASSERT(ctx.isLeader(), "Leader constructed on a worker");
+  SLIDEDP_ASSERT(shards.parts.size() == plan.chunks.size(), "node shards of another plan");
+  node_layout_ = makeNodeLayout(opts.node_layout, NodeLayoutEnv{&ctx, &seg, &state, &plan,
+                                                                &shards, &engine_});
+  SLIDEDP_ASSERT(sharded() == (std::string(node_layout_->name()) == "sharded"),
+                 "segment sharded {} but node layout {}", sharded(), node_layout_->name());
+  unit_chunks_.resize(layout.numUnits());
+  for (int64_t i = 0; i < plan.chunksPerStep(); ++i) unit_chunks_[plan.chunks[i].unit].push_back(i);
   if (opts.max_grad_norm > 0 && !spec.grad_accumulation)
     throwUserError("clipping needs the gradient accumulation region (HostStateSpec.grad_accumulation)");
   // Weight-decay spans per unit: ndim >= 2 decays, ndim < 2 does not (shared/README.md recipe);
@@ -47,24 +56,58 @@ Leader::Leader(const RankContext& ctx, const shm::Segment& seg, const HostStateS
     const auto& shape = layout.units[0].params.at(0).shape;
     SLIDEDP_ASSERT(layout.units[0].params.size() == 1 && shape.size() == 2 && decay_[0].size() == 1,
                    "the row-split embedding update needs unit 0 = the [V, C] embedding alone");
+    SLIDEDP_ASSERT(!state_.sharded, "the row-split embedding update is planned for one node only");
     split_ = std::make_unique<EmbeddingRowSplit>(shape[0], shape[1], plan.chunk_numel);
   }
 }
 
+Leader::~Leader() = default;
+
 float* Leader::master(int u) const {
-  return seg_.regionAs<float>(kMasterRegion) + state_.units[u].offset;
+  return seg_.regionAs<float>(kMasterRegion) + state_.owned[u].offset;
 }
 float* Leader::expAvg(int u) const {
-  return seg_.regionAs<float>(kExpAvgRegion) + state_.units[u].offset;
+  return seg_.regionAs<float>(kExpAvgRegion) + state_.owned[u].offset;
 }
 float* Leader::expAvgSq(int u) const {
-  return seg_.regionAs<float>(kExpAvgSqRegion) + state_.units[u].offset;
+  return seg_.regionAs<float>(kExpAvgSqRegion) + state_.owned[u].offset;
 }
 uint16_t* Leader::bf16Copy(int u) const {
+  if (seg_.layout().find(kComputeCopyRegion) == nullptr) return nullptr;
   return seg_.regionAs<uint16_t>(kComputeCopyRegion) + state_.units[u].offset;
 }
 
+void Leader::storeWholeUnit(int u, const float* full) {
+  const int64_t owned = shards_.owned_numels[u];
+  optim::ChunkState st{master(u), expAvg(u), expAvgSq(u), nullptr, owned};
+  engine_.firstTouch(st);  // zeroes m and v too
+  float* m = master(u);
+  for (int64_t i : unit_chunks_[u]) {
+    const OwnedPart& p = shards_.parts[i];
+    std::memcpy(m + p.offset, full + p.begin, p.numel() * sizeof(float));
+  }
+  const int64_t n = layout_.units[u].numel;
+  if (uint16_t* b = bf16Copy(u)) {
+#pragma omp parallel for schedule(static) num_threads(engine_.teamFor(n))
+    for (int64_t i = 0; i < n; ++i) b[i] = optim::floatToBf16(full[i]);
+  } else {
+    float* copy = seg_.regionAs<float>(kDeliveryF32Region) + state_.units[u].offset;
+    std::memcpy(copy, full, n * sizeof(float));
+  }
+}
+
 void Leader::loadCheckpoint(const std::string& dir, const model::ModelConfig& config) {
+  if (sharded()) {
+    const auto ckpt = formats::CheckpointReader::open(dir);
+    model::validateCheckpoint(ckpt, config, layout_, /*checkDType=*/false);
+    std::vector<float> full;
+    for (int u = 0; u < layout_.numUnits(); ++u) {
+      full.assign(layout_.units[u].numel, 0.0f);
+      model::loadUnit(ckpt, layout_.units[u], full.data());
+      storeWholeUnit(u, full.data());
+    }
+    return;
+  }
   std::vector<float*> buffers;
   for (int u = 0; u < layout_.numUnits(); ++u) {
     optim::ChunkState st{master(u), expAvg(u), expAvgSq(u), bf16Copy(u),
@@ -102,11 +145,16 @@ inline float normalAt(uint64_t seed, uint64_t i) {
 
 void Leader::initRandom(const model::ModelConfig& config, uint64_t seed) {
   const double std_dev = config.raw.value("initializer_range", 0.02);
+  std::vector<float> whole;  // sharded across nodes: the whole unit, then this node's parts
   for (int u = 0; u < layout_.numUnits(); ++u) {
     const auto& unit = layout_.units[u];
-    optim::ChunkState st{master(u), expAvg(u), expAvgSq(u), bf16Copy(u), unit.numel};
-    engine_.firstTouch(st);
-    float* m = master(u);
+    if (sharded()) {
+      whole.assign(unit.numel, 0.0f);
+    } else {
+      optim::ChunkState st{master(u), expAvg(u), expAvgSq(u), bf16Copy(u), unit.numel};
+      engine_.firstTouch(st);
+    }
+    float* m = sharded() ? whole.data() : master(u);
     uint16_t* b = bf16Copy(u);
     for (const auto& p : unit.params) {
       const bool is_norm = p.name.find("norm.weight") != std::string::npos;
@@ -118,6 +166,10 @@ void Leader::initRandom(const model::ModelConfig& config, uint64_t seed) {
         dst[i] = is_norm ? 1.0f : is_bias ? 0.0f
                                           : static_cast<float>(std_dev) * normalAt(pseed, i);
     }
+    if (sharded()) {
+      storeWholeUnit(u, m);
+      continue;
+    }
 #pragma omp parallel for schedule(static) num_threads(engine_.teamFor(unit.numel))
     for (int64_t i = 0; i < unit.numel; ++i) b[i] = optim::floatToBf16(m[i]);
   }
@@ -126,8 +178,8 @@ void Leader::initRandom(const model::ModelConfig& config, uint64_t seed) {
 void Leader::loadState(const std::string& file) {
   const auto f = formats::SafetensorsFile::open(file);
   for (int u = 0; u < layout_.numUnits(); ++u) {
-    const int64_t n = layout_.units[u].numel;
-    optim::ChunkState st{master(u), expAvg(u), expAvgSq(u), bf16Copy(u), n};
+    const int64_t n = shards_.owned_numels[u];
+    optim::ChunkState st{master(u), expAvg(u), expAvgSq(u), sharded() ? nullptr : bf16Copy(u), n};
     engine_.firstTouch(st);
     const std::pair<const char*, float*> parts[] = {
         {"master", master(u)}, {"exp_avg", expAvg(u)}, {"exp_avg_sq", expAvgSq(u)}};
@@ -135,9 +187,21 @@ void Leader::loadState(const std::string& file) {
       const std::string name = fmt::format("unit{}.{}", u, what);
       const formats::TensorInfo& t = f.get(name);
       if (t.numel() != n)
-        throwUserError("{}: {} has {} elements but this model's unit {} has {}.\nHINT: resume "
-                       "with the same model configuration", file, name, t.numel(), u, n);
+        throwUserError("{}: {} has {} elements but this model's unit {} has {}{}.\nHINT: resume "
+                       "with the same model configuration{}", file, name, t.numel(), u, n,
+                       sharded() ? " on this node" : "",
+                       sharded() ? ", node count, node layout and --chunk-numel" : "");
       f.readFloat32(t, dst);
+    }
+    if (sharded()) {
+      // This node's parts into the delivery copy, then every node's parts from the others.
+      for (int64_t i : unit_chunks_[u]) {
+        const OwnedPart& p = shards_.parts[i];
+        if (uint16_t* b = bf16Copy(u))
+          for (int64_t e = 0; e < p.numel(); ++e) b[p.begin + e] = optim::floatToBf16(master(u)[p.offset + e]);
+        node_layout_->publish(i);
+      }
+      continue;
     }
     uint16_t* b = bf16Copy(u);
     const float* m = master(u);
@@ -146,10 +210,36 @@ void Leader::loadState(const std::string& file) {
   }
 }
 
+std::vector<float> Leader::gatherMaster(int u) const {
+  const int64_t n = layout_.units[u].numel;
+  if (!sharded()) return ctx_.node_id == 0 ? std::vector<float>(master(u), master(u) + n) : std::vector<float>();
+  const int N = ctx_.num_nodes;
+  std::vector<int> counts(N), displs(N);
+  for (int p = 0, d = 0; p < N; ++p) {
+    counts[p] = static_cast<int>(NodeShards::build(plan_, N, p).owned_numels[u]);
+    displs[p] = d;
+    d += counts[p];
+  }
+  std::vector<float> parts(ctx_.node_id == 0 ? n : 0);
+  MPI_CHECK(MPI_Gatherv(master(u), static_cast<int>(shards_.owned_numels[u]), MPI_FLOAT,
+                        parts.data(), counts.data(), displs.data(), MPI_FLOAT, 0, ctx_.leaders));
+  if (ctx_.node_id != 0) return {};
+  std::vector<float> full(n);
+  for (int p = 0; p < N; ++p) {
+    const NodeShards s = NodeShards::build(plan_, N, p);
+    for (int64_t i : unit_chunks_[u]) {
+      const OwnedPart& part = s.parts[i];
+      std::memcpy(full.data() + part.begin, parts.data() + displs[p] + part.offset,
+                  part.numel() * sizeof(float));
+    }
+  }
+  return full;
+}
+
 std::vector<formats::TensorToWrite> Leader::stateTensors() const {
   std::vector<formats::TensorToWrite> out;
   for (int u = 0; u < layout_.numUnits(); ++u) {
-    const int64_t n = layout_.units[u].numel;
+    const int64_t n = shards_.owned_numels[u];
     const std::pair<const char*, const float*> parts[] = {
         {"master", master(u)}, {"exp_avg", expAvg(u)}, {"exp_avg_sq", expAvgSq(u)}};
     for (const auto& [what, src] : parts)
@@ -178,6 +268,34 @@ optim::GradView Leader::gradView(int slot, const void** ptrs) const {
   return g;
 }
 
+void Leader::updateRange(int unit, const OwnedPart& part, const OwnedState& st0,
+                         const optim::GradView& grad, float grad_scale, int64_t step, double lr,
+                         double* norm_sq) {
+  const size_t esize = grad.dtype == optim::DType::kBF16 ? 2 : 4;
+  const int64_t begin = part.begin, end = part.end;
+  for (const DecaySpan& d : decay_[unit]) {
+    const int64_t b = std::max(begin, d.begin), e = std::min(end, d.end);
+    if (b >= e) continue;
+    optim::AdamWHyper h;
+    h.lr = lr;
+    h.beta1 = opts_.beta1;
+    h.beta2 = opts_.beta2;
+    h.eps = opts_.eps;
+    h.weightDecay = d.weight_decay;
+    h.step = step;
+    const optim::StepConstants c = optim::makeStepConstants(h, grad_scale);
+    const void* shifted[optim::kMaxSlots];
+    for (int w = 0; w < grad.numSlots; ++w)
+      shifted[w] = static_cast<const char*>(grad.slots[w]) + (b - begin) * esize;
+    optim::GradView g = grad;
+    g.slots = shifted;
+    const int64_t o = b - begin;
+    optim::ChunkState st{st0.master + o, st0.exp_avg + o, st0.exp_avg_sq + o, st0.bf16 + o, e - b};
+    const double nsq = engine_.updateWithNorm(st, g, c);
+    if (norm_sq) *norm_sq += nsq;
+  }
+}
+
 optim::ChunkState Leader::unitState(int u) const {
   return optim::ChunkState{master(u), expAvg(u), expAvgSq(u), bf16Copy(u), layout_.units[u].numel};
 }
@@ -194,25 +312,6 @@ optim::StepConstants Leader::constants(double weight_decay, float grad_scale, in
   return optim::makeStepConstants(h, grad_scale);
 }
 
-void Leader::updateRange(int unit, int64_t begin, int64_t end, const optim::GradView& grad,
-                         float grad_scale, int64_t step, double lr, double* norm_sq) {
-  const size_t esize = grad.dtype == optim::DType::kBF16 ? 2 : 4;
-  for (const DecaySpan& d : decay_[unit]) {
-    const int64_t b = std::max(begin, d.begin), e = std::min(end, d.end);
-    if (b >= e) continue;
-    const optim::StepConstants c = constants(d.weight_decay, grad_scale, step, lr);
-    const void* shifted[optim::kMaxSlots];
-    for (int w = 0; w < grad.numSlots; ++w)
-      shifted[w] = static_cast<const char*>(grad.slots[w]) + (b - begin) * esize;
-    optim::GradView g = grad;
-    g.slots = shifted;
-    optim::ChunkState st{master(unit) + b, expAvg(unit) + b, expAvgSq(unit) + b,
-                         bf16Copy(unit) + b, e - b};
-    const double nsq = engine_.updateWithNorm(st, g, c);
-    if (norm_sq) *norm_sq += nsq;
-  }
-}
-
 void Leader::embeddingChunk(const Chunk& c, const optim::GradView& grad, int64_t step, double lr,
                             bool clip, double* norm_sq) {
   const int64_t n = c.numel();
@@ -220,7 +319,7 @@ void Leader::embeddingChunk(const Chunk& c, const optim::GradView& grad, int64_t
   if (c.pass == ChunkPass::kEmbeddingDense) {
     const optim::GradView g = plan_.dense_pass_written ? grad : split_->zeroGradient();
     if (clip) {
-      float* dst = seg_.regionAs<float>(kGradAccumRegion) + state_.units[0].offset + c.begin;
+      float* dst = seg_.regionAs<float>(kGradAccumRegion) + state_.owned[0].offset + c.begin;
 #pragma omp parallel for schedule(static) num_threads(threads)
       for (int64_t e = 0; e < n; ++e) {
         float s = 0;
@@ -238,7 +337,7 @@ void Leader::embeddingChunk(const Chunk& c, const optim::GradView& grad, int64_t
     return;
   }
   if (clip) {
-    float* accum = seg_.regionAs<float>(kGradAccumRegion) + state_.units[0].offset;
+    float* accum = seg_.regionAs<float>(kGradAccumRegion) + state_.owned[0].offset;
     split_->accumulate(accum, grad, c.begin, c.end, threads);
     if (c.last_of_unit) {
       const void* one[1] = {accum};
@@ -256,6 +355,7 @@ LeaderStepStats Leader::step(int64_t step) {
   const std::string me = ctx_.describe();
   const int S = spec_.num_slots;
   const bool clip = opts_.max_grad_norm > 0;
+  NodeLayout& nodes = *node_layout_;
   LeaderStepStats stats;
   stats.step = step;
   stats.lr = optim::scheduledLr(opts_.lrSchedule(), step - 1);
@@ -267,6 +367,7 @@ LeaderStepStats Leader::step(int64_t step) {
 
   for (int64_t i = 0; i < plan_.chunksPerStep(); ++i) {
     const Chunk& c = plan_.chunks[i];
+    const OwnedPart& part = nodes.owned(i);
     const int64_t k = plan_.sequence(step - base_step_, i);
     const int slot = static_cast<int>(k % S);
     const uint64_t use = static_cast<uint64_t>(k / S);
@@ -286,19 +387,25 @@ LeaderStepStats Leader::step(int64_t step) {
       t_update = shm::monotonicNs();
     }
     if (spans[c.unit].begin_ns == 0) spans[c.unit] = {c.unit, t_update, 0};
-    const optim::GradView grad = gradView(slot, ptrs);
+    auto release = [&] {
+      for (int w = 1; w <= num_workers_; ++w) cb.chunkConsumed(slot, w).store(use + 1);
+    };
+    // Every node's gradient of this node's part (one node: the staged slots themselves).
+    const optim::GradView grad = nodes.gradient(i, gradView(slot, ptrs));
+    if (!nodes.readsStaging()) release();
     if (c.pass != ChunkPass::kWhole) {
       // The step's token rows, written by the first worker before any of its hand-offs.
       if (c.pass == ChunkPass::kEmbeddingDense && c.begin == 0)
         split_->beginStep(seg_.regionAs<uint64_t>(kTokenRowsRegion) + (step % 2) * spec_.token_row_words);
       embeddingChunk(c, grad, step, stats.lr, clip, &norm_sq);
     } else if (!clip) {
-      updateRange(c.unit, c.begin, c.end, grad, 1.0f, step, stats.lr, &norm_sq);
+      updateRange(c.unit, part, nodes.state(i), grad, 1.0f, step, stats.lr, &norm_sq);
+      nodes.publish(i);
     } else {
       // Reduce into the full-gradient region (slot order, fp32: the same sum the fused pass
       // computes), its squared norm from the same data.
-      float* dst = accum + state_.units[c.unit].offset + c.begin;
-      const int64_t n = c.numel();
+      float* dst = accum + state_.owned[c.unit].offset + part.offset;
+      const int64_t n = part.numel();
       const int slots = grad.numSlots;
       const bool bf16 = grad.dtype == optim::DType::kBF16;
 #pragma omp parallel for schedule(static) num_threads(engine_.teamFor(n))
@@ -312,7 +419,7 @@ LeaderStepStats Leader::step(int64_t step) {
       const void* one[1] = {dst};
       norm_sq += engine_.gradSquaredNorm(optim::GradView{one, 1, optim::DType::kF32}, n, 1.0f);
     }
-    for (int w = 1; w <= num_workers_; ++w) cb.chunkConsumed(slot, w).store(use + 1);
+    if (nodes.readsStaging()) release();
     if (i == plan_.chunksPerStep() / 2) killPoint("update", step);  // tests: half updated
     const uint64_t t2 = shm::monotonicNs();
     stats.wait_s += seconds(t0, t1);
@@ -322,20 +429,30 @@ LeaderStepStats Leader::step(int64_t step) {
       spans[c.unit].end_ns = shm::monotonicNs();
     }
   }
-  stats.grad_norm = std::sqrt(norm_sq);
+  stats.grad_norm = std::sqrt(nodes.globalNormSq(norm_sq));
   if (clip) {
     // torch.nn.utils.clip_grad_norm_: coef = max_norm / (total_norm + 1e-6), clamped to 1.
     stats.clip_coef = std::min(1.0, opts_.max_grad_norm / (stats.grad_norm + 1e-6));
     const uint64_t t0 = shm::monotonicNs();
     double gate_s = 0;
-    for (int u : plan_.updateOrder()) {
-      if (gate_) gate_s += gate_(u);
-      spans[u].begin_ns = shm::monotonicNs();
-      const void* one[1] = {accum + state_.units[u].offset};
-      updateRange(u, 0, layout_.units[u].numel, optim::GradView{one, 1, optim::DType::kF32},
+    for (int64_t i = 0; i < plan_.chunksPerStep(); ++i) {  // plan order: unit by unit
+      const Chunk& c = plan_.chunks[i];
+      // The row-split embedding's gradient is whole in the region: its token-pass chunks
+      // update it (once), its dense-pass chunks are skipped.
+      if (c.pass == ChunkPass::kEmbeddingDense) continue;
+      const OwnedPart& part = nodes.owned(i);
+      if (i == 0 || plan_.chunks[i - 1].unit != c.unit || plan_.chunks[i - 1].pass != c.pass) {
+        if (gate_) gate_s += gate_(c.unit);
+        spans[c.unit].begin_ns = shm::monotonicNs();
+      }
+      const void* one[1] = {accum + state_.owned[c.unit].offset + part.offset};
+      updateRange(c.unit, part, nodes.state(i), optim::GradView{one, 1, optim::DType::kF32},
                   static_cast<float>(stats.clip_coef), step, stats.lr, nullptr);
-      cb.layerVersion(u).store(static_cast<uint64_t>(step));
-      spans[u].end_ns = shm::monotonicNs();
+      nodes.publish(i);
+      if (c.last_of_unit) {
+        cb.layerVersion(c.unit).store(static_cast<uint64_t>(step));
+        spans[c.unit].end_ns = shm::monotonicNs();
+      }
     }
     stats.reduce_update_s += seconds(t0, shm::monotonicNs()) - gate_s;
     stats.checkpoint_wait_s += gate_s;

@@ -12,6 +12,10 @@
 // the clip coefficient, and only then updates (the documented cost: no update overlaps the
 // backward, and one more pass over the gradient).
 //
+// Several nodes (design.md, "Several nodes"): what crosses nodes, and which elements of a chunk
+// this leader updates, is the NodeLayout's (leader/node_layout.h: replicated or sharded); the
+// step below is the same for every layout.
+//
 // Threading: one thread (the leader's main thread) calls step(); the optimizer engine runs its
 // OpenMP team inside each pass. No LibTorch here.
 #pragma once
@@ -27,8 +31,10 @@
 #include "model/config.h"
 #include "model/param_layout.h"
 #include "optim/adamw.h"
+#include "leader/node_layout.h"
 #include "runtime/chunk_plan.h"
 #include "runtime/host_state_layout.h"
+#include "runtime/node_shards.h"
 #include "runtime/rank_context.h"
 #include "runtime/train_options.h"
 #include "shm/segment.h"
@@ -55,14 +61,19 @@ struct LeaderStepStats {
 
 class Leader {
  public:
-  /// `seg` must have been created with HostStateLayout::build(spec); `layout` gives the units.
+  /// `seg` must have been created with HostStateLayout::build(spec); `layout` gives the units;
+  /// `shards` this node's parts of the chunks (NodeShards::build(plan, N, node) when sharded
+  /// across N nodes, else (plan, 1, 0)); opts.node_layout picks the layout when N > 1.
   Leader(const RankContext& ctx, const shm::Segment& seg, const HostStateSpec& spec,
          const HostStateLayout& state, const model::ParamLayout& layout, const ChunkPlan& plan,
-         const TrainOptions& opts);
+         const NodeShards& shards, const TrainOptions& opts);
+  ~Leader();
 
   /// Reads a Hugging Face checkpoint straight into the FP32 master regions (mmap, no second
   /// copy), zeroes m and v, writes the bf16 copy, first-touching pages with the optimizer's
-  /// thread partition. Throws UserError on a bad checkpoint.
+  /// thread partition. Sharded across nodes: unit by unit through one unit-sized fp32 buffer,
+  /// keeping this node's parts and writing the whole delivery copy. Throws UserError on a bad
+  /// checkpoint.
   void loadCheckpoint(const std::string& dir, const model::ModelConfig& config);
 
   /// Random initialisation as transformers' _init_weights does for Llama-family models:
@@ -72,12 +83,21 @@ class Leader {
   void initRandom(const model::ModelConfig& config, uint64_t seed);
 
   /// Resumes from a checkpoint's optimizer.safetensors (master/exp_avg/exp_avg_sq per unit,
-  /// written by stateTensors()): exact FP32 state; the bf16 copy is derived again. Throws
-  /// UserError naming the file when a tensor is missing or has another size.
+  /// written by stateTensors()): exact FP32 state; the bf16 copy is derived again. Sharded
+  /// across nodes: this node's file of parts, and the delivery copy completed by all-gathers
+  /// (collective over ctx.leaders). Throws UserError naming the file when a tensor is missing
+  /// or has another size.
   void loadState(const std::string& optimizer_file);
   /// The tensors of a checkpoint: "unit{u}.master", "unit{u}.exp_avg", "unit{u}.exp_avg_sq",
-  /// fp32 [unit numel], pointing into the segment (no copy).
+  /// fp32 [elements of unit u this node holds: its numel, or its owned part when sharded
+  /// across nodes], pointing into the segment (no copy).
   std::vector<formats::TensorToWrite> stateTensors() const;
+  /// The whole FP32 master of unit u ([layout.units[u].numel]) on node 0's leader (empty
+  /// elsewhere): a copy of master(u), or, sharded across nodes, every node's parts gathered.
+  /// Collective over ctx.leaders (every leader, the same u).
+  std::vector<float> gatherMaster(int unit) const;
+  /// The layout across nodes ("one node", "replicated", "sharded").
+  const char* nodeLayoutName() const { return node_layout_->name(); }
   /// The run continues after step `s0` (0: a fresh run): layer versions are published as s0,
   /// and staging-ring sequence numbers count from step s0 + 1.
   void setBaseStep(int64_t s0);
@@ -96,14 +116,15 @@ class Leader {
   void setUpdateGate(UpdateGate gate) { gate_ = std::move(gate); }
 
   /// Runs optimizer step `step` (1-based) as the workers' gradients arrive; returns when every
-  /// unit's new version is published. Throws TimeoutError / JobAbortedError from the waits (and
-  /// whatever the update gate throws).
+  /// unit's new version is published. Throws TimeoutError / JobAbortedError from the waits.
   LeaderStepStats step(int64_t step);
 
-  /// FP32 master weights of unit u ([layout.units[u].numel]).
+  /// FP32 master weights of unit u: [layout.units[u].numel], or this node's part of it
+  /// ([shards.owned_numels[u]], NodeShards order) when sharded across nodes.
   float* master(int unit) const;
   float* expAvg(int unit) const;
   float* expAvgSq(int unit) const;
+  /// The whole bf16 copy of unit u; nullptr when the segment has none (sharded, fp32 compute).
   uint16_t* bf16Copy(int unit) const;
   const optim::Engine& engine() const { return engine_; }
 
@@ -113,13 +134,18 @@ class Leader {
     double weight_decay;
   };
   optim::GradView gradView(int slot, const void** ptrs) const;
-  optim::StepConstants constants(double weight_decay, float grad_scale, int64_t step, double lr) const;
-  optim::ChunkState unitState(int u) const;  // unit u's master, m, v, bf16 copy
-  void updateRange(int unit, int64_t begin, int64_t end, const optim::GradView& grad,
+  /// The fused AdamW pass over owned part `p` of unit `unit` (state `st` at p.begin).
+  void updateRange(int unit, const OwnedPart& p, const OwnedState& st, const optim::GradView& grad,
                    float grad_scale, int64_t step, double lr, double* norm_sq);
+  /// Sharded across nodes: keeps this node's parts of the whole fp32 unit `full` in the master
+  /// and writes the whole delivery copy from it.
+  void storeWholeUnit(int unit, const float* full);
+  optim::StepConstants constants(double weight_decay, float grad_scale, int64_t step, double lr) const;
+  optim::ChunkState unitState(int u) const;  // unit u's master, m, v, bf16 copy (one node)
   // One chunk of the row-split embedding update (ChunkPass kEmbeddingDense / kEmbeddingTokens).
   void embeddingChunk(const Chunk& c, const optim::GradView& grad, int64_t step, double lr,
                       bool clip, double* norm_sq);
+  bool sharded() const { return state_.sharded; }
 
   const RankContext& ctx_;
   const shm::Segment& seg_;
@@ -127,8 +153,11 @@ class Leader {
   const HostStateLayout& state_;
   const model::ParamLayout& layout_;
   const ChunkPlan& plan_;
+  const NodeShards& shards_;
   TrainOptions opts_;
   optim::Engine engine_;
+  std::unique_ptr<NodeLayout> node_layout_;
+  std::vector<std::vector<int64_t>> unit_chunks_;  // [unit]: chunk indices of the plan
   std::vector<std::vector<DecaySpan>> decay_;  // per unit
   std::unique_ptr<EmbeddingRowSplit> split_;   // the row-split embedding update, when planned
   int num_workers_ = 0;

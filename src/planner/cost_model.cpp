@@ -35,7 +35,7 @@ struct Rates {
 std::vector<std::pair<std::string, double>> ResourceBusy::items() const {
   return {{"gpu", gpu_compute},      {"h2d", h2d_gpu},           {"d2h", d2h_gpu},
           {"h2d-all", h2d_total},    {"d2h-all", d2h_total},     {"nvlink", collective},
-          {"host-mem", host_memory}, {"cpu-update", cpu_update}};
+          {"host-mem", host_memory}, {"cpu-update", cpu_update}, {"network", network}};
 }
 
 double mlpTileRows(const Workload& w, double mb_tokens) {
@@ -108,9 +108,12 @@ double hostBytes(const Workload& w, const MachineDescription& m, const Policy& p
   double state = 0;
   for (int64_t u : w.unit_numels) state += double((u + 1023) / 1024 * 1024);
   const double gs = p.bf16_staging ? 2 : 4;
+  // sharded across N nodes: master, m, v (and clipping) for 1/N, the delivery copy whole
+  const bool node_sharded = w.nodes > 1 && w.node_sharded;
+  const double per_param = node_sharded ? 12.0 / w.nodes + w.compute_bytes : 14.0;
   // the staging ring is sized for G sub-slots on either route (host_state_layout.h)
-  double bytes = 14.0 * state + double(p.ring_slots) * w.G * double(p.chunk_numel) * gs;
-  if (w.clip) bytes += 4.0 * state;
+  double bytes = per_param * state + double(p.ring_slots) * w.G * double(p.chunk_numel) * gs;
+  if (w.clip) bytes += 4.0 * state / (node_sharded ? w.nodes : 1);
   if (w.cuda) {
     int off = 0;
     for (LayerActivation a : p.layers(w.L)) off += a == LayerActivation::kOffload;
@@ -281,7 +284,8 @@ Prediction predict(const Workload& w, const MachineDescription& m, const Policy&
   const double bpp = 26.0 + k_slots * gs;
   const double clip_bpp = k_slots * gs + 8.0;
   const double pass_bpp = w.clip ? clip_bpp : bpp;
-  const bool split = w.split_embedding && p.reduction == ReductionRoute::kCpu && !w.clip;
+  const bool split = w.split_embedding && p.reduction == ReductionRoute::kCpu && !w.clip &&
+                     w.nodes <= 1;  // one node: the runtime plans it for one node only
   const int64_t token_numel = std::min<int64_t>(w.unit_numels[0], w.tokenRowsBound() * w.C);
   const double token_frac = double(token_numel) / double(w.unit_numels[0]);
   std::vector<Handoff> handoffs;
@@ -324,6 +328,26 @@ Prediction predict(const Workload& w, const MachineDescription& m, const Policy&
   std::vector<double> d2h_free(G, 0.0);
   std::vector<double> leader_end;
   double leader = 0;
+  // several nodes (see the header): ring collectives between the leaders over the NIC
+  const int NN = std::max(1, w.nodes);  // nodes (N in the header; N is a unit's numel below)
+  const bool xnode = NN > 1, nsh = xnode && w.node_sharded;
+  const double r_net = xnode ? m.network.gbps / 8.0 * 1e9 * m.network.efficiency : 1.0;
+  const double lat = m.network.latency_s, frac = double(NN - 1) / NN;
+  double leader_bytes = 0, net_bytes = 0;
+  // The exchange of a chunk's gradient (c elements, fp32) and, sharded, the all-gather of the
+  // updated delivery copy; seconds on the NIC.
+  auto gradExchange = [&](double c) {
+    if (!xnode) return 0.0;
+    const double bytes = (nsh ? 1.0 : 2.0) * frac * 4.0 * c;
+    net_bytes += bytes;
+    return bytes / r_net + (nsh ? 1.0 : 2.0) * (NN - 1) * lat;
+  };
+  auto paramGather = [&](double c) {
+    if (!nsh) return 0.0;
+    const double bytes = frac * w.compute_bytes * c;
+    net_bytes += bytes;
+    return bytes / r_net + (NN - 1) * lat;
+  };
   for (const auto& [u, t_ready, N, unit_bpp] : handoffs) {
     const int64_t shard = ChunkPlan::shardNumel(N, G);
     for (int64_t c0 = 0; c0 < N; c0 += p.chunk_numel) {
@@ -345,17 +369,36 @@ Prediction predict(const Workload& w, const MachineDescription& m, const Policy&
       const double mine = double(c1 - c0) * gs / (gpu_red ? G : 1);
       d2h_bytes += mine;
       busy.d2h_gpu += mine / r.d2h_bwd;
-      const double pass = double(c1 - c0) * unit_bpp / r.adam + m.host.chunk_overhead_s;
-      leader = std::max(leader, arrival) + pass;
+      const double c = double(c1 - c0);
+      double pass = 0, net = 0;
+      if (!xnode) {
+        pass = c * unit_bpp / r.adam;
+        leader_bytes += c * unit_bpp;
+      } else {
+        // sum the staged slots, exchange, then update this node's part (or, clipping, keep it)
+        const double sum_b = c * (k_slots * gs + 4.0);
+        const double own = nsh ? c / NN : c;
+        const double upd_b = w.clip ? own * 8.0 : own * 30.0;
+        pass = (sum_b + upd_b) / r.adam;
+        leader_bytes += sum_b + upd_b;
+        net = gradExchange(c) + (w.clip ? 0.0 : paramGather(c));
+      }
+      pass += m.host.chunk_overhead_s;
+      leader = std::max(leader, arrival) + pass + net;
       busy.cpu_update += pass;
+      busy.network += net;
       leader_end.push_back(leader);
     }
   }
   if (w.clip) {
-    const double upd = double(w.totalNumel()) * (26.0 + 4.0) / r.adam;
-    out.clip_s = upd;
-    leader += upd;
+    const double own = double(w.totalNumel()) / (nsh ? NN : 1);
+    const double upd = own * (26.0 + 4.0) / r.adam;
+    const double ag = paramGather(double(w.totalNumel()));
+    leader_bytes += own * 30.0;
+    out.clip_s = upd + ag;
+    leader += upd + ag;
     busy.cpu_update += upd;
+    busy.network += ag;
   }
   double end = std::max(leader, last_compute);
   for (double t : d2h_free) end = std::max(end, t);
@@ -373,8 +416,8 @@ Prediction predict(const Workload& w, const MachineDescription& m, const Policy&
     busy.h2d_total += G * via_host_bytes / h2d_all;
     busy.d2h_total += G * via_host_bytes / d2h_all;
   }
-  double host_traffic = double(w.totalNumel()) * (w.clip ? clip_bpp + 30.0 : bpp) +
-                        G * (h2d_bytes + d2h_bytes) + 2.0 * G * via_host_bytes;
+  double host_traffic = leader_bytes + G * (h2d_bytes + d2h_bytes) + 2.0 * G * via_host_bytes +
+                        2.0 * net_bytes;  // the NIC reads what it sends and writes what it receives
   busy.host_memory = host_traffic / (m.host.mem_bw_gbps * 1e9);
   double top = 0;
   for (const auto& [name, t] : busy.items()) {

@@ -48,13 +48,28 @@
 //   recomputed layers' inputs on the GPU + the running hidden state + the head/backward reserve,
 //   with the runtime's own formulas (worker.cpp keptBytes/reserveBytes). Host: 14 B/param
 //   (unit-aligned) + staging S G chunk g + clipping's 4 B/param + offloaded inputs + processes.
-// Several nodes (issue 17, not modelled yet): the terms it will add are the network's busy time
-//   (replicated layout: an all-reduce of the reduced gradient across nodes, 2 (N-1)/N x 4 P bytes
-//   per node; sharded layout: reduce-scatter of gradients and all-gather of the updated bf16
-//   parameters, (N-1)/N x (g + 2) P bytes per node, at the NIC rate), the leader's update shrinking
-//   to P/N, host bytes per node 14 P / N + staging, and a drain that includes the all-gather of the
-//   embedding's last shard. They belong in predict() beside the NVLink terms, with a `network`
-//   entry in ResourceBusy and nodes/NIC rate in MachineDescription.
+// Several nodes (issue 17; N nodes of G workers, each node a leader; hierarchical: the node's
+//   routes first, then the leaders over the network with MPI, leader/node_layout.h). The batch
+//   is split over N G workers. Per chunk of c elements, after its arrival, the leader (blocked
+//   in each MPI call, so serial on its timeline):
+//     sum of its k staged slots into an fp32 buffer: c (k g + 4) / R_adam
+//     replicated: ring all-reduce of 4c bytes: 2 (N-1)/N 4c / R_net + 2 (N-1) lat, then the
+//       update of the whole chunk, c (26 + 4) / R_adam (it reads the fp32 sum, not k slots);
+//     sharded: ring reduce-scatter, (N-1)/N 4c / R_net + (N-1) lat; the update of its c/N part,
+//       (c/N) (26 + 4) / R_adam; ring all-gather of the updated delivery copy (e bytes per
+//       element: bf16 2, or fp32 4 for CPU workers), (N-1)/N e c / R_net + (N-1) lat.
+//   Ring collective costs: Patarasuk & Yuan, "Bandwidth optimal all-reduce algorithms for
+//   clusters of workstations", JPDC 2009 (all-reduce = reduce-scatter + all-gather, each moving
+//   (N-1)/N of the buffer per node in N-1 steps); NCCL's "busBw" convention (docs, "Performance
+//   reported by NCCL tests") is the same factor. R_net = NIC line rate / 8 x efficiency (MPI over
+//   UCX/RDMA reaches ~80% of line rate for MiB messages: an assumption, not measured here);
+//   lat = per step latency. Clipping: the exchange per chunk, then after the barrier the update
+//   (P, or P/N sharded) and, sharded, the all-gathers of every unit ((N-1)/N e P / R_net).
+//   Busy: "network" = the seconds the NIC carries; host memory also counts the NIC's DMA bytes.
+//   Host bytes per node, sharded: 12/N B/param (master, m, v) + the whole delivery copy (e) +
+//   staging (+ 4/N clipping); replicated: 14 B/param as on one node. Not modelled: GPU-side
+//   cross-node NCCL (not implemented: the leaders exchange on the CPU), and the overlap of one
+//   chunk's network time with the next chunk's sum (the runtime does not overlap them either).
 #pragma once
 
 #include <string>
@@ -76,6 +91,7 @@ struct ResourceBusy {
   double collective = 0;   // all-gather + reduce-scatter (NVLink / NCCL)
   double host_memory = 0;  // leader's update bytes + DMA bytes at host memory bandwidth
   double cpu_update = 0;   // leader's fused passes
+  double network = 0;      // the node's NIC: the leaders' cross-node collectives (N > 1)
   /// (name, seconds) in a fixed order.
   std::vector<std::pair<std::string, double>> items() const;
 };

@@ -50,6 +50,12 @@ void MachineDescription::validate(const std::string& where) const {
   pos(host.mem_bw_gbps, "host.mem_bw_gbps");
   pos(host.ram_gib, "host.ram_gib");
   if (host.cores < 1) throwUserError("{}: 'host.cores' must be >= 1", where);
+  if (network.nodes < 1) throwUserError("{}: 'network.nodes' must be >= 1, got {}", where, network.nodes);
+  if (network.nodes > 1) {
+    pos(network.gbps, "network.gbps");
+    if (!(network.efficiency > 0 && network.efficiency <= 1))
+      throwUserError("{}: 'network.efficiency' must be in (0, 1], got {}", where, network.efficiency);
+  }
   if (host.adamw_gbps.empty())
     throwUserError("{}: 'host.adamw_gbps' (AdamW bytes/s by thread count) is empty", where);
   for (const auto& [th, r] : host.adamw_gbps) {
@@ -79,6 +85,8 @@ nlohmann::json toJson(const MachineDescription& m) {
             {"mem_bw_gbps", m.host.mem_bw_gbps}, {"ram_gib", m.host.ram_gib}, {"adamw_gbps", adam},
             {"chunk_overhead_s", m.host.chunk_overhead_s},
             {"step_overhead_s", m.host.step_overhead_s}}},
+          {"network", {{"nodes", m.network.nodes}, {"gbps", m.network.gbps},
+                       {"latency_s", m.network.latency_s}, {"efficiency", m.network.efficiency}}},
           {"provenance", m.provenance}};
 }
 
@@ -175,6 +183,14 @@ MachineDescription machineFromJson(const nlohmann::json& j, const std::string& w
     h.get("chunk_overhead_s", m.host.chunk_overhead_s);
     h.get("step_overhead_s", m.host.step_overhead_s);
     h.done();
+  }
+  if (j.contains("network")) {
+    Reader n(r.sub("network"), where + ": network");
+    n.get("nodes", m.network.nodes);
+    n.get("gbps", m.network.gbps);
+    n.get("latency_s", m.network.latency_s);
+    n.get("efficiency", m.network.efficiency);
+    n.done();
   }
   r.done();
   m.validate(where);

@@ -64,6 +64,15 @@ struct HostSpec {
   double step_overhead_s = 0;   // per step (agreement of loss/norm over MPI)
 };
 
+/// The network between nodes (issue 17): what one node's NIC(s) carry. Several nodes are
+/// priced only when nodes > 1 (a file's "network" object, or slidedp_plan --nodes/--network-gbps).
+struct NetworkSpec {
+  int nodes = 1;                 // N
+  double gbps = 0;               // per node, Gb/s (bits: 400 for one 400G NIC); bytes/s = gbps/8 x 1e9
+  double latency_s = 5e-6;       // per message step of a ring collective (MPI over RDMA ~ 2-5 us)
+  double efficiency = 0.8;       // achieved fraction of the line rate (MPI/UCX large messages)
+};
+
 struct MachineDescription {
   std::string name;
   std::string source;
@@ -71,6 +80,7 @@ struct MachineDescription {
   bool cpu_workers = false;     // the "GPU" rates describe a CPU worker (memcpy, 1 thread)
   GpuSpec gpu;
   HostSpec host;
+  NetworkSpec network;
   std::map<std::string, std::string> provenance;
 
   /// Leader cores with G workers (HostSpec::leader_cores or the launcher's split).

@@ -24,7 +24,9 @@ struct Workload {
   bool qk_norm = false;            // Qwen3 (kept per-head rstd)
   int64_t parameters = 0;          // real parameters (without padding), for FLOPs/MFU
   // ---- the run ----
-  int G = 1;                       // workers (GPUs, or CPU workers)
+  int G = 1;                       // workers per node (GPUs, or CPU workers)
+  int nodes = 1;                   // N nodes, each a leader + G workers (design.md "Several nodes")
+  bool node_sharded = true;        // N > 1: state sharded across nodes (else replicated)
   int64_t global_rows = 8;         // B: rows per step over all workers
   int64_t T = 4096;                // tokens per row
   bool cuda = true;                // GPU workers (else CPU workers)
@@ -38,8 +40,9 @@ struct Workload {
   /// random tokens reach V (1 - exp(-B T / V)) rows, text far fewer.
   int64_t tokenRowsBound() const { return global_rows * T < V ? global_rows * T : V; }
 
-  /// Rows of the busiest worker: ceil(B / G) (trainer.h rowsForWorker: first B mod G one more).
-  int64_t rowsPerWorker() const { return (global_rows + G - 1) / G; }
+  /// Rows of the busiest worker: ceil(B / (N G)) (trainer.h rowsForWorker: the batch is split
+  /// over every worker of every node, the first B mod NG one more).
+  int64_t rowsPerWorker() const { return (global_rows + int64_t{G} * nodes - 1) / (int64_t{G} * nodes); }
   /// Tokens of the busiest worker in one step.
   int64_t tokensPerWorker() const { return rowsPerWorker() * T; }
   int64_t totalNumel() const;

@@ -38,9 +38,10 @@ Delivery::~Delivery() = default;
 
 const char* Delivery::hostUnit(int u) const {
   const auto& unit = env_.state->units[u];
+  const char* region = deliveryRegion(*env_.state, env_.cdtype == at::kFloat);
   if (env_.cdtype == at::kFloat)
-    return reinterpret_cast<const char*>(env_.seg->regionAs<float>(kMasterRegion) + unit.offset);
-  return reinterpret_cast<const char*>(env_.seg->regionAs<uint16_t>(kComputeCopyRegion) + unit.offset);
+    return reinterpret_cast<const char*>(env_.seg->regionAs<float>(region) + unit.offset);
+  return reinterpret_cast<const char*>(env_.seg->regionAs<uint16_t>(region) + unit.offset);
 }
 
 void Delivery::copyFromHost(void* dst, const void* src, size_t bytes) {

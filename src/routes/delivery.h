@@ -70,7 +70,8 @@ class Delivery {
   /// copyStream() (current when called; the slot's previous compute is already waited for).
   virtual void fill(int u, int slot) = 0;
 
-  /// The unit's bytes in the segment: the FP32 master (fp32 compute) or the bf16 copy.
+  /// The unit's bytes in the segment: the FP32 master or whole fp32 copy (fp32 compute; see
+  /// deliveryRegion) or the bf16 copy.
   const char* hostUnit(int u) const;
   /// Element size of the compute dtype, in bytes.
   size_t elementSize() const { return es_; }

@@ -30,17 +30,17 @@ IpcPeers::IpcPeers(const RouteEnv& env, size_t bytes, int num_events, int num_co
   const int G = env.G, w = env.w;
   SLIDEDP_ASSERT(bytes > 0 && num_events > 0 && num_counters > 0, "IPC peers need a buffer, events and counters");
   // Every worker on this host: IPC handles and the counters' shared memory do not cross hosts.
-  MPI_CHECK(MPI_Comm_split_type(ctx.workers, MPI_COMM_TYPE_SHARED, w, MPI_INFO_NULL, &comm_));
+  MPI_CHECK(MPI_Comm_split_type(ctx.node_workers, MPI_COMM_TYPE_SHARED, w, MPI_INFO_NULL, &comm_));
   int here = 0, workers = 0;
   MPI_CHECK(MPI_Comm_size(comm_, &here));
-  MPI_CHECK(MPI_Comm_size(ctx.workers, &workers));
+  MPI_CHECK(MPI_Comm_size(ctx.node_workers, &workers));
   std::string problem;
   if (here != workers || workers != G)
     problem = fmt::format("the '{}' route needs every worker on one host (CUDA IPC does not cross "
                           "hosts): {} of the {} workers share {}'s host.\nHINT: use the NCCL routes "
                           "(--delivery sharded, --reduction gpu) across hosts",
                           route, here, workers, ctx.describe());
-  agreeOrThrow(ctx.workers, problem.empty(), problem);
+  agreeOrThrow(ctx.node_workers, problem.empty(), problem);
 
   // Peer access between every pair of GPUs (the same GPU twice is fine: copies stay on it).
   const int dev = env.device.index();
@@ -66,7 +66,7 @@ IpcPeers::IpcPeers(const RouteEnv& env, size_t bytes, int num_events, int num_co
                             "--reduction gpu), which go through host memory where peer access is missing",
                             route, bus.data(), w, buses[p].data(), p);
   }
-  agreeOrThrow(ctx.workers, problem.empty(), problem);
+  agreeOrThrow(ctx.node_workers, problem.empty(), problem);
 
   // The buffer and its handle.
   buffers_.assign(G, nullptr);

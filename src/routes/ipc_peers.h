@@ -33,7 +33,7 @@ namespace slidedp::routes {
 
 class IpcPeers {
  public:
-  /// Collective over env.ctx->workers. Checks that every worker is on this host and that every
+  /// Collective over env.ctx->node_workers. Checks that every worker is on this host and that every
   /// pair of GPUs is the same GPU or has peer access (cudaDeviceCanAccessPeer); otherwise throws
   /// UserError on every worker alike, naming `route`. Then allocates `bytes` on this worker's
   /// GPU with cudaMalloc (a base allocation, as IPC needs), `num_events` events with

@@ -24,7 +24,7 @@ class MpiReduction final : public Reduction {
     padded.narrow(0, 0, n).copy_(grad_fp32);
     at::Tensor mine = at::empty({shard}, grad_fp32.options());
     MPI_CHECK(MPI_Reduce_scatter_block(padded.data_ptr(), mine.data_ptr(), static_cast<int>(shard),
-                                       MPI_FLOAT, MPI_SUM, env_.ctx->workers));
+                                       MPI_FLOAT, MPI_SUM, env_.ctx->node_workers));
     const auto [sb, se] = ChunkPlan::shard(n, env_.G, env_.w);
     ReducedGradient r;
     r.grad = mine.narrow(0, 0, se - sb).to(env_.sdtype).contiguous();

@@ -78,7 +78,7 @@ cuda::NcclCommunicator& RouteResources::nccl(int which) {
     throwUserError("the NCCL routes (sharded, gpu) cannot run with SLIDEDP_TEST_SHARE_GPU=1: NCCL "
                    "refuses two ranks on one GPU.\nHINT: test the routes between workers on one GPU "
                    "with sharded-ipc / gpu-ipc, or unset SLIDEDP_TEST_SHARE_GPU");
-  if (!nccl_[which]) nccl_[which] = std::make_unique<cuda::NcclCommunicator>(env_.ctx->workers);
+  if (!nccl_[which]) nccl_[which] = std::make_unique<cuda::NcclCommunicator>(env_.ctx->node_workers);
   return *nccl_[which];
 }
 #endif

@@ -20,7 +20,7 @@ struct RouteEnv {
   const HostStateSpec* spec = nullptr;
   const HostStateLayout* state = nullptr;
   const model::ParamLayout* layout = nullptr;
-  int G = 1;   // workers (the ranks of ctx->workers)
+  int G = 1;   // workers of this node (the ranks of ctx->node_workers)
   int w = 0;   // this worker's index among them (= local rank - 1)
   bool cuda = false;
   at::Device device = at::kCPU;

@@ -27,7 +27,7 @@ class ShardedMpiDelivery final : public Delivery {
     auto* dbase = static_cast<char*>(window_[slot].data_ptr());
     copyFromHost(dbase + env_.w * shard * es, hostUnit(u) + sb * es, (se - sb) * es);
     MPI_CHECK(MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, dbase, static_cast<int>(shard * es),
-                            MPI_BYTE, env_.ctx->workers));
+                            MPI_BYTE, env_.ctx->node_workers));
   }
 };
 

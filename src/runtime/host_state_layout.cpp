@@ -31,20 +31,35 @@ HostStateLayout HostStateLayout::build(const HostStateSpec& spec) {
   if (spec.num_slots < 1) throwUserError("--ring-slots must be >= 1, got {}", spec.num_slots);
   if (spec.chunk_numel < 1) throwUserError("--chunk-numel must be >= 1");
   HostStateLayout h;
-  uint64_t off = 0;
-  for (int64_t n : spec.unitNumels()) {
-    if (n <= 0) throwUserError("model shape gives a unit with {} parameters", n);
-    h.units.push_back({off, static_cast<uint64_t>(n)});
-    off = (off + n + kUnitAlignElems - 1) / kUnitAlignElems * kUnitAlignElems;
-  }
+  const std::vector<int64_t> numels = spec.unitNumels();
+  h.sharded = !spec.owned_numels.empty();
+  if (h.sharded && spec.owned_numels.size() != numels.size())
+    throwUserError("owned_numels has {} units, the model {}", spec.owned_numels.size(), numels.size());
+  // Unit spans, each unit on a kUnitAlignElems boundary; returns the region's element count.
+  auto spans = [](const std::vector<int64_t>& ns, std::vector<UnitSpan>& out, bool allow_empty) {
+    uint64_t off = 0;
+    for (int64_t n : ns) {
+      if (n < 0 || (n == 0 && !allow_empty))
+        throwUserError("model shape gives a unit with {} parameters", n);
+      out.push_back({off, static_cast<uint64_t>(n)});
+      off = (off + n + kUnitAlignElems - 1) / kUnitAlignElems * kUnitAlignElems;
+    }
+    return off;
+  };
+  const uint64_t off = spans(numels, h.units, false);
+  const uint64_t owned = h.sharded ? spans(spec.owned_numels, h.owned, true) : off;
+  if (!h.sharded) h.owned = h.units;
   h.param_region_numel = off;
-  h.layout.add(kMasterRegion, shm::DType::kF32, off);
-  h.layout.add(kExpAvgRegion, shm::DType::kF32, off);
-  h.layout.add(kExpAvgSqRegion, shm::DType::kF32, off);
-  h.layout.add(kComputeCopyRegion, shm::DType::kBF16, off);
+  h.layout.add(kMasterRegion, shm::DType::kF32, owned);
+  h.layout.add(kExpAvgRegion, shm::DType::kF32, owned);
+  h.layout.add(kExpAvgSqRegion, shm::DType::kF32, owned);
+  if (h.sharded && spec.f32_delivery)
+    h.layout.add(kDeliveryF32Region, shm::DType::kF32, off);
+  else
+    h.layout.add(kComputeCopyRegion, shm::DType::kBF16, off);
   h.layout.add(kStagingRegion, spec.grad_dtype,
                static_cast<uint64_t>(spec.num_slots) * spec.num_workers * spec.chunk_numel);
-  if (spec.grad_accumulation) h.layout.add(kGradAccumRegion, shm::DType::kF32, off);
+  if (spec.grad_accumulation) h.layout.add(kGradAccumRegion, shm::DType::kF32, owned);
   if (spec.token_row_words > 0)
     h.layout.add(kTokenRowsRegion, shm::DType::kU64, 2 * static_cast<uint64_t>(spec.token_row_words));
   if (spec.extra_bytes > 0) h.layout.add(kExtraRegion, shm::DType::kU8, spec.extra_bytes);

@@ -1,6 +1,10 @@
 // The regions of the host state in the node's segment (design.md, "The shared host state"):
 // FP32 master weights, Adam moments m and v, the bf16 copy for delivery (14 bytes/param),
 // plus a bounded gradient staging ring of num_slots x G x chunk_numel elements.
+// Sharded across N nodes (leader/node_layout.h), master, m, v (and the clipping region) hold
+// only the elements this node owns (runtime/node_shards.h: 1/N of every chunk), 12/N bytes per
+// parameter, while the delivery copy the workers read stays whole: bf16 (2 B/param) or, for
+// fp32 compute, fp32 (4 B/param).
 // Parameters are stored per layer unit as one flat buffer (embedding, each decoder layer,
 // final norm + LM head); every unit starts on a 4 KiB boundary inside each region, so a
 // unit moves as one transfer and a chunk is a contiguous range of it.
@@ -51,6 +55,13 @@ struct HostStateSpec {
   bool grad_accumulation = false;  // a full fp32 gradient region (exact global-norm clipping)
   int64_t token_row_words = 0;  // > 0: the row-split embedding update's token-row bitmaps,
                                 // 2 (by step parity) x this many u64 words (TokenRows)
+  /// Sharded across nodes: per unit, the elements this node owns (NodeShards::owned_numels);
+  /// master, m, v and the clipping region are sized by it. Empty: every element (one node, or
+  /// the replicated layout).
+  std::vector<int64_t> owned_numels;
+  /// Sharded across nodes with fp32 compute: the delivery copy is a whole fp32 region
+  /// (kDeliveryF32Region) instead of the bf16 one (the master holds only this node's part).
+  bool f32_delivery = false;
 
   std::vector<int64_t> unitNumels() const {
     return unit_numels.empty() ? model.unitNumels() : unit_numels;
@@ -59,7 +70,9 @@ struct HostStateSpec {
 
 struct HostStateLayout {
   shm::Layout layout;            // regions, without the segment's own header/control
-  std::vector<UnitSpan> units;   // same spans in master / m / v / bf16
+  std::vector<UnitSpan> units;   // spans in the delivery copies (bf16, or fp32 when sharded)
+  std::vector<UnitSpan> owned;   // spans in master / m / v / clipping (= units unless sharded)
+  bool sharded = false;          // master/m/v hold only this node's part
   uint64_t param_region_numel = 0;
 
   static HostStateLayout build(const HostStateSpec& spec);
@@ -79,5 +92,12 @@ inline constexpr const char* kStagingRegion = "grad.staging";
 inline constexpr const char* kExtraRegion = "extra";
 inline constexpr const char* kGradAccumRegion = "grad.accum.f32";
 inline constexpr const char* kTokenRowsRegion = "embed.token_rows.u64";
+inline constexpr const char* kDeliveryF32Region = "state.params.f32";  // sharded, fp32 compute
+
+/// The region a worker delivers units from: the FP32 master (fp32 compute, every element on
+/// this node), the whole fp32 copy (fp32 compute, sharded across nodes) or the bf16 copy.
+inline const char* deliveryRegion(const HostStateLayout& h, bool fp32_compute) {
+  return !fp32_compute ? kComputeCopyRegion : h.sharded ? kDeliveryF32Region : kMasterRegion;
+}
 
 }  // namespace slidedp

@@ -82,9 +82,20 @@ RankContext makeRankContext(const RankOptions& opts) {
   MPI_Comm shared = MPI_COMM_NULL;
   MPI_CHECK(MPI_Comm_split_type(ctx.world, MPI_COMM_TYPE_SHARED, ctx.world_rank, MPI_INFO_NULL,
                                 &shared));
-  int shared_rank = 0;
+  int shared_rank = 0, shared_size = 0;
   MPI_CHECK(MPI_Comm_rank(shared, &shared_rank));
+  MPI_CHECK(MPI_Comm_size(shared, &shared_size));
   if (opts.virtual_node_size >= 2) {
+    int bad = shared_size % opts.virtual_node_size != 0 ? 1 : 0, any_bad = 0;
+    MPI_CHECK(MPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, ctx.world));
+    if (any_bad) {
+      MPI_CHECK(MPI_Comm_free(&shared));
+      throwAgreed("--virtual-node-size {} does not divide the {} ranks of host {} (world size "
+                  "{}): every virtual node is 1 leader + {} workers.\nHINT: start N x {} ranks "
+                  "per host (mpirun -np {} for 2 virtual nodes)", opts.virtual_node_size,
+                  shared_size, ctx.hostname, ctx.world_size, opts.virtual_node_size - 1,
+                  opts.virtual_node_size, 2 * opts.virtual_node_size);
+    }
     MPI_CHECK(MPI_Comm_split(shared, shared_rank / opts.virtual_node_size, shared_rank,
                              &ctx.node));
     MPI_CHECK(MPI_Comm_free(&shared));
@@ -109,6 +120,8 @@ RankContext makeRankContext(const RankOptions& opts) {
 
   MPI_CHECK(MPI_Comm_split(ctx.world, ctx.isLeader() ? MPI_UNDEFINED : 0, ctx.world_rank,
                            &ctx.workers));
+  MPI_CHECK(MPI_Comm_split(ctx.node, ctx.isLeader() ? MPI_UNDEFINED : 0, ctx.local_rank,
+                           &ctx.node_workers));
   if (!ctx.isLeader()) {
     MPI_CHECK(MPI_Comm_rank(ctx.workers, &ctx.worker_rank));
     MPI_CHECK(MPI_Comm_size(ctx.workers, &ctx.num_workers));
@@ -126,6 +139,17 @@ RankContext makeRankContext(const RankOptions& opts) {
         "1 leader + at least 1 worker.\nHINT: start 1+G ranks per node (mpirun -np 1+G, or "
         "--map-by ppr:1+G:node), and a --virtual-node-size that leaves every virtual node >= 2 "
         "ranks", ctx.node_id, ctx.hostname, ctx.world_rank);
+  // The cross-node layouts give every node the same share of the batch and of the state
+  // exchanges; a node with fewer workers would only be slower, but the hand-off protocol and
+  // the per-node staging are sized for one G, so unequal nodes are refused.
+  int sizes[2] = {ctx.local_size, -ctx.local_size}, range[2] = {0, 0};
+  MPI_CHECK(MPI_Allreduce(sizes, range, 2, MPI_INT, MPI_MAX, ctx.world));
+  if (problem.empty() && range[0] != -range[1])
+    problem = fmt::format(
+        "the nodes have different worker counts (between {} and {} per node; this node {} has "
+        "{}). Every node runs 1 leader + the same G workers.\nHINT: --map-by ppr:1+G:node "
+        "(launcher/slidedp-run --nodes N does it), and the same GPU count on every host",
+        -range[1] - 1, range[0] - 1, ctx.node_id, ctx.local_size - 1);
   MPI_Comm physical = MPI_COMM_NULL;
   MPI_CHECK(MPI_Comm_split_type(ctx.world, MPI_COMM_TYPE_SHARED, ctx.world_rank, MPI_INFO_NULL,
                                 &physical));
@@ -157,7 +181,7 @@ RankContext makeRankContext(const RankOptions& opts) {
 }
 
 void freeRankContext(RankContext& ctx) {
-  for (MPI_Comm* c : {&ctx.node, &ctx.workers, &ctx.leaders})
+  for (MPI_Comm* c : {&ctx.node, &ctx.workers, &ctx.node_workers, &ctx.leaders})
     if (*c != MPI_COMM_NULL) MPI_Comm_free(c);
 }
 

@@ -3,8 +3,10 @@
 //   world    every rank
 //   node     ranks sharing memory (MPI_Comm_split_type SHARED), optionally split further into
 //            "virtual nodes" of a fixed size to test multi-node logic on one machine
-//   workers  every worker of every node (NCCL/MPI collectives between GPUs)
-//   leaders  the node-local rank 0 of every node (one per node, by construction)
+//   workers       every worker of every node (the global token count)
+//   node_workers  the workers of this node (the routes' NCCL/MPI collectives between GPUs)
+//   leaders       the node-local rank 0 of every node (one per node, by construction): the
+//                 cross-node exchange of gradients and parameters (leader/node_layout.h)
 //
 // Node-local rank 0 is the host leader; node-local ranks 1..G are workers on GPU
 // local_rank - 1 (or CPU workers in a CPU run).
@@ -34,7 +36,8 @@ class AgreedError : public UserError {
 
 struct RankOptions {
   /// Ranks per virtual node (0 = use the real shared-memory nodes). Lets one machine act
-  /// as several nodes: ranks are grouped in blocks of this size within each real node.
+  /// as several nodes: ranks are grouped in consecutive blocks of this size within each real
+  /// node (1 leader + size - 1 workers each); the ranks of a real node must be a multiple of it.
   int virtual_node_size = 0;
   /// Device of the workers.
   DeviceKind device = DeviceKind::kCpu;
@@ -46,6 +49,7 @@ struct RankContext {
   MPI_Comm world = MPI_COMM_NULL;
   MPI_Comm node = MPI_COMM_NULL;
   MPI_Comm workers = MPI_COMM_NULL;  // MPI_COMM_NULL on leaders
+  MPI_Comm node_workers = MPI_COMM_NULL;  // this node's workers; MPI_COMM_NULL on leaders
   MPI_Comm leaders = MPI_COMM_NULL;  // MPI_COMM_NULL on workers
   int world_rank = 0, world_size = 0;
   int node_id = 0, num_nodes = 0;     // index of this (virtual) node, number of nodes
@@ -71,7 +75,9 @@ bool startedByMpiLauncher();
 
 /// Builds the communicators and roles. Collective over MPI_COMM_WORLD; every rank must
 /// call it once after MPI_Init. Throws UserError on every rank (after agreeing) when the job
-/// has fewer than 2 ranks, a node has no worker, or a node has more workers than GPUs.
+/// has fewer than 2 ranks, a node has no worker, the nodes have different worker counts, a
+/// real node's rank count is not a multiple of the virtual node size, or a node has more
+/// workers than GPUs.
 RankContext makeRankContext(const RankOptions& opts);
 
 /// Frees the communicators (not world). Collective.

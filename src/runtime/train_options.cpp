@@ -4,6 +4,17 @@
 
 namespace slidedp {
 
+const char* nodeLayoutName(NodeLayoutKind k) {
+  return k == NodeLayoutKind::kSharded ? "sharded" : "replicated";
+}
+
+NodeLayoutKind parseNodeLayout(const std::string& s) {
+  if (s == "replicated") return NodeLayoutKind::kReplicated;
+  if (s == "sharded") return NodeLayoutKind::kSharded;
+  throwUserError("unknown node layout '{}': expected replicated (every node holds the whole "
+                 "state) or sharded (each node's leader owns 1/N of it)", s);
+}
+
 const char* routeName(DeliveryRoute r) {
   switch (r) {
     case DeliveryRoute::kReplicated: return "replicated";

@@ -39,6 +39,18 @@ enum class ReductionRoute : uint8_t {
                 // copies and summed in one kernel
 };
 
+/// How the state is laid out across nodes (design.md, "Several nodes"; leader/node_layout.h).
+/// With one node both are the same thing.
+enum class NodeLayoutKind : uint8_t {
+  kReplicated = 0,  // every node holds the whole state; node gradients all-reduced by the leaders
+  kSharded = 1,     // node p owns 1/N of every chunk (master, m, v): node gradients
+                    // reduce-scattered by the leaders, each updates its part, the updated
+                    // delivery-copy parts all-gathered to every node
+};
+
+const char* nodeLayoutName(NodeLayoutKind k);
+/// "replicated" | "sharded". Throws UserError otherwise.
+NodeLayoutKind parseNodeLayout(const std::string& s);
 const char* routeName(DeliveryRoute r);
 const char* routeName(ReductionRoute r);
 const char* policyName(ActivationPolicy p);
@@ -58,6 +70,7 @@ inline bool usesCudaIpc(ReductionRoute r) { return r == ReductionRoute::kGpuIpc;
 struct TrainOptions {
   DeliveryRoute delivery = DeliveryRoute::kReplicated;
   ReductionRoute reduction = ReductionRoute::kCpu;
+  NodeLayoutKind node_layout = NodeLayoutKind::kSharded;  // across nodes (no effect on one node)
   int64_t chunk_numel = 1 << 22;  // elements per gradient chunk handed to the leader
   int ring_slots = 4;             // staging ring depth (chunks in flight per worker)
   bool bf16_staging = false;      // gradients cross in bf16 (else fp32)

@@ -46,6 +46,59 @@ LocalBatch rowsForWorker(const GlobalBatch& batch, int G, int w) {
   return lb;
 }
 
+namespace {
+
+/// Whether this job's state is sharded across nodes (several nodes and the sharded layout).
+bool shardedAcrossNodes(const RankContext& ctx, const TrainOptions& o) {
+  return ctx.num_nodes > 1 && o.node_layout == NodeLayoutKind::kSharded;
+}
+
+/// The checkpoint file of this node's optimizer state: one file for the whole state, or one
+/// per node when sharded across nodes.
+std::string optimizerFileName(const RankContext& ctx, const TrainOptions& o) {
+  return shardedAcrossNodes(ctx, o)
+             ? fmt::format("optimizer-node{}-of-{}.safetensors", ctx.node_id, ctx.num_nodes)
+             : std::string("optimizer.safetensors");
+}
+
+/// What a checkpoint records of the nodes: a resume of a sharded checkpoint needs the same node
+/// count, layout and chunk size (they decide which node owns which element: node_shards.h).
+nlohmann::json nodesRecord(const RankContext& ctx, const TrainOptions& o) {
+  const bool sharded = shardedAcrossNodes(ctx, o);
+  nlohmann::json j = {{"num_nodes", ctx.num_nodes},
+                      {"layout", sharded ? "sharded" : "whole"}};
+  if (sharded) j["chunk_numel"] = o.chunk_numel;
+  return j;
+}
+
+/// Throws UserError when the checkpoint `st` (of `dir`) cannot continue on `num_nodes` nodes
+/// with `o`: a sharded checkpoint needs the same node count and chunk size and the sharded
+/// layout; a whole-state checkpoint (one node, or replicated) resumes anywhere but sharded.
+void checkResumeNodes(const std::string& dir, const nlohmann::json& st, int num_nodes,
+                      const TrainOptions& o) {
+  const nlohmann::json nodes = st.value("nodes", nlohmann::json{{"num_nodes", 1}, {"layout", "whole"}});
+  const int n = nodes.value("num_nodes", 1);
+  const std::string layout = nodes.value("layout", "whole");
+  const bool want_sharded = num_nodes > 1 && o.node_layout == NodeLayoutKind::kSharded;
+  if (layout == "sharded") {
+    const int64_t chunk = nodes.value("chunk_numel", int64_t{0});
+    if (n != num_nodes || !want_sharded || chunk != o.chunk_numel)
+      throwUserError("{} holds the state sharded across {} nodes (--node-layout sharded, "
+                     "--chunk-numel {}), but this run has {} node(s) with --node-layout {} and "
+                     "--chunk-numel {}. Each node's file holds the elements that node owned.\n"
+                     "HINT: resume with {} nodes, --node-layout sharded and --chunk-numel {} "
+                     "(then --export gathers one Hugging Face checkpoint)",
+                     dir, n, chunk, num_nodes, nodeLayoutName(o.node_layout), o.chunk_numel, n, chunk);
+    return;
+  }
+  if (want_sharded)
+    throwUserError("{} holds the whole state (saved by {} node(s), not sharded), but this run "
+                   "shards it across {} nodes.\nHINT: resume with --node-layout replicated (any "
+                   "node count), or on the node count it was saved with", dir, n, num_nodes);
+}
+
+}  // namespace
+
 Trainer::Trainer(const RankContext& ctx, const std::string& model_dir, const TrainOptions& opts,
                  const std::string& shm_name, bool random_init, uint64_t seed,
                  const std::string& resume)
@@ -55,19 +108,21 @@ Trainer::Trainer(const RankContext& ctx, const std::string& model_dir, const Tra
   try {
     if (!resume.empty()) {
       resume_dir = resolveCheckpoint(resume);
-      first_step_ = readTrainerState(resume_dir).at("step").get<int64_t>() + 1;
+      const nlohmann::json st = readTrainerState(resume_dir);
+      first_step_ = st.at("step").get<int64_t>() + 1;
+      checkResumeNodes(resume_dir, st, ctx.num_nodes, opts);
     }
-    if (ctx.num_nodes > 1)
-      throwUserError("training across {} nodes is not implemented yet: run 1 leader + G workers "
-                     "on one node (and no --virtual-node-size)", ctx.num_nodes);
     config_ = model::ModelConfig::load(model_dir);
     layout_ = model::ParamLayout::build(config_);
     std::vector<int64_t> numels;
     for (const auto& u : layout_.units) numels.push_back(u.numel);
-    // The row-split embedding update hands the leader whole gradients: the cpu route only.
-    opts_.split_embedding = opts.split_embedding && opts.reduction == ReductionRoute::kCpu;
+    // The row-split embedding update hands the leader whole gradients: the cpu route, one node.
+    opts_.split_embedding = opts.split_embedding && opts.reduction == ReductionRoute::kCpu &&
+                            ctx.num_nodes == 1;
     plan_ = ChunkPlan::build(numels, opts.chunk_numel, opts_.split_embedding);
     plan_.dense_pass_written = config_.tieWordEmbeddings;
+    shards_ = NodeShards::build(plan_, shardedAcrossNodes(ctx, opts) ? ctx.num_nodes : 1,
+                                shardedAcrossNodes(ctx, opts) ? ctx.node_id : 0);
     if (ctx.local_size - 1 > 16) throwUserError("at most 16 workers per node, got {}", ctx.local_size - 1);
     if (opts.ring_slots < 1) throwUserError("ring_slots must be >= 1, got {}", opts.ring_slots);
   } catch (const UserError& e) {
@@ -83,6 +138,10 @@ Trainer::Trainer(const RankContext& ctx, const std::string& model_dir, const Tra
   spec_.grad_dtype = opts.bf16_staging ? shm::DType::kBF16 : shm::DType::kF32;
   spec_.grad_accumulation = opts.max_grad_norm > 0 || opts.reserve_grad_accumulation;
   if (opts_.split_embedding) spec_.token_row_words = TokenRows::wordsFor(config_.vocabSize);
+  if (shardedAcrossNodes(ctx, opts)) {
+    spec_.owned_numels = shards_.owned_numels;
+    spec_.f32_delivery = !opts.bf16_compute;
+  }
   state_ = HostStateLayout::build(spec_);
 
   uint64_t job = 0;
@@ -90,7 +149,8 @@ Trainer::Trainer(const RankContext& ctx, const std::string& model_dir, const Tra
   MPI_CHECK(MPI_Bcast(&job, 1, MPI_UINT64_T, 0, ctx.world));
   const std::string name = shm_name.empty()
                                ? fmt::format("slidedp-u{}-{:012x}-n{}", getuid(), job & 0xffffffffffffull, ctx.node_id)
-                               : shm_name;
+                               : ctx.num_nodes > 1 ? fmt::format("{}-n{}", shm_name, ctx.node_id)
+                                                   : shm_name;  // one segment per (virtual) node
   const shm::ControlDims dims{static_cast<uint32_t>(ctx.local_size),
                               static_cast<uint32_t>(layout_.numUnits()),
                               static_cast<uint32_t>(opts.ring_slots)};
@@ -98,9 +158,9 @@ Trainer::Trainer(const RankContext& ctx, const std::string& model_dir, const Tra
   if (ctx.isLeader()) {
     try {
       seg_ = shm::Segment::create(name, job, state_.layout, dims);
-      leader_ = std::make_unique<Leader>(ctx, seg_, spec_, state_, layout_, plan_, opts_);
+      leader_ = std::make_unique<Leader>(ctx, seg_, spec_, state_, layout_, plan_, shards_, opts_);
       if (!resume_dir.empty())
-        leader_->loadState(formats::joinPath(resume_dir, "optimizer.safetensors"));
+        leader_->loadState(formats::joinPath(resume_dir, optimizerFileName(ctx, opts_)));
       else if (random_init)
         leader_->initRandom(config_, seed);
       else
@@ -139,6 +199,10 @@ Trainer::Trainer(const RankContext& ctx, const std::string& model_dir, const Tra
     seg_ = shm::Segment();  // unmap before the leader removes it
   }
   agreeOrThrow(ctx.world, problem.empty(), problem);
+  // Several nodes: every worker has mapped the segment, so its name goes now (the mapping stays).
+  // A failure on another node ends this node with mpirun's SIGKILL after MPI_Abort, which no
+  // rank here survives to clean up after; with the name gone nothing is left in /dev/shm.
+  if (ctx.num_nodes > 1 && ctx.isLeader()) seg_.remove();
 }
 
 Trainer::~Trainer() {
@@ -156,10 +220,24 @@ const float* Trainer::master(int unit) const {
   return leader_->master(unit);
 }
 
+std::vector<float> Trainer::gatherMaster(int unit) const {
+  SLIDEDP_ASSERT(leader_ != nullptr, "gatherMaster() is for leaders");
+  return leader_->gatherMaster(unit);
+}
+
 void Trainer::exportHf(const std::string& dir, bool bf16, const std::string& tokenizer_dir) const {
-  SLIDEDP_ASSERT(leader_ != nullptr, "exportHf() is for the leader");
+  SLIDEDP_ASSERT(leader_ != nullptr, "exportHf() is for leaders");
+  std::vector<std::vector<float>> whole;  // node 0: every unit, when not all on this node
   std::vector<const float*> units;
-  for (int u = 0; u < layout_.numUnits(); ++u) units.push_back(leader_->master(u));
+  for (int u = 0; u < layout_.numUnits(); ++u) {
+    if (state_.sharded) {
+      whole.push_back(leader_->gatherMaster(u));
+      units.push_back(whole.back().data());
+    } else {
+      units.push_back(leader_->master(u));
+    }
+  }
+  if (ctx_.node_id != 0) return;  // every node holds the same (replicated) or sent its parts
   model::exportHfModel(dir, config_, layout_, units,
                        bf16 ? formats::DType::BF16 : formats::DType::F32, 5ull << 30,
                        tokenizer_dir.empty() && formats::isDirectory(model_dir_) ? model_dir_ : tokenizer_dir);
@@ -168,15 +246,18 @@ void Trainer::exportHf(const std::string& dir, bool bf16, const std::string& tok
 void Trainer::writeTrace(const std::string& path, const StepRecord& rec) const {
   const std::string mine = rec.trace_events.dump();
   const std::string all = gatherLines(ctx_, mine);
+  int leader_here = ctx_.isLeader() ? 1 : 0;
+  std::vector<int> is_leader(ctx_.world_rank == 0 ? ctx_.world_size : 1);
+  MPI_CHECK(MPI_Gather(&leader_here, 1, MPI_INT, is_leader.data(), 1, MPI_INT, 0, ctx_.world));
   if (ctx_.world_rank != 0) return;
   nlohmann::json events = nlohmann::json::array();
   std::istringstream in(all);
   for (std::string line; std::getline(in, line);)
     for (auto& e : nlohmann::json::parse(line)) events.push_back(e);
   for (int r = 0; r < ctx_.world_size; ++r) {
-    const bool leader = r == 0;  // single node: world rank 0 is the leader
+    const bool leader = is_leader[r] != 0;
     events.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", r},
-                      {"args", {{"name", leader ? "leader (rank 0)" : fmt::format("worker (rank {})", r)}}}});
+                      {"args", {{"name", fmt::format("{} (rank {})", leader ? "leader" : "worker", r)}}}});
     events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", r}, {"tid", 0},
                       {"args", {{"name", leader ? "optimizer" : "compute"}}}});
     if (!leader)
@@ -214,6 +295,7 @@ void Trainer::beginStream(const std::string& root, int64_t step, const nlohmann:
 std::string Trainer::saveCheckpoint(const std::string& root, int64_t step,
                                     const nlohmann::json& state, int keep, bool overwrite,
                                     const Note& note) {
+  if (ctx_.num_nodes > 1) return saveCheckpointNodes(root, step, state, keep, overwrite);  // blocking
   std::string problem;
   if (leader_) {
     problem = finishStream();
@@ -233,6 +315,7 @@ std::string Trainer::saveCheckpoint(const std::string& root, int64_t step,
 std::string Trainer::startCheckpoint(const std::string& root, int64_t step,
                                      const nlohmann::json& state, int keep, bool overwrite,
                                      const Note& note) {
+  if (ctx_.num_nodes > 1) return saveCheckpointNodes(root, step, state, keep, overwrite);  // blocking
   std::string problem;
   if (leader_) {
     const auto t0 = std::chrono::steady_clock::now();
@@ -258,6 +341,82 @@ std::string Trainer::startCheckpoint(const std::string& root, int64_t step,
 void Trainer::finishCheckpoints() {
   const std::string problem = leader_ ? finishStream() : "";
   agreeOrThrow(ctx_.world, problem.empty(), problem);
+}
+
+std::string Trainer::saveCheckpointNodes(const std::string& root, int64_t step,
+                                    const nlohmann::json& state, int keep, bool overwrite) {
+  using namespace formats;
+  const std::string name = fmt::format("step-{:08d}", step);
+  const std::string final_dir = joinPath(root, name);
+  // World rank 0 (node 0's leader) owns the directory: it makes the temporary one, every
+  // leader that writes puts its file there, and it renames it into place when all are in.
+  int pid0 = getpid();
+  MPI_CHECK(MPI_Bcast(&pid0, 1, MPI_INT, 0, ctx_.world));
+  const std::string tmp = joinPath(root, fmt::format(".{}.tmp-{}", name, pid0));
+  const bool owner = ctx_.world_rank == 0;
+  const bool writes = leader_ && (state_.sharded || owner);
+  std::string problem;
+  auto fail = [&](const char* what, const std::exception& e) {
+    problem = fmt::format("writing the checkpoint of step {} to {} failed{}: {}", step, root, what, e.what());
+  };
+  auto agree = [&] {
+    if (!problem.empty() && owner) removeTree(tmp);  // no half-written checkpoint stays behind
+    agreeOrThrow(ctx_.world, problem.empty(), problem);
+  };
+  if (owner) {
+    try {
+      makeDirectories(root);
+      removeTree(tmp);
+      makeDirectories(tmp);
+    } catch (const std::exception& e) {
+      fail("", e);
+    }
+  }
+  agree();
+  std::string line;  // "file bytes xxh3" of this rank's file
+  if (writes) {
+    const std::string file = optimizerFileName(ctx_, opts_);
+    try {
+      FileDigest digest;
+      writeSafetensors(joinPath(tmp, file), leader_->stateTensors(),
+                       {{"format", "slidedp-optimizer-state-1"}}, &digest);
+      line = fmt::format("{} {} {}", file, digest.bytes, digest.xxh3);
+      killPoint("checkpoint", step);
+    } catch (const std::exception& e) {
+      fail(fmt::format(" on node {}", ctx_.node_id).c_str(), e);
+    }
+  }
+  agree();
+  const std::string lines = gatherLines(ctx_, line);
+  if (owner) {
+    try {
+      nlohmann::json j = state;
+      j["step"] = step;
+      j["format"] = 1;
+      j["nodes"] = nodesRecord(ctx_, opts_);
+      j["files"] = nlohmann::json::object();
+      std::istringstream in(lines);
+      for (std::string file; in >> file;) {
+        uint64_t bytes = 0;
+        std::string xxh3;
+        in >> bytes >> xxh3;
+        j["files"][file] = {{"bytes", bytes}, {"xxh3", xxh3}};
+      }
+      writeFileAtomic(joinPath(tmp, "trainer_state.json"), j.dump(1) + "\n");
+      removeTree(final_dir);  // a checkpoint of the same step from an earlier, resumed run
+      if (std::rename(tmp.c_str(), final_dir.c_str()) != 0)
+        throwUserError("cannot rename {} to {}: {}", tmp, final_dir, std::strerror(errno));
+      if (int fd = ::open(root.c_str(), O_RDONLY | O_DIRECTORY); fd >= 0) {
+        ::fsync(fd);
+        ::close(fd);
+      }
+      publishAndPrune(root, name, step, keep, overwrite);
+    } catch (const std::exception& e) {
+      fail("", e);
+    }
+  }
+  agree();
+  return final_dir;
 }
 
 void Trainer::setRunOptions(const TrainOptions& o) {
@@ -293,7 +452,7 @@ StepRecord Trainer::step(int64_t step, BatchSource& data) {
   if (leader_) {
     const bool in_flight = stream_ != nullptr;
     const LeaderStepStats ls = leader_->step(step);
-    mine[1] = ls.grad_norm;
+    if (ctx_.node_id == 0) mine[1] = ls.grad_norm;  // the same global norm on every leader
     rec.lr = ls.lr;
     times[7] = ls.wait_s;
     times[8] = ls.reduce_update_s;
@@ -313,7 +472,7 @@ StepRecord Trainer::step(int64_t step, BatchSource& data) {
     }
   } else {
     const GlobalBatch gb = data.batch(step);
-    const LocalBatch lb = rowsForWorker(gb, spec_.num_workers, ctx_.local_rank - 1);
+    const LocalBatch lb = rowsForWorker(gb, ctx_.num_workers, ctx_.worker_rank);
     const WorkerStepStats ws = worker_->step(step, lb);
     mine[0] = ws.loss_sum;
     if (ctx_.worker_rank == 0) {
@@ -378,7 +537,7 @@ EvalRecord Trainer::evaluate(int64_t after_step, BatchSource& data, int64_t num_
     try {
       for (int64_t b = 1; b <= num_batches; ++b) {
         const GlobalBatch gb = data.batch(b);
-        const LocalBatch lb = rowsForWorker(gb, spec_.num_workers, ctx_.local_rank - 1);
+        const LocalBatch lb = rowsForWorker(gb, ctx_.num_workers, ctx_.worker_rank);
         const auto [loss, count] = worker_->evaluate(after_step, lb);
         mine[0] += loss;
         mine[1] += static_cast<double>(count);

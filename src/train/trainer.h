@@ -1,5 +1,6 @@
-// A training run on one node: the leader and the workers around one segment, step by step
-// (design.md, "One training step"). Every rank constructs a Trainer and calls step() with the
+// A training run: on each node the leader and the workers around one segment, step by step
+// (design.md, "One training step"); across nodes the leaders exchange gradients and parameters
+// as the node layout says (leader/node_layout.h, TrainOptions::node_layout). Every rank constructs a Trainer and calls step() with the
 // same arguments; the leader runs the optimizer (leader/), the workers stream the model
 // (worker/). Batches come from a BatchSource every rank can evaluate (each worker takes its
 // block of rows of the global batch).
@@ -18,6 +19,7 @@
 #include "model/param_layout.h"
 #include "runtime/chunk_plan.h"
 #include "runtime/host_state_layout.h"
+#include "runtime/node_shards.h"
 #include "runtime/rank_context.h"
 #include "runtime/train_options.h"
 #include "shm/segment.h"
@@ -33,8 +35,9 @@ struct WorkerStepStats;
 struct LocalBatch;
 
 
-/// Worker w's rows of G: contiguous blocks, the first B mod G workers one row more.
-/// Throws UserError when B < G (a worker would have no row).
+/// Worker w's rows of G (every worker of every node; w = RankContext::worker_rank): contiguous
+/// blocks, the first B mod G workers one row more. Throws UserError when B < G (a worker would
+/// have no row).
 LocalBatch rowsForWorker(const GlobalBatch& batch, int G, int w);
 
 /// What every rank knows after a step (agreed over MPI at the step's end).
@@ -79,7 +82,8 @@ class Trainer {
  public:
   /// Collective over ctx.world. Loads the model config on every rank; the leader creates the
   /// node's segment (removing stale ones) and reads the checkpoint into it; workers map it.
-  /// `shm_name` "" picks a unique name. Throws AgreedError for configuration errors every rank
+  /// `shm_name` "" picks a unique name; with several nodes "-n<node>" is appended to a given one
+  /// (virtual nodes on one machine each have their segment). Throws AgreedError for configuration errors every rank
   /// sees, UserError for others.
   /// `model_dir`: a Hugging Face directory (config.json + weights), or with `random_init` a
   /// config.json (or a directory holding one) whose weights are initialised from `seed`.
@@ -95,7 +99,9 @@ class Trainer {
   int64_t firstStep() const { return first_step_; }
 
   /// Writes a checkpoint of the state after step `step` under `root`:
-  /// root/step-<step, 8 digits>/{optimizer.safetensors, trainer_state.json}, built in a
+  /// root/step-<step, 8 digits>/{optimizer.safetensors, trainer_state.json} (sharded across N
+  /// nodes: optimizer-node<p>-of-<N>.safetensors, one per node, each written by its leader;
+  /// `root` must then be on a file system every node sees), built in a
   /// temporary directory, fsync'ed and renamed into place, then root/latest (a file naming it)
   /// replaced atomically; older step directories beyond `keep` are removed, and with
   /// `overwrite` the step directories newer than `step` (a replaced run's; see
@@ -117,6 +123,10 @@ class Trainer {
   /// Collective: every rank calls it after the same step.
   /// `note` also hears, from the main thread, when a previous checkpoint still being written
   /// held training before this one could start.
+  /// Several nodes: every leader writes its part (sharded) or node 0's leader the whole state,
+  /// blocking (the streamed writer is per node, for one node). Collective.
+  std::string saveCheckpointNodes(const std::string& root, int64_t step, const nlohmann::json& state,
+                                  int keep, bool overwrite);
   std::string startCheckpoint(const std::string& root, int64_t step, const nlohmann::json& state,
                               int keep = 2, bool overwrite = false, const Note& note = {});
   /// Waits until a streamed checkpoint, if any, is complete (renamed into place, `latest`
@@ -146,12 +156,19 @@ class Trainer {
   /// Gathers every rank's trace_events of `rec` to world rank 0 and writes a Chrome/Perfetto
   /// trace file there (open it in ui.perfetto.dev or chrome://tracing). Collective.
   void writeTrace(const std::string& path, const StepRecord& rec) const;
-  /// Leader only: the FP32 master weights of unit u.
+  /// Leader only: the FP32 master weights of unit u this node holds (all of the unit, or its
+  /// part when sharded across nodes: see Leader::master).
   const float* master(int unit) const;
-  /// Leader only: writes a Hugging Face directory of the current weights.
-  /// Tokenizer files (tokenizer.model, ...) are copied from `tokenizer_dir` ("" = the model
-  /// directory).
+  /// Leaders only, collective over ctx.leaders: the whole FP32 master of unit u on node 0's
+  /// leader (empty elsewhere).
+  std::vector<float> gatherMaster(int unit) const;
+  /// Leaders only, collective over ctx.leaders: writes a Hugging Face directory of the current
+  /// weights from node 0's leader (sharded across nodes: the parts are gathered there, the
+  /// whole model in its memory, 4 B/param, while it writes). Tokenizer files (tokenizer.model,
+  /// ...) are copied from `tokenizer_dir` ("" = the model directory).
   void exportHf(const std::string& dir, bool bf16, const std::string& tokenizer_dir = "") const;
+  /// Bytes of this node's segment (the host state, staging and control block).
+  uint64_t segmentBytes() const { return seg_.bytes(); }
 
  private:
   const RankContext& ctx_;
@@ -160,6 +177,7 @@ class Trainer {
   model::ModelConfig config_;
   model::ParamLayout layout_;
   ChunkPlan plan_;
+  NodeShards shards_;  // this node's parts of the chunks (whole chunks unless sharded)
   HostStateSpec spec_;
   HostStateLayout state_;
   shm::Segment seg_;

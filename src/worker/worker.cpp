@@ -149,7 +149,7 @@ struct Worker::Impl {
       d2h_stream = c10::cuda::getStreamFromPool(false, device.index());
       offload_stream = c10::cuda::getStreamFromPool(false, device.index());
       offload_pool = HostBufferPool::create(/*pinned=*/true);
-      for (const char* name : {cdtype == at::kFloat ? kMasterRegion : kComputeCopyRegion, kStagingRegion}) {
+      for (const char* name : {deliveryRegion(state, cdtype == at::kFloat), kStagingRegion}) {
         const shm::Region& r = seg.layout().at(name);
         registrations.emplace_back(seg.region(name), (r.bytes() + 4095) / 4096 * 4096);
       }

@@ -186,6 +186,29 @@ PATH=$SAVED_PATH
 unset FAKE_NUMA
 export SLIDEDP_TOPOLOGY_FILE=$FAKE
 
+# 8. several nodes (issue 17): mpirun with a hostfile, 1 + G ranks per node, each rank running
+#    the launcher with --exec-rank to place itself on its own node; or srun under Slurm
+printf 'nodeA slots=5\nnodeB slots=5\n' > "$TMP/hosts"
+SLIDEDP_TOPOLOGY_FILE=$FAKE run nodes2 "$RUN" --dry-run --nodes 2 --hostfile "$TMP/hosts" --gpus 0,1,2,3 -- --steps 2
+expect_rc 0 nodes2
+has "--hostfile $TMP/hosts --map-by ppr:5:node -np 10" "$LINE" nodes2
+has "-x NCCL_NVLS_ENABLE=0" "$LINE" nodes2
+has "slidedp-run --exec-rank --worker-threads 4 --gpus 0,1,2,3 -- --steps 2" "$LINE" nodes2
+SLIDEDP_TOPOLOGY_FILE=$FAKE run srun2 "$RUN" --dry-run --nodes 2 --srun --cpu-workers 2
+expect_rc 0 srun2
+has "srun --nodes=2 --ntasks-per-node=3 --cpu-bind=none --kill-on-bad-exit=1" "$LINE" srun2
+has "--exec-rank --worker-threads 4 --cpu-workers 2 --" "$LINE" srun2
+SLURM_JOB_NUM_NODES=3 SLIDEDP_TOPOLOGY_FILE=$FAKE run slurm3 "$RUN" --dry-run --gpus 0,1
+has "--map-by ppr:3:node -np 9" "$LINE" "slurm3 (SLURM_JOB_NUM_NODES)"
+# what node-local rank 2 of a node execs: GPU 1's worker, pinned on its node as on one node
+OUT=$(OMPI_COMM_WORLD_LOCAL_RANK=2 SLIDEDP_TOPOLOGY_FILE=$FAKE "$RUN" --dry-run --exec-rank --gpus 0,1,2,3 -- --steps 2 2>&1); RC=$?
+echo "--- exec-rank 2 (exit $RC)"; echo "    $OUT"
+expect_rc 0 exec-rank
+has "--physcpubind=28-31 --preferred=0 $BIN --device cuda --steps 2" "$OUT" "exec-rank 2"
+OUT=$(SLIDEDP_TOPOLOGY_FILE=$FAKE "$RUN" --dry-run --exec-rank --gpus 0,1 2>&1); RC=$?
+[ "$RC" -ne 0 ] && pass || fail "exec-rank without a local rank: exit 0"
+has "found no node-local rank" "$OUT" "exec-rank without a local rank"
+
 # 7. bad inputs: non-zero exit, a message that says what is wrong
 bad "gpus 0,x" "--gpus takes a comma-separated list of GPU indices" "$RUN" --dry-run --gpus 0,x
 bad "gpus 7 on 4 GPUs" "GPU 7 does not exist" "$RUN" --dry-run --gpus 7
@@ -193,6 +216,9 @@ bad "gpus 1,1" "more than once" "$RUN" --dry-run --gpus 1,1
 bad "cpu-workers 0" "--cpu-workers takes a positive integer (got '0')" "$RUN" --dry-run --cpu-workers 0
 bad "gpus and cpu-workers" "not both" "$RUN" --dry-run --gpus 0 --cpu-workers 2
 bad "unknown option" "unknown option '--bogus'" "$RUN" --dry-run --bogus
+bad "nodes 0" "--nodes takes a positive integer (got '0')" "$RUN" --dry-run --nodes 0
+bad "missing hostfile" "hostfile '$TMP/nohosts' not found" "$RUN" --dry-run --nodes 2 --hostfile "$TMP/nohosts"
+bad "srun and hostfile" "do not go together" "$RUN" --dry-run --nodes 2 --srun --hostfile "$TMP/hosts"
 bad "missing config" "config file" "$RUN" --dry-run --gpus 0 "$TMP/none.json"
 SLIDEDP_WORKER=$TMP/none bad "missing binary" "HINT: run 'bash tools/setup.sh'" "$RUN" --dry-run
 printf 'cores: 0-3\nbogus line\n' > "$TMP/topo-bad.txt"

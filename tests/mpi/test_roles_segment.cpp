@@ -63,7 +63,17 @@ TEST(Roles, LeaderIsLocalRankZeroAndCommunicatorsAreConsistent) {
     EXPECT_GE(ctx.worker_rank, 0);
     EXPECT_LT(ctx.worker_rank, ctx.num_workers);
   }
-  // Virtual nodes: blocks of the requested size in rank order (the last may be smaller).
+  // The node's workers: G = local_size - 1 of them, in local-rank order.
+  if (!ctx.isLeader()) {
+    int n = 0, r = -1;
+    MPI_Comm_size(ctx.node_workers, &n);
+    MPI_Comm_rank(ctx.node_workers, &r);
+    EXPECT_EQ(n, ctx.local_size - 1);
+    EXPECT_EQ(r, ctx.local_rank - 1);
+  } else {
+    EXPECT_EQ(ctx.node_workers, MPI_COMM_NULL);
+  }
+  // Virtual nodes: consecutive blocks of the requested size in rank order.
   const int v = virtualNodeSize();
   if (v > 0) {
     EXPECT_EQ(ctx.node_id, ctx.world_rank / v);
@@ -79,6 +89,22 @@ TEST(Roles, LeaderIsLocalRankZeroAndCommunicatorsAreConsistent) {
     EXPECT_NE(table.find("worker"), std::string::npos);
   }
   freeRankContext(ctx);
+}
+
+TEST(Roles, VirtualNodeSizeThatDoesNotDivideIsRefused) {
+  // world - 1 divides world only for world = 2; on 3+ ranks every rank gets the same error.
+  int size = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (size < 3) GTEST_SKIP() << "needs >= 3 ranks (a virtual node size of world - 1 that does not divide)";
+  RankOptions o;
+  o.virtual_node_size = size - 1;
+  try {
+    RankContext ctx = makeRankContext(o);
+    freeRankContext(ctx);
+    FAIL() << "virtual node size " << size - 1 << " of " << size << " ranks was accepted";
+  } catch (const AgreedError& e) {
+    EXPECT_NE(std::string(e.what()).find("does not divide"), std::string::npos) << e.what();
+  }
 }
 
 TEST(Roles, AgreeOrThrowGivesEveryRankTheSameMessage) {

@@ -400,4 +400,38 @@ TEST(CostModel, AttentionOutputPolicy) {
   // CPU workers keep every layer.
   const Workload cpu = makeWorkload(cfg, "qwen3-4b", 1, 1, 64, false);
   EXPECT_EQ(autoLayerSplit(cpu, m, Policy(), 1).kept, cpu.L);
+
+// Several nodes (issue 17), the toy on 2 nodes of 1 worker (1 row each: the worker timeline of
+// HandComputedTimelineKeepAll), network 0.32 Gb/s = 4e7 B/s at efficiency 1, no latency.
+//   sharded, per chunk of c elements: the leader sums its 1 slot into fp32 (4 + 4 B) and updates
+//   its half (c/2 x 30 B): 23 c B at 3e7 B/s; the NIC carries the reduce-scatter 1/2 x 4c and the
+//   all-gather 1/2 x 2c bytes = 3c B at 4e7 B/s.
+//     head (c = 1e6): 4.0 + 0.76667 + 0.075 = 4.84167; layer (2e6) from 6.5: + 1.53333 + 0.15 =
+//     8.18333; embedding: + 0.76667 + 0.075 = 9.025 -> step 9.025; network busy 1.2e7 / 4e7 = 0.3.
+//   replicated: the all-reduce 2 x 1/2 x 4c = 4c B, the update of the whole chunk: 38 c B.
+//   host: sharded holds 12/2 + 2 = 8 B per (4 KiB-padded) parameter, replicated 14.
+TEST(CostModel, SeveralNodesNetworkTerms) {
+  Workload w = toyWorkload();
+  w.nodes = 2;
+  w.global_rows = 2;
+  MachineDescription m = toyMachine();
+  m.network.nodes = 2;
+  m.network.gbps = 0.32;
+  m.network.efficiency = 1.0;
+  m.network.latency_s = 0;
+  const Prediction sh = predict(w, m, bigChunks());
+  near(sh.busy.network, 0.3);
+  near(sh.busy.cpu_update, 4e6 * 23 / 3e7);
+  near(sh.step_s, 9.025);
+  near(sh.tokens_per_s, 2000 / 9.025);
+  w.node_sharded = false;
+  const Prediction rep = predict(w, m, bigChunks());
+  near(rep.busy.network, 0.4);
+  near(rep.busy.cpu_update, 4e6 * 38 / 3e7);
+  const double padded = 2 * 1000448.0 + 2000896.0;
+  near(rep.host_bytes - sh.host_bytes, 6 * padded);
+  // A latency per ring step: (N - 1) = 1 step per collective, 2 collectives per chunk, 3 chunks.
+  w.node_sharded = true;
+  m.network.latency_s = 1e-3;
+  near(predict(w, m, bigChunks()).busy.network, 0.3 + 6e-3);
 }

@@ -4,6 +4,7 @@
 #include "common/errors.h"
 #include "runtime/host_memory.h"
 #include "runtime/host_state_layout.h"
+#include "runtime/node_shards.h"
 
 using namespace slidedp;
 
@@ -80,4 +81,56 @@ TEST(HostMemory, NeedByPartAndRefusalWithBytes) {
     EXPECT_NE(m.find("--offload-activations"), std::string::npos) << m;
   }
   EXPECT_GT(memAvailableBytes(), 0u);  // Linux: /proc/meminfo has MemAvailable
+}
+
+// Sharded across nodes (runtime/node_shards.h): the N nodes' parts of every chunk tile it
+// exactly, in node order; a node's parts of a unit are stored back to back in element order; the
+// owned regions are sized by the parts and the delivery copy stays whole.
+TEST(NodeShards, PartsTileEveryChunkAndSizeTheOwnedRegions) {
+  const std::vector<int64_t> units = {5000, 12345, 64, 1};
+  const ChunkPlan plan = ChunkPlan::build(units, 1000);
+  for (int N : {1, 2, 3, 5}) {
+    std::vector<NodeShards> s;
+    for (int p = 0; p < N; ++p) s.push_back(NodeShards::build(plan, N, p));
+    for (size_t i = 0; i < plan.chunks.size(); ++i) {
+      const Chunk& c = plan.chunks[i];
+      const std::vector<int> counts = NodeShards::partCounts(c, N);
+      int64_t at = c.begin;
+      for (int p = 0; p < N; ++p) {
+        EXPECT_EQ(s[p].parts[i].begin, at) << "N " << N << " chunk " << i << " node " << p;
+        EXPECT_EQ(s[p].parts[i].numel(), counts[p]);
+        at = s[p].parts[i].end;
+      }
+      EXPECT_EQ(at, c.end) << "N " << N << " chunk " << i;
+    }
+    for (size_t u = 0; u < units.size(); ++u) {
+      int64_t total = 0;
+      for (int p = 0; p < N; ++p) {
+        int64_t next = 0;  // offsets run back to back over the unit's chunks in element order
+        for (size_t i = 0; i < plan.chunks.size(); ++i)
+          if (plan.chunks[i].unit == static_cast<int>(u)) {
+            EXPECT_EQ(s[p].parts[i].offset, next);
+            next += s[p].parts[i].numel();
+          }
+        EXPECT_EQ(next, s[p].owned_numels[u]);
+        total += s[p].owned_numels[u];
+      }
+      EXPECT_EQ(total, units[u]) << "N " << N << " unit " << u;
+    }
+  }
+  EXPECT_THROW(NodeShards::build(plan, 2, 2), UserError);
+
+  HostStateSpec spec;
+  spec.unit_numels = units;
+  spec.num_workers = 2;
+  spec.chunk_numel = 1000;
+  spec.owned_numels = NodeShards::build(plan, 3, 0).owned_numels;
+  spec.f32_delivery = true;
+  const HostStateLayout h = HostStateLayout::build(spec);
+  EXPECT_TRUE(h.sharded);
+  EXPECT_EQ(h.layout.at(kDeliveryF32Region).numel, h.param_region_numel);
+  EXPECT_EQ(h.layout.find(kComputeCopyRegion), nullptr);
+  EXPECT_LT(h.layout.at(kMasterRegion).numel, h.param_region_numel);
+  EXPECT_STREQ(deliveryRegion(h, true), kDeliveryF32Region);
+  EXPECT_STREQ(deliveryRegion(h, false), kComputeCopyRegion);
 }

@@ -1,0 +1,68 @@
+// The part every node layout shares (pointers into the segment, the CPU sum of staged slots),
+// the one-node layout and the factory (see node_layout.h).
+#include "leader/node_layout.h"
+
+#include <omp.h>
+
+#include "common/bf16.h"
+#include "common/errors.h"
+
+namespace slidedp {
+
+NodeLayout::NodeLayout(const NodeLayoutEnv& env) : env_(env) {
+  SLIDEDP_ASSERT(env.ctx && env.ctx->isLeader(), "a node layout is for leaders");
+  if (env.seg->layout().find(kComputeCopyRegion) == nullptr)
+    bf16_scratch_.resize(static_cast<size_t>(env.plan->chunk_numel));
+}
+
+OwnedState NodeLayout::state(int64_t i) {
+  const Chunk& c = env_.plan->chunks[i];
+  const OwnedPart& p = owned(i);
+  const uint64_t at = env_.state->owned[c.unit].offset + p.offset;
+  OwnedState s;
+  s.master = env_.seg->regionAs<float>(kMasterRegion) + at;
+  s.exp_avg = env_.seg->regionAs<float>(kExpAvgRegion) + at;
+  s.exp_avg_sq = env_.seg->regionAs<float>(kExpAvgSqRegion) + at;
+  s.bf16 = bf16_scratch_.empty()
+               ? env_.seg->regionAs<uint16_t>(kComputeCopyRegion) + env_.state->units[c.unit].offset + p.begin
+               : bf16_scratch_.data();
+  return s;
+}
+
+void NodeLayout::sumStaged(int64_t i, const optim::GradView& g, float* dst) const {
+  const int64_t n = env_.plan->chunks[i].numel();
+  const bool bf16 = g.dtype == optim::DType::kBF16;
+  const int slots = g.numSlots;
+#pragma omp parallel for schedule(static) num_threads(env_.engine->teamFor(n))
+  for (int64_t e = 0; e < n; ++e) {
+    float s = 0;
+    for (int w = 0; w < slots; ++w)
+      s += bf16 ? optim::bf16ToFloat(static_cast<const uint16_t*>(g.slots[w])[e])
+                : static_cast<const float*>(g.slots[w])[e];
+    dst[e] = s;
+  }
+}
+
+namespace {
+
+// One node: nothing crosses nodes; the leader's fused pass sums the staged sub-slots itself.
+class OneNodeLayout final : public NodeLayout {
+ public:
+  explicit OneNodeLayout(const NodeLayoutEnv& env) : NodeLayout(env) {}
+  const char* name() const override { return "one node"; }
+  optim::GradView gradient(int64_t, const optim::GradView& staged) override { return staged; }
+  bool readsStaging() const override { return true; }
+};
+
+}  // namespace
+
+std::unique_ptr<NodeLayout> makeOneNodeLayout(const NodeLayoutEnv& env) {
+  return std::make_unique<OneNodeLayout>(env);
+}
+
+std::unique_ptr<NodeLayout> makeNodeLayout(NodeLayoutKind kind, const NodeLayoutEnv& env) {
+  if (env.ctx->num_nodes == 1) return makeOneNodeLayout(env);
+  return kind == NodeLayoutKind::kSharded ? makeShardedNodeLayout(env) : makeReplicatedNodeLayout(env);
+}
+
+}  // namespace slidedp

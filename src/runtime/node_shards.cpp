@@ -1,0 +1,49 @@
+#include "runtime/node_shards.h"
+
+#include <algorithm>
+#include <limits>
+#include <numeric>
+
+#include "common/errors.h"
+
+namespace slidedp {
+
+NodeShards NodeShards::build(const ChunkPlan& plan, int num_nodes, int node) {
+  if (num_nodes < 1 || node < 0 || node >= num_nodes)
+    throwUserError("node {} of {} nodes is not a node", node, num_nodes);
+  NodeShards s;
+  s.num_nodes = num_nodes;
+  s.node = node;
+  s.parts.resize(plan.chunks.size());
+  s.owned_numels.assign(plan.unit_numels.size(), 0);
+  // Element order within each unit: the plan lists a unit's chunks by ascending begin, but do
+  // not rely on it.
+  std::vector<int64_t> order(plan.chunks.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+    const Chunk &x = plan.chunks[a], &y = plan.chunks[b];
+    return x.unit != y.unit ? x.unit < y.unit : x.begin < y.begin;
+  });
+  for (int64_t i : order) {
+    const Chunk& c = plan.chunks[i];
+    const auto [b, e] = ChunkPlan::shard(c.numel(), num_nodes, node);
+    OwnedPart& p = s.parts[i];
+    p.begin = c.begin + b;
+    p.end = c.begin + e;
+    p.offset = s.owned_numels[c.unit];
+    s.owned_numels[c.unit] += p.numel();
+  }
+  return s;
+}
+
+std::vector<int> NodeShards::partCounts(const Chunk& c, int num_nodes) {
+  SLIDEDP_ASSERT(c.numel() <= std::numeric_limits<int>::max(), "chunk of {} elements", c.numel());
+  std::vector<int> counts(num_nodes);
+  for (int p = 0; p < num_nodes; ++p) {
+    const auto [b, e] = ChunkPlan::shard(c.numel(), num_nodes, p);
+    counts[p] = static_cast<int>(e - b);
+  }
+  return counts;
+}
+
+}  // namespace slidedp
