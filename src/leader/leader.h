@@ -115,6 +115,8 @@ class Leader {
   optim::GradView gradView(int slot, const void** ptrs) const;
   optim::StepConstants constants(double weight_decay, float grad_scale, int64_t step, double lr) const;
   optim::ChunkState unitState(int u) const;  // unit u's master, m, v, bf16 copy
+  // dst[e] = the slots of `grad` summed (optim::slotSum), e < n: the clipping region's gradient.
+  void reduceSlots(float* dst, const optim::GradView& grad, int64_t n) const;
   void updateRange(int unit, int64_t begin, int64_t end, const optim::GradView& grad,
                    float grad_scale, int64_t step, double lr, double* norm_sq);
   // One chunk of the row-split embedding update (ChunkPass kEmbeddingDense / kEmbeddingTokens).
