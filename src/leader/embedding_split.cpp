@@ -21,14 +21,7 @@ float* allocFloats(int64_t n) {
   return static_cast<float*>(p);
 }
 
-// Sum of the slots at element i, in slot order, fp32 (the engine's order).
-inline float slotSum(const optim::GradView& g, int64_t i) {
-  float s = 0;
-  for (int w = 0; w < g.numSlots; ++w)
-    s += g.dtype == optim::DType::kBF16 ? bf16ToFloat(static_cast<const uint16_t*>(g.slots[w])[i])
-                                        : static_cast<const float*>(g.slots[w])[i];
-  return s;
-}
+using optim::slotSum;
 
 }  // namespace
 
@@ -62,7 +55,8 @@ double EmbeddingRowSplit::denseUpdate(const optim::Engine& engine, const optim::
     for (int64_t j = 0; j < p.length; ++j) g[j] = slotSum(grad, p.element - b + j);
   }
   std::vector<optim::Engine::Range> ranges;
-  for (const TokenRows::Piece& p : rows_.gaps(b, e)) ranges.push_back({p.element, p.element - b, p.length});
+  for (const TokenRows::Piece& p : TokenRows::complement(b, e, tokens))
+    ranges.push_back({p.element, p.element - b, p.length});
   return engine.updateRangesWithNorm(unit, grad, ranges, c);
 }
 

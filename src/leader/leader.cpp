@@ -312,6 +312,11 @@ optim::StepConstants Leader::constants(double weight_decay, float grad_scale, in
   return optim::makeStepConstants(h, grad_scale);
 }
 
+void Leader::reduceSlots(float* dst, const optim::GradView& grad, int64_t n) const {
+#pragma omp parallel for schedule(static) num_threads(engine_.teamFor(n))
+  for (int64_t e = 0; e < n; ++e) dst[e] = optim::slotSum(grad, e);
+}
+
 void Leader::embeddingChunk(const Chunk& c, const optim::GradView& grad, int64_t step, double lr,
                             bool clip, double* norm_sq) {
   const int64_t n = c.numel();
@@ -319,15 +324,7 @@ void Leader::embeddingChunk(const Chunk& c, const optim::GradView& grad, int64_t
   if (c.pass == ChunkPass::kEmbeddingDense) {
     const optim::GradView g = plan_.dense_pass_written ? grad : split_->zeroGradient();
     if (clip) {
-      float* dst = seg_.regionAs<float>(kGradAccumRegion) + state_.owned[0].offset + c.begin;
-#pragma omp parallel for schedule(static) num_threads(threads)
-      for (int64_t e = 0; e < n; ++e) {
-        float s = 0;
-        for (int w = 0; w < g.numSlots; ++w)
-          s += g.dtype == optim::DType::kBF16 ? optim::bf16ToFloat(static_cast<const uint16_t*>(g.slots[w])[e])
-                                              : static_cast<const float*>(g.slots[w])[e];
-        dst[e] = s;
-      }
+      reduceSlots(seg_.regionAs<float>(kGradAccumRegion) + state_.owned[0].offset + c.begin, g, n);
       return;  // its norm once the token pass has added the rest
     }
     // The rows outside the step's token rows are updated now; the token rows' gradient so far
@@ -406,16 +403,7 @@ LeaderStepStats Leader::step(int64_t step) {
       // computes), its squared norm from the same data.
       float* dst = accum + state_.owned[c.unit].offset + part.offset;
       const int64_t n = part.numel();
-      const int slots = grad.numSlots;
-      const bool bf16 = grad.dtype == optim::DType::kBF16;
-#pragma omp parallel for schedule(static) num_threads(engine_.teamFor(n))
-      for (int64_t e = 0; e < n; ++e) {
-        float s = 0;
-        for (int w = 0; w < slots; ++w)
-          s += bf16 ? optim::bf16ToFloat(static_cast<const uint16_t*>(grad.slots[w])[e])
-                    : static_cast<const float*>(grad.slots[w])[e];
-        dst[e] = s;
-      }
+      reduceSlots(dst, grad, n);
       const void* one[1] = {dst};
       norm_sq += engine_.gradSquaredNorm(optim::GradView{one, 1, optim::DType::kF32}, n, 1.0f);
     }

@@ -134,6 +134,8 @@ class Leader {
     double weight_decay;
   };
   optim::GradView gradView(int slot, const void** ptrs) const;
+  // dst[e] = the slots of `grad` summed (optim::slotSum), e < n: the clipping region's gradient.
+  void reduceSlots(float* dst, const optim::GradView& grad, int64_t n) const;
   /// The fused AdamW pass over owned part `p` of unit `unit` (state `st` at p.begin).
   void updateRange(int unit, const OwnedPart& p, const OwnedState& st, const optim::GradView& grad,
                    float grad_scale, int64_t step, double lr, double* norm_sq);

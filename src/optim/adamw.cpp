@@ -11,6 +11,7 @@
 #include <cstring>
 #include <vector>
 
+#include "common/bf16.h"
 #include "common/errors.h"
 #include "optim/adamw_kernels.h"
 
@@ -227,6 +228,14 @@ double Engine::run(int pass, const ChunkState& s, const GradView& grad, int64_t 
   double sum = 0.0;
   for (double x : partial) sum += x;
   return sum;
+}
+
+float slotSum(const GradView& g, int64_t i) {
+  float s = 0;
+  for (int w = 0; w < g.numSlots; ++w)
+    s += g.dtype == DType::kBF16 ? bf16ToFloat(static_cast<const uint16_t*>(g.slots[w])[i])
+                                 : static_cast<const float*>(g.slots[w])[i];
+  return s;
 }
 
 double Engine::updateRangesWithNorm(const ChunkState& s, const GradView& grad,

@@ -71,6 +71,10 @@ struct GradView {
   DType dtype = DType::kF32;
 };
 
+/// Element i of `g`'s gradient: its slots summed in slot order in fp32 (the order of the fused
+/// passes), for code that reduces slots outside them (the clipping region, saved gradients).
+float slotSum(const GradView& g, int64_t i);
+
 /// The host state of one chunk, `n` elements each: FP32 master weights, Adam moments m
 /// (exp_avg) and v (exp_avg_sq), and the bf16 delivery copy (raw bits). 64-byte alignment is
 /// recommended (partition blocks then never share cache lines between threads), not required.

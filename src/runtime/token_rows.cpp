@@ -54,10 +54,10 @@ std::vector<TokenRows::Piece> TokenRows::pieces(int64_t b, int64_t e) const {
   return out;
 }
 
-std::vector<TokenRows::Piece> TokenRows::gaps(int64_t b, int64_t e) const {
+std::vector<TokenRows::Piece> TokenRows::complement(int64_t b, int64_t e, const std::vector<Piece>& inside) {
   std::vector<Piece> out;
   int64_t at = b;
-  for (const Piece& p : pieces(b, e)) {
+  for (const Piece& p : inside) {
     if (p.element > at) out.push_back({at, -1, p.element - at});
     at = p.element + p.length;
   }

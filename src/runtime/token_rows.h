@@ -50,7 +50,9 @@ class TokenRows {
   };
   std::vector<Piece> pieces(int64_t b, int64_t e) const;
   /// The complement: the pieces of [b, e) outside the token rows (packed = -1), ascending.
-  std::vector<Piece> gaps(int64_t b, int64_t e) const;
+  std::vector<Piece> gaps(int64_t b, int64_t e) const { return complement(b, e, pieces(b, e)); }
+  /// The pieces of [b, e) outside `inside` (ascending pieces of [b, e), e.g. pieces(b, e)).
+  static std::vector<Piece> complement(int64_t b, int64_t e, const std::vector<Piece>& inside);
 
  private:
   const uint64_t* words_ = nullptr;
