@@ -34,7 +34,9 @@ Leader::Leader(const RankContext& ctx, const shm::Segment& seg, const HostStateS
   SLIDEDP_ASSERT(sharded() == (std::string(node_layout_->name()) == "sharded"),
                  "segment sharded {} but node layout {}", sharded(), node_layout_->name());
   unit_chunks_.resize(layout.numUnits());
-  for (int64_t i = 0; i < plan.chunksPerStep(); ++i) unit_chunks_[plan.chunks[i].unit].push_back(i);
+  for (int64_t i = 0; i < plan.chunksPerStep(); ++i)  // each range once: the row-split
+    if (plan.chunks[i].pass != ChunkPass::kEmbeddingDense)  // embedding's token pass covers it
+      unit_chunks_[plan.chunks[i].unit].push_back(i);
   if (opts.max_grad_norm > 0 && !spec.grad_accumulation)
     throwUserError("clipping needs the gradient accumulation region (HostStateSpec.grad_accumulation)");
   // Weight-decay spans per unit: ndim >= 2 decays, ndim < 2 does not (shared/README.md recipe);
@@ -276,14 +278,7 @@ void Leader::updateRange(int unit, const OwnedPart& part, const OwnedState& st0,
   for (const DecaySpan& d : decay_[unit]) {
     const int64_t b = std::max(begin, d.begin), e = std::min(end, d.end);
     if (b >= e) continue;
-    optim::AdamWHyper h;
-    h.lr = lr;
-    h.beta1 = opts_.beta1;
-    h.beta2 = opts_.beta2;
-    h.eps = opts_.eps;
-    h.weightDecay = d.weight_decay;
-    h.step = step;
-    const optim::StepConstants c = optim::makeStepConstants(h, grad_scale);
+    const optim::StepConstants c = constants(d.weight_decay, grad_scale, step, lr);
     const void* shifted[optim::kMaxSlots];
     for (int w = 0; w < grad.numSlots; ++w)
       shifted[w] = static_cast<const char*>(grad.slots[w]) + (b - begin) * esize;
@@ -423,24 +418,23 @@ LeaderStepStats Leader::step(int64_t step) {
     stats.clip_coef = std::min(1.0, opts_.max_grad_norm / (stats.grad_norm + 1e-6));
     const uint64_t t0 = shm::monotonicNs();
     double gate_s = 0;
-    for (int64_t i = 0; i < plan_.chunksPerStep(); ++i) {  // plan order: unit by unit
-      const Chunk& c = plan_.chunks[i];
+    // Unit by unit in update order (the streamed checkpoint writes in it; head, then the
+    // embedding, whose next-step forward comes first), each unit's chunks in plan order (the
+    // same on every leader: publish() is collective when sharded across nodes).
+    for (int u : plan_.updateOrder()) {
+      if (gate_) gate_s += gate_(u);
+      spans[u].begin_ns = shm::monotonicNs();
       // The row-split embedding's gradient is whole in the region: its token-pass chunks
-      // update it (once), its dense-pass chunks are skipped.
-      if (c.pass == ChunkPass::kEmbeddingDense) continue;
-      const OwnedPart& part = nodes.owned(i);
-      if (i == 0 || plan_.chunks[i - 1].unit != c.unit || plan_.chunks[i - 1].pass != c.pass) {
-        if (gate_) gate_s += gate_(c.unit);
-        spans[c.unit].begin_ns = shm::monotonicNs();
+      // update it (once; unit_chunks_ holds no dense-pass chunk).
+      for (int64_t i : unit_chunks_[u]) {
+        const OwnedPart& part = nodes.owned(i);
+        const void* one[1] = {accum + state_.owned[u].offset + part.offset};
+        updateRange(u, part, nodes.state(i), optim::GradView{one, 1, optim::DType::kF32},
+                    static_cast<float>(stats.clip_coef), step, stats.lr, nullptr);
+        nodes.publish(i);
       }
-      const void* one[1] = {accum + state_.owned[c.unit].offset + part.offset};
-      updateRange(c.unit, part, nodes.state(i), optim::GradView{one, 1, optim::DType::kF32},
-                  static_cast<float>(stats.clip_coef), step, stats.lr, nullptr);
-      nodes.publish(i);
-      if (c.last_of_unit) {
-        cb.layerVersion(c.unit).store(static_cast<uint64_t>(step));
-        spans[c.unit].end_ns = shm::monotonicNs();
-      }
+      cb.layerVersion(u).store(static_cast<uint64_t>(step));
+      spans[u].end_ns = shm::monotonicNs();
     }
     stats.reduce_update_s += seconds(t0, shm::monotonicNs()) - gate_s;
     stats.checkpoint_wait_s += gate_s;

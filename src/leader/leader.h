@@ -159,7 +159,8 @@ class Leader {
   TrainOptions opts_;
   optim::Engine engine_;
   std::unique_ptr<NodeLayout> node_layout_;
-  std::vector<std::vector<int64_t>> unit_chunks_;  // [unit]: chunk indices of the plan
+  std::vector<std::vector<int64_t>> unit_chunks_;  // [unit]: chunk indices of the plan, each
+                                                   // range once (no kEmbeddingDense chunk)
   std::vector<std::vector<DecaySpan>> decay_;  // per unit
   std::unique_ptr<EmbeddingRowSplit> split_;   // the row-split embedding update, when planned
   int num_workers_ = 0;

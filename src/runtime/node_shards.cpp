@@ -24,14 +24,26 @@ NodeShards NodeShards::build(const ChunkPlan& plan, int num_nodes, int node) {
     const Chunk &x = plan.chunks[a], &y = plan.chunks[b];
     return x.unit != y.unit ? x.unit < y.unit : x.begin < y.begin;
   });
+  const Chunk* prev = nullptr;
+  int64_t prev_i = -1;
   for (int64_t i : order) {
     const Chunk& c = plan.chunks[i];
-    const auto [b, e] = ChunkPlan::shard(c.numel(), num_nodes, node);
     OwnedPart& p = s.parts[i];
+    // The row-split embedding hands unit 0 off twice over the same ranges (dense pass, token
+    // pass): both passes of a range are the same elements, stored once.
+    if (prev && prev->unit == c.unit && prev->begin == c.begin) {
+      SLIDEDP_ASSERT(prev->end == c.end, "two chunks of unit {} start at {} but end at {} and {}",
+                     c.unit, c.begin, prev->end, c.end);
+      p = s.parts[prev_i];
+      continue;
+    }
+    const auto [b, e] = ChunkPlan::shard(c.numel(), num_nodes, node);
     p.begin = c.begin + b;
     p.end = c.begin + e;
     p.offset = s.owned_numels[c.unit];
     s.owned_numels[c.unit] += p.numel();
+    prev = &c;
+    prev_i = i;
   }
   return s;
 }

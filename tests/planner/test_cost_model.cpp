@@ -400,6 +400,7 @@ TEST(CostModel, AttentionOutputPolicy) {
   // CPU workers keep every layer.
   const Workload cpu = makeWorkload(cfg, "qwen3-4b", 1, 1, 64, false);
   EXPECT_EQ(autoLayerSplit(cpu, m, Policy(), 1).kept, cpu.L);
+}
 
 // Several nodes (issue 17), the toy on 2 nodes of 1 worker (1 row each: the worker timeline of
 // HandComputedTimelineKeepAll), network 0.32 Gb/s = 4e7 B/s at efficiency 1, no latency.

@@ -172,6 +172,11 @@ TEST(ReferenceEquivalence, ThreeStepsMatchTheFloat64Reference) {
           if (wu != static_cast<double>(u) && ub < we && wb < ue) ++overlapping;
         }
     }
+    // Every rank starts the next step together: MPI_Gather lets the workers return before the
+    // root has its data, and the leaders' checks above (gatherMaster, the comparisons) would
+    // otherwise still run while the workers' next backward does, hiding any overlap (seen on 3
+    // virtual nodes: every hand-off was in 20 ms before the leaders began the step).
+    MPI_Barrier(MPI_COMM_WORLD);
   }
   if (ctx.world_rank == 0) {
     std::printf("leader unit updates overlapping a worker's backward of an earlier unit: %d\n",

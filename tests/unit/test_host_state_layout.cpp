@@ -134,3 +134,27 @@ TEST(NodeShards, PartsTileEveryChunkAndSizeTheOwnedRegions) {
   EXPECT_STREQ(deliveryRegion(h, true), kDeliveryF32Region);
   EXPECT_STREQ(deliveryRegion(h, false), kComputeCopyRegion);
 }
+
+// The row-split embedding plan hands unit 0 off twice over the same ranges (dense pass, token
+// pass): both chunks of a range get the same part, stored once, so the owned sizes are the
+// unit sizes of a plan without the split (N = 1 included: the leader's checkpoint and resume
+// size unit 0 by owned_numels).
+TEST(NodeShards, SplitEmbeddingPassesShareTheirParts) {
+  const std::vector<int64_t> units = {5000, 12345, 64};
+  const ChunkPlan split = ChunkPlan::build(units, 1000, /*split_embedding=*/true);
+  const ChunkPlan whole = ChunkPlan::build(units, 1000);
+  for (int N : {1, 2, 3}) {
+    for (int p = 0; p < N; ++p) {
+      const NodeShards s = NodeShards::build(split, N, p), w = NodeShards::build(whole, N, p);
+      EXPECT_EQ(s.owned_numels, w.owned_numels) << "N " << N << " node " << p;
+      for (size_t i = 0; i < split.chunks.size(); ++i)
+        for (size_t j = 0; j < split.chunks.size(); ++j) {
+          const Chunk &a = split.chunks[i], &b = split.chunks[j];
+          if (a.unit != b.unit || a.begin != b.begin) continue;
+          EXPECT_EQ(s.parts[i].begin, s.parts[j].begin);
+          EXPECT_EQ(s.parts[i].end, s.parts[j].end);
+          EXPECT_EQ(s.parts[i].offset, s.parts[j].offset);
+        }
+    }
+  }
+}
