@@ -25,10 +25,15 @@ CheckpointStream::CheckpointStream(CheckpointRequest req,
                  order.size(), unit_tensors.size());
   name_ = fmt::format("step-{:08d}", req_.step);
   final_dir_ = joinPath(req_.root, name_);
-  tmp_dir_ = joinPath(req_.root, fmt::format(".{}.tmp-{}", name_, ::getpid()));
-  makeDirectories(req_.root);
-  removeTree(tmp_dir_);
-  makeDirectories(tmp_dir_);
+  shared_ = !req_.shared_tmp_dir.empty();
+  if (shared_) {
+    tmp_dir_ = req_.shared_tmp_dir;  // made (and committed or removed) by the trainer
+  } else {
+    tmp_dir_ = joinPath(req_.root, fmt::format(".{}.tmp-{}", name_, ::getpid()));
+    makeDirectories(req_.root);
+    removeTree(tmp_dir_);
+    makeDirectories(tmp_dir_);
+  }
   position_.assign(unit_tensors.size(), -1);
   std::vector<std::vector<TensorToWrite>> groups;
   for (size_t i = 0; i < order.size(); ++i) {
@@ -40,9 +45,9 @@ CheckpointStream::CheckpointStream(CheckpointRequest req,
   }
   StreamedWriterOptions wo;
   wo.after_group = std::move(after_unit);
-  wo.on_complete = [this](const FileDigest& d) { complete(d); };
+  if (!shared_) wo.on_complete = [this](const FileDigest& d) { complete(d); };
   writer_ = std::make_unique<StreamedSafetensorsWriter>(
-      joinPath(tmp_dir_, "optimizer.safetensors"), std::move(groups),
+      joinPath(tmp_dir_, req_.file), std::move(groups),
       std::map<std::string, std::string>{{"format", "slidedp-optimizer-state-1"}}, std::move(wo));
 }
 
@@ -60,7 +65,7 @@ void CheckpointStream::complete(const formats::FileDigest& digest) {
   nlohmann::json j = req_.state;
   j["step"] = req_.step;
   j["format"] = 1;
-  j["files"] = {{"optimizer.safetensors", {{"bytes", digest.bytes}, {"xxh3", digest.xxh3}}}};
+  j["files"] = {{req_.file, {{"bytes", digest.bytes}, {"xxh3", digest.xxh3}}}};
   writeFileAtomic(joinPath(tmp_dir_, "trainer_state.json"), j.dump(1) + "\n");
   removeTree(final_dir_);  // a checkpoint of the same step from an earlier, resumed run
   if (std::rename(tmp_dir_.c_str(), final_dir_.c_str()) != 0)
@@ -82,7 +87,9 @@ std::string CheckpointStream::finish() {
   error_ = writer_->wait();
   finished_ = true;
   if (!error_.empty()) {
-    formats::removeTree(tmp_dir_);  // no half-written checkpoint stays behind to fill the disk
+    // No half-written checkpoint stays behind to fill the disk (a shared directory: the
+    // trainer removes it once every leader agreed the failure; the writer removed the file).
+    if (!shared_) formats::removeTree(tmp_dir_);
     error_ = fmt::format("writing the checkpoint of step {} to {} failed: {}", req_.step,
                          req_.root, error_);
   }

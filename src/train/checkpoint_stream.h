@@ -13,6 +13,12 @@
 // A kill or a failure before the rename leaves only root/.step-N.tmp-<pid> (removed by a later
 // checkpoint); the previous checkpoint and `latest` stay as they were.
 //
+// Several nodes: every leader that holds a part of the state (each leader when sharded across
+// nodes, node 0's when replicated) streams its own file into one temporary directory that world
+// rank 0 made; the trainer commits the directory (trainer_state.json with every file's digest,
+// rename, `latest`) on the main threads once every leader's file is complete, since that needs
+// MPI and the writer threads never call it.
+//
 // Leader-side, no MPI: the trainer owns at most one stream at a time, and agrees its error
 // (error()) across ranks at the end of the next step.
 #pragma once
@@ -39,6 +45,13 @@ struct CheckpointRequest {
   /// Called on the writer thread once the checkpoint is published, with a line for the log
   /// (where, how many bytes, how fast). Optional; must not throw.
   std::function<void(const std::string&)> note;
+  /// Several nodes: the step's temporary directory, made by world rank 0 and shared by every
+  /// leader that writes; the stream then writes only `file` into it and neither creates,
+  /// commits (trainer_state.json, rename, `latest`) nor removes the directory: the trainer
+  /// does, once every leader's file is complete (Trainer::commitNodesCheckpoint). Empty: one
+  /// node, the stream owns root/.step-N.tmp-<pid>/ and commits it itself.
+  std::string shared_tmp_dir;
+  std::string file = "optimizer.safetensors";  // the state's file name in the step directory
 };
 
 class CheckpointStream {
@@ -63,15 +76,20 @@ class CheckpointStream {
   double waitUnit(int u, const std::function<void()>& poll = {});
   /// True once the write is over (published, or failed).
   bool finished() const { return writer_->finished(); }
-  /// Blocks until the write is over; returns "" once the checkpoint is published, else the
-  /// error (the temporary directory is then removed). Idempotent.
+  /// Blocks until the write is over; returns "" once the checkpoint is published (with a
+  /// shared_tmp_dir: once the file is complete), else the error (the temporary directory is
+  /// then removed, unless shared). Idempotent.
   std::string finish();
+  /// After a successful finish(): the file's size and XXH3-64 digest, and the seconds it took.
+  const formats::FileDigest& digest() const { return writer_->digest(); }
+  double seconds() const { return writer_->seconds(); }
 
  private:
   void complete(const formats::FileDigest& digest);  // writer thread
 
   CheckpointRequest req_;
   std::string name_, tmp_dir_, final_dir_;
+  bool shared_ = false;        // req_.shared_tmp_dir given: write the file, commit nothing
   std::vector<int> position_;  // unit -> its index in the write order
   std::unique_ptr<formats::StreamedSafetensorsWriter> writer_;
   bool finished_ = false;

@@ -20,6 +20,7 @@
 #include "runtime/test_hooks.h"
 #include "runtime/token_rows.h"
 #include "shm/control_block.h"
+#include "shm/layout.h"  // formatBytes
 #include "runtime/fault_injection.h"
 #include "train/checkpoint_stream.h"
 #include "worker/worker.h"
@@ -207,6 +208,13 @@ Trainer::Trainer(const RankContext& ctx, const std::string& model_dir, const Tra
 
 Trainer::~Trainer() {
   stream_.reset();  // cancels an unfinished checkpoint (its temporary directory is removed)
+  if (nodes_ckpt_ && ctx_.world_rank == 0) {  // several nodes: the shared one, uncommitted
+    try {
+      formats::removeTree(nodes_ckpt_->tmp_dir);
+    } catch (const std::exception&) {
+      // a later checkpoint removes it (publishAndPrune)
+    }
+  }
   worker_.reset();
   leader_.reset();
   // Workers unmap first; the leader (owner) removes the segment last.
@@ -275,7 +283,8 @@ std::string Trainer::finishStream() {
 }
 
 void Trainer::beginStream(const std::string& root, int64_t step, const nlohmann::json& state,
-                          int keep, bool overwrite, const Note& note) {
+                          int keep, bool overwrite, const Note& note,
+                          const std::string& shared_tmp_dir, const std::string& file) {
   SLIDEDP_ASSERT(leader_ && !stream_, "beginStream: leader only, one stream at a time");
   // Units in the order the next step updates them (hand-off order), 3 tensors each.
   const auto flat = leader_->stateTensors();
@@ -288,14 +297,20 @@ void Trainer::beginStream(const std::string& root, int64_t step, const nlohmann:
     if (slow_s > 0) std::this_thread::sleep_for(std::chrono::duration<double>(slow_s));
     if (written == (n + 1) / 2) killPoint("checkpoint", step);  // tests: half of it written
   };
-  stream_ = std::make_unique<CheckpointStream>(CheckpointRequest{root, step, state, keep, overwrite, note},
-                                               std::move(units), plan_.updateOrder(), after_unit);
+  stream_ = std::make_unique<CheckpointStream>(
+      CheckpointRequest{root, step, state, keep, overwrite, note, shared_tmp_dir, file},
+      std::move(units), plan_.updateOrder(), after_unit);
 }
 
 std::string Trainer::saveCheckpoint(const std::string& root, int64_t step,
                                     const nlohmann::json& state, int keep, bool overwrite,
                                     const Note& note) {
-  if (ctx_.num_nodes > 1) return saveCheckpointNodes(root, step, state, keep, overwrite);  // blocking
+  if (ctx_.num_nodes > 1) {  // every leader's part streamed, then waited for
+    if (nodes_ckpt_) commitNodesCheckpoint();
+    beginNodesCheckpoint(root, step, state, keep, overwrite, note);
+    commitNodesCheckpoint();
+    return formats::joinPath(root, fmt::format("step-{:08d}", step));
+  }
   std::string problem;
   if (leader_) {
     problem = finishStream();
@@ -315,7 +330,20 @@ std::string Trainer::saveCheckpoint(const std::string& root, int64_t step,
 std::string Trainer::startCheckpoint(const std::string& root, int64_t step,
                                      const nlohmann::json& state, int keep, bool overwrite,
                                      const Note& note) {
-  if (ctx_.num_nodes > 1) return saveCheckpointNodes(root, step, state, keep, overwrite);  // blocking
+  if (ctx_.num_nodes > 1) {
+    if (nodes_ckpt_) {
+      const auto t0 = std::chrono::steady_clock::now();
+      const int64_t previous = nodes_ckpt_->step;
+      commitNodesCheckpoint();
+      const double held = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      if (held > 0.05 && note)
+        note(fmt::format("the checkpoint of step {} was still being written and held training "
+                         "{:.2f} s before the checkpoint of step {} (checkpoints come faster than "
+                         "the disks write them: raise --checkpoint-every)", previous, held, step));
+    }
+    beginNodesCheckpoint(root, step, state, keep, overwrite, note);
+    return formats::joinPath(root, fmt::format("step-{:08d}", step));
+  }
   std::string problem;
   if (leader_) {
     const auto t0 = std::chrono::steady_clock::now();
@@ -339,29 +367,36 @@ std::string Trainer::startCheckpoint(const std::string& root, int64_t step,
 }
 
 void Trainer::finishCheckpoints() {
+  if (ctx_.num_nodes > 1) {
+    if (nodes_ckpt_) commitNodesCheckpoint();
+    return;
+  }
   const std::string problem = leader_ ? finishStream() : "";
   agreeOrThrow(ctx_.world, problem.empty(), problem);
 }
 
-std::string Trainer::saveCheckpointNodes(const std::string& root, int64_t step,
-                                    const nlohmann::json& state, int keep, bool overwrite) {
+void Trainer::beginNodesCheckpoint(const std::string& root, int64_t step,
+                                   const nlohmann::json& state, int keep, bool overwrite,
+                                   const Note& note) {
   using namespace formats;
+  SLIDEDP_ASSERT(!nodes_ckpt_ && !stream_, "beginNodesCheckpoint: one checkpoint at a time");
   const std::string name = fmt::format("step-{:08d}", step);
-  const std::string final_dir = joinPath(root, name);
   // World rank 0 (node 0's leader) owns the directory: it makes the temporary one, every
-  // leader that writes puts its file there, and it renames it into place when all are in.
+  // leader that holds a part streams its file into it, and commitNodesCheckpoint() renames it
+  // into place once all are complete.
   int pid0 = getpid();
   MPI_CHECK(MPI_Bcast(&pid0, 1, MPI_INT, 0, ctx_.world));
   const std::string tmp = joinPath(root, fmt::format(".{}.tmp-{}", name, pid0));
   const bool owner = ctx_.world_rank == 0;
-  const bool writes = leader_ && (state_.sharded || owner);
   std::string problem;
-  auto fail = [&](const char* what, const std::exception& e) {
-    problem = fmt::format("writing the checkpoint of step {} to {} failed{}: {}", step, root, what, e.what());
-  };
   auto agree = [&] {
-    if (!problem.empty() && owner) removeTree(tmp);  // no half-written checkpoint stays behind
-    agreeOrThrow(ctx_.world, problem.empty(), problem);
+    try {
+      agreeOrThrow(ctx_.world, problem.empty(), problem);
+    } catch (...) {
+      stream_.reset();  // cancels this leader's file
+      if (owner) removeTree(tmp);  // no half-written checkpoint stays behind
+      throw;
+    }
   };
   if (owner) {
     try {
@@ -369,54 +404,87 @@ std::string Trainer::saveCheckpointNodes(const std::string& root, int64_t step,
       removeTree(tmp);
       makeDirectories(tmp);
     } catch (const std::exception& e) {
-      fail("", e);
+      problem = fmt::format("writing the checkpoint of step {} to {} failed: {}", step, root, e.what());
     }
   }
   agree();
-  std::string line;  // "file bytes xxh3" of this rank's file
-  if (writes) {
-    const std::string file = optimizerFileName(ctx_, opts_);
+  if (leader_ && (state_.sharded || owner)) {
     try {
-      FileDigest digest;
-      writeSafetensors(joinPath(tmp, file), leader_->stateTensors(),
-                       {{"format", "slidedp-optimizer-state-1"}}, &digest);
-      line = fmt::format("{} {} {}", file, digest.bytes, digest.xxh3);
-      killPoint("checkpoint", step);
+      beginStream(root, step, state, keep, overwrite, note, tmp, optimizerFileName(ctx_, opts_));
     } catch (const std::exception& e) {
-      fail(fmt::format(" on node {}", ctx_.node_id).c_str(), e);
+      problem = fmt::format("writing the checkpoint of step {} to {} failed on node {}: {}", step,
+                            root, ctx_.node_id, e.what());
     }
   }
+  agree();
+  nodes_ckpt_ = NodesCheckpoint{root, tmp, step, state, keep, overwrite, note};
+}
+
+void Trainer::commitNodesCheckpoint() {
+  using namespace formats;
+  SLIDEDP_ASSERT(nodes_ckpt_.has_value(), "commitNodesCheckpoint without a checkpoint");
+  const NodesCheckpoint ck = std::move(*nodes_ckpt_);
+  nodes_ckpt_.reset();
+  const std::string name = fmt::format("step-{:08d}", ck.step);
+  const std::string final_dir = joinPath(ck.root, name);
+  const bool owner = ctx_.world_rank == 0;
+  std::string problem, line;  // line: "file bytes xxh3" of this leader's file
+  double seconds = 0;
+  if (stream_) {
+    const std::string error = stream_->finish();
+    if (!error.empty()) {
+      problem = fmt::format("node {}: {}", ctx_.node_id, error);
+    } else {
+      line = fmt::format("{} {} {}", optimizerFileName(ctx_, opts_), stream_->digest().bytes,
+                         stream_->digest().xxh3);
+      seconds = stream_->seconds();
+    }
+    stream_.reset();
+  }
+  auto agree = [&] {
+    try {
+      agreeOrThrow(ctx_.world, problem.empty(), problem);
+    } catch (...) {
+      if (owner) removeTree(ck.tmp_dir);  // no half-written checkpoint stays behind
+      throw;
+    }
+  };
   agree();
   const std::string lines = gatherLines(ctx_, line);
   if (owner) {
     try {
-      nlohmann::json j = state;
-      j["step"] = step;
+      nlohmann::json j = ck.state;
+      j["step"] = ck.step;
       j["format"] = 1;
       j["nodes"] = nodesRecord(ctx_, opts_);
       j["files"] = nlohmann::json::object();
+      uint64_t total = 0;
       std::istringstream in(lines);
       for (std::string file; in >> file;) {
         uint64_t bytes = 0;
         std::string xxh3;
         in >> bytes >> xxh3;
         j["files"][file] = {{"bytes", bytes}, {"xxh3", xxh3}};
+        total += bytes;
       }
-      writeFileAtomic(joinPath(tmp, "trainer_state.json"), j.dump(1) + "\n");
+      writeFileAtomic(joinPath(ck.tmp_dir, "trainer_state.json"), j.dump(1) + "\n");
       removeTree(final_dir);  // a checkpoint of the same step from an earlier, resumed run
-      if (std::rename(tmp.c_str(), final_dir.c_str()) != 0)
-        throwUserError("cannot rename {} to {}: {}", tmp, final_dir, std::strerror(errno));
-      if (int fd = ::open(root.c_str(), O_RDONLY | O_DIRECTORY); fd >= 0) {
+      if (std::rename(ck.tmp_dir.c_str(), final_dir.c_str()) != 0)
+        throwUserError("cannot rename {} to {}: {}", ck.tmp_dir, final_dir, std::strerror(errno));
+      if (int fd = ::open(ck.root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); fd >= 0) {
         ::fsync(fd);
         ::close(fd);
       }
-      publishAndPrune(root, name, step, keep, overwrite);
+      publishAndPrune(ck.root, name, ck.step, ck.keep, ck.overwrite);
+      if (ck.note)
+        ck.note(fmt::format("checkpoint of step {} written to {} ({} in {} file(s), one per leader "
+                            "holding a part; node 0's in {:.2f} s to the fsync)", ck.step, final_dir,
+                            shm::formatBytes(total), j["files"].size(), seconds));
     } catch (const std::exception& e) {
-      fail("", e);
+      problem = fmt::format("writing the checkpoint of step {} to {} failed: {}", ck.step, ck.root, e.what());
     }
   }
   agree();
-  return final_dir;
 }
 
 void Trainer::setRunOptions(const TrainOptions& o) {
@@ -447,7 +515,7 @@ StepRecord Trainer::step(int64_t step, BatchSource& data) {
   shm::noteProgress();
   testHookSlowStep(ctx_.world_rank, step);
   double mine[5] = {0, 0, 0, 0, 0};  // loss sum (workers), grad norm (leader), tokens, B*T, T (worker 0)
-  double times[15] = {0};  // maxima over ranks; [12..14]: the leader's checkpoint writer
+  double times[16] = {0};  // maxima over ranks; [12..15]: the leaders' checkpoint writers
   std::string writer_error;
   if (leader_) {
     const bool in_flight = stream_ != nullptr;
@@ -459,9 +527,11 @@ StepRecord Trainer::step(int64_t step, BatchSource& data) {
     times[12] = ls.checkpoint_wait_s;
     times[13] = in_flight ? 1 : 0;
     // A streamed checkpoint that is over (published or failed) is collected here, so its error
-    // ends the job at the end of this step rather than going unnoticed.
-    if (stream_ && stream_->finished()) writer_error = finishStream();
+    // ends the job at the end of this step rather than going unnoticed. Several nodes: it is
+    // committed below once no leader's file is still being written.
+    if (ctx_.num_nodes == 1 && stream_ && stream_->finished()) writer_error = finishStream();
     times[14] = writer_error.empty() ? 0 : 1;
+    times[15] = stream_ && !stream_->finished() ? 1 : 0;
     for (const auto& u : ls.units) {
       rec.leader_unit_update_ns.push_back(static_cast<double>(u.begin_ns));
       rec.leader_unit_update_ns.push_back(static_cast<double>(u.end_ns));
@@ -496,12 +566,13 @@ StepRecord Trainer::step(int64_t step, BatchSource& data) {
       rec.worker_backward_ns.push_back(static_cast<double>(b.end_ns));
     }
   }
-  double all[5], tmax[15];
+  double all[5], tmax[16];
   MPI_CHECK(MPI_Allreduce(mine, all, 5, MPI_DOUBLE, MPI_SUM, ctx_.world));
   rec.batch_tokens = static_cast<int64_t>(all[3]);
   rec.T = static_cast<int64_t>(all[4]);
-  MPI_CHECK(MPI_Allreduce(times, tmax, 15, MPI_DOUBLE, MPI_MAX, ctx_.world));
+  MPI_CHECK(MPI_Allreduce(times, tmax, 16, MPI_DOUBLE, MPI_MAX, ctx_.world));
   if (tmax[14] > 0) agreeOrThrow(ctx_.world, writer_error.empty(), writer_error);
+  if (nodes_ckpt_ && tmax[15] == 0) commitNodesCheckpoint();  // every rank: every file is over
   rec.checkpoint_wait_s = tmax[12];
   rec.checkpoint_in_flight = tmax[13] > 0;
   rec.fwd_s = tmax[0];

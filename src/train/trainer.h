@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -123,10 +124,10 @@ class Trainer {
   /// Collective: every rank calls it after the same step.
   /// `note` also hears, from the main thread, when a previous checkpoint still being written
   /// held training before this one could start.
-  /// Several nodes: every leader writes its part (sharded) or node 0's leader the whole state,
-  /// blocking (the streamed writer is per node, for one node). Collective.
-  std::string saveCheckpointNodes(const std::string& root, int64_t step, const nlohmann::json& state,
-                                  int keep, bool overwrite);
+  /// Several nodes: every leader holding a part streams its own file into one temporary
+  /// directory, and the checkpoint is committed (by world rank 0) at the end of the first step
+  /// after which no leader is still writing (or by the next checkpoint, finishCheckpoints).
+  /// Each leader's updates wait only for its own writer.
   std::string startCheckpoint(const std::string& root, int64_t step, const nlohmann::json& state,
                               int keep = 2, bool overwrite = false, const Note& note = {});
   /// Waits until a streamed checkpoint, if any, is complete (renamed into place, `latest`
@@ -185,8 +186,29 @@ class Trainer {
   /// Leader: finishes the streamed checkpoint, if any; returns its error ("" when none).
   std::string finishStream();
   /// Leader: starts streaming the checkpoint of `step` (throws UserError).
+  /// `shared_tmp_dir` and `file`: see CheckpointRequest (several nodes).
   void beginStream(const std::string& root, int64_t step, const nlohmann::json& state, int keep,
-                   bool overwrite, const Note& note);
+                   bool overwrite, const Note& note, const std::string& shared_tmp_dir = "",
+                   const std::string& file = "optimizer.safetensors");
+  /// Several nodes (checkpoint_stream.h): world rank 0 makes the step's temporary directory and
+  /// every leader holding a part of the state (each one sharded across nodes, node 0's when
+  /// replicated) starts streaming its file into it. Collective; throws AgreedError (the
+  /// directory removed) when any of it failed.
+  void beginNodesCheckpoint(const std::string& root, int64_t step, const nlohmann::json& state,
+                            int keep, bool overwrite, const Note& note);
+  /// Several nodes: waits for this leader's file, agrees every leader's outcome, and world rank
+  /// 0 writes trainer_state.json (every file's digest, the node record), renames the directory
+  /// into place and replaces `latest`. Collective; throws AgreedError (directory removed).
+  void commitNodesCheckpoint();
+  struct NodesCheckpoint {  // several nodes: the checkpoint being streamed, on every rank
+    std::string root, tmp_dir;
+    int64_t step = 0;
+    nlohmann::json state;
+    int keep = 2;
+    bool overwrite = false;
+    Note note;
+  };
+  std::optional<NodesCheckpoint> nodes_ckpt_;
 
   std::unique_ptr<Leader> leader_;
   std::unique_ptr<Worker> worker_;
