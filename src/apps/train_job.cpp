@@ -881,6 +881,15 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
                        "route; route {}/{} reduces on the workers)", routeName(v.opts.delivery),
                        routeName(v.opts.reduction));
     }
+  if (o.train.split_embedding && ctx.num_nodes > 1 && o.train.node_layout == NodeLayoutKind::kSharded) {
+    // The split's token pass hands off the step's token rows packed, which the sharded layout's
+    // cut (node p owns part p of every chunk, in element order) does not follow: each node's
+    // token rows would need their own cut across the leaders. Replicated runs it as on one node.
+    o.train.split_embedding = false;
+    SLIDEDP_LOG_INFO("embedding update: dense (the row-split update's packed token-row hand-offs "
+                     "are not cut across nodes: --node-layout sharded on {} nodes; replicated "
+                     "runs it)", ctx.num_nodes);
+  }
   checkHostMemoryUpFront(ctx, o, variants);
   JobGuard::enableGracefulStop();
   Trainer trainer(ctx, random_init ? o.model_config : o.model, o.train, o.shm_name, random_init,

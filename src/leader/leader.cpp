@@ -58,7 +58,7 @@ Leader::Leader(const RankContext& ctx, const shm::Segment& seg, const HostStateS
     const auto& shape = layout.units[0].params.at(0).shape;
     SLIDEDP_ASSERT(layout.units[0].params.size() == 1 && shape.size() == 2 && decay_[0].size() == 1,
                    "the row-split embedding update needs unit 0 = the [V, C] embedding alone");
-    SLIDEDP_ASSERT(!state_.sharded, "the row-split embedding update is planned for one node only");
+    SLIDEDP_ASSERT(!state_.sharded, "the row-split embedding update is not planned sharded across nodes");
     split_ = std::make_unique<EmbeddingRowSplit>(shape[0], shape[1], plan.chunk_numel);
   }
 }
@@ -382,13 +382,21 @@ LeaderStepStats Leader::step(int64_t step) {
     auto release = [&] {
       for (int w = 1; w <= num_workers_; ++w) cb.chunkConsumed(slot, w).store(use + 1);
     };
-    // Every node's gradient of this node's part (one node: the staged slots themselves).
-    const optim::GradView grad = nodes.gradient(i, gradView(slot, ptrs));
+    // The step's token rows (the row-split embedding), written by the node's first worker
+    // before any of its hand-offs.
+    if (c.pass == ChunkPass::kEmbeddingDense && c.begin == 0)
+      split_->beginStep(seg_.regionAs<uint64_t>(kTokenRowsRegion) + (step % 2) * spec_.token_row_words);
+    // Every node's gradient of this node's part (one node: the staged slots themselves). The
+    // row-split embedding: an untied dense pass has nothing written (zeros, nothing to
+    // exchange), a token pass only its packed token rows.
+    const optim::GradView staged = gradView(slot, ptrs);
+    const optim::GradView grad =
+        c.pass == ChunkPass::kEmbeddingDense && !plan_.dense_pass_written ? staged
+        : c.pass == ChunkPass::kEmbeddingTokens
+            ? nodes.gradient(i, staged, split_->rows().packedIndex(c.end) - split_->rows().packedIndex(c.begin))
+            : nodes.gradient(i, staged);
     if (!nodes.readsStaging()) release();
     if (c.pass != ChunkPass::kWhole) {
-      // The step's token rows, written by the first worker before any of its hand-offs.
-      if (c.pass == ChunkPass::kEmbeddingDense && c.begin == 0)
-        split_->beginStep(seg_.regionAs<uint64_t>(kTokenRowsRegion) + (step % 2) * spec_.token_row_words);
       embeddingChunk(c, grad, step, stats.lr, clip, &norm_sq);
     } else if (!clip) {
       updateRange(c.unit, part, nodes.state(i), grad, 1.0f, step, stats.lr, &norm_sq);

@@ -29,18 +29,9 @@ OwnedState NodeLayout::state(int64_t i) {
   return s;
 }
 
-void NodeLayout::sumStaged(int64_t i, const optim::GradView& g, float* dst) const {
-  const int64_t n = env_.plan->chunks[i].numel();
-  const bool bf16 = g.dtype == optim::DType::kBF16;
-  const int slots = g.numSlots;
+void NodeLayout::sumStaged(const optim::GradView& g, float* dst, int64_t n) const {
 #pragma omp parallel for schedule(static) num_threads(env_.engine->teamFor(n))
-  for (int64_t e = 0; e < n; ++e) {
-    float s = 0;
-    for (int w = 0; w < slots; ++w)
-      s += bf16 ? optim::bf16ToFloat(static_cast<const uint16_t*>(g.slots[w])[e])
-                : static_cast<const float*>(g.slots[w])[e];
-    dst[e] = s;
-  }
+  for (int64_t e = 0; e < n; ++e) dst[e] = optim::slotSum(g, e);
 }
 
 namespace {
@@ -50,7 +41,7 @@ class OneNodeLayout final : public NodeLayout {
  public:
   explicit OneNodeLayout(const NodeLayoutEnv& env) : NodeLayout(env) {}
   const char* name() const override { return "one node"; }
-  optim::GradView gradient(int64_t, const optim::GradView& staged) override { return staged; }
+  optim::GradView gradient(int64_t, const optim::GradView& staged, int64_t) override { return staged; }
   bool readsStaging() const override { return true; }
 };
 

@@ -69,8 +69,9 @@ class NodeLayout {
   /// node's staging slot of chunk i: G sub-slots on the CPU reduction route, 1 reduced copy on
   /// the others; staging dtype, [chunk numel]). One node: `staged` itself. Several: one fp32
   /// slot [owned(i).numel()] in a buffer of the layout, valid until the next call. Collective
-  /// over ctx.leaders when N > 1.
-  virtual optim::GradView gradient(int64_t i, const optim::GradView& staged) = 0;
+  /// over ctx.leaders when N > 1. `n` >= 0: only the first n elements (the row-split
+  /// embedding's token pass: its packed length; one node and replicated only), else numel().
+  virtual optim::GradView gradient(int64_t i, const optim::GradView& staged, int64_t n = -1) = 0;
   /// Whether gradient() returns `staged` itself: the staging slot is then released only after
   /// the update has read it (otherwise right after gradient()).
   virtual bool readsStaging() const { return false; }
@@ -83,8 +84,9 @@ class NodeLayout {
 
  protected:
   explicit NodeLayout(const NodeLayoutEnv& env);
-  /// Sums chunk i's staged sub-slots into fp32 `dst` [c.numel()] (OpenMP, the engine's team).
-  void sumStaged(int64_t i, const optim::GradView& staged, float* dst) const;
+  /// Sums the first n elements of the staged sub-slots into fp32 `dst` [n] (OpenMP, the
+  /// engine's team).
+  void sumStaged(const optim::GradView& staged, float* dst, int64_t n) const;
 
   NodeLayoutEnv env_;
   std::vector<uint16_t> bf16_scratch_;  // when the segment has no bf16 copy (fp32 delivery)

@@ -20,9 +20,9 @@ class ReplicatedNodeLayout final : public NodeLayout {
       : NodeLayout(env), grad_(static_cast<size_t>(env.plan->chunk_numel)) {}
   const char* name() const override { return "replicated"; }
 
-  optim::GradView gradient(int64_t i, const optim::GradView& staged) override {
-    const int64_t n = env_.plan->chunks[i].numel();
-    sumStaged(i, staged, grad_.data());
+  optim::GradView gradient(int64_t i, const optim::GradView& staged, int64_t n) override {
+    if (n < 0) n = env_.plan->chunks[i].numel();
+    sumStaged(staged, grad_.data(), n);
     MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, grad_.data(), static_cast<int>(n), MPI_FLOAT, MPI_SUM,
                             env_.ctx->leaders));
     slot_[0] = grad_.data();

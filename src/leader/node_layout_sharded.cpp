@@ -31,9 +31,11 @@ class ShardedNodeLayout final : public NodeLayout {
   }
   const char* name() const override { return "sharded"; }
 
-  optim::GradView gradient(int64_t i, const optim::GradView& staged) override {
+  optim::GradView gradient(int64_t i, const optim::GradView& staged, int64_t n) override {
+    SLIDEDP_ASSERT(n < 0 || n == env_.plan->chunks[i].numel(),
+                   "sharded across nodes: chunk {} exchanged whole, not {} elements", i, n);
     setCounts(i);
-    sumStaged(i, staged, grad_.data());
+    sumStaged(staged, grad_.data(), env_.plan->chunks[i].numel());
     MPI_CHECK(MPI_Reduce_scatter(grad_.data(), part_.data(), counts_.data(), MPI_FLOAT, MPI_SUM,
                                  env_.ctx->leaders));
     slot_[0] = part_.data();

@@ -284,8 +284,10 @@ Prediction predict(const Workload& w, const MachineDescription& m, const Policy&
   const double bpp = 26.0 + k_slots * gs;
   const double clip_bpp = k_slots * gs + 8.0;
   const double pass_bpp = w.clip ? clip_bpp : bpp;
+  // Several nodes are priced as the dense schedule (the runtime runs the split replicated,
+  // not sharded across nodes; the leader's per-chunk cost there is the exchange's, below).
   const bool split = w.split_embedding && p.reduction == ReductionRoute::kCpu && !w.clip &&
-                     w.nodes <= 1;  // one node: the runtime plans it for one node only
+                     w.nodes <= 1;
   const int64_t token_numel = std::min<int64_t>(w.unit_numels[0], w.tokenRowsBound() * w.C);
   const double token_frac = double(token_numel) / double(w.unit_numels[0]);
   std::vector<Handoff> handoffs;

@@ -117,9 +117,10 @@ Trainer::Trainer(const RankContext& ctx, const std::string& model_dir, const Tra
     layout_ = model::ParamLayout::build(config_);
     std::vector<int64_t> numels;
     for (const auto& u : layout_.units) numels.push_back(u.numel);
-    // The row-split embedding update hands the leader whole gradients: the cpu route, one node.
+    // The row-split embedding update hands the leader whole gradients: the cpu route; its
+    // packed token-row hand-offs are whole chunks on every node: not sharded across nodes.
     opts_.split_embedding = opts.split_embedding && opts.reduction == ReductionRoute::kCpu &&
-                            ctx.num_nodes == 1;
+                            !shardedAcrossNodes(ctx, opts);
     plan_ = ChunkPlan::build(numels, opts.chunk_numel, opts_.split_embedding);
     plan_.dense_pass_written = config_.tieWordEmbeddings;
     shards_ = NodeShards::build(plan_, shardedAcrossNodes(ctx, opts) ? ctx.num_nodes : 1,

@@ -6,6 +6,9 @@
 // and, for several nodes on one machine, --virtual-node-size=K (N = ranks / K nodes of 1 leader +
 // K - 1 workers) --node-layout=replicated|sharded: the 4 rows of the reference batch are split
 // over every worker of every node, and the result must be the same (within the same bounds).
+// The embedding's update is the default row-split one on the cpu reduction route (one node, and
+// replicated across nodes, where each leader exchanges the dense pass and the packed token
+// rows), dense on the gpu route and sharded across nodes.
 // Tolerances: the runtime computes in fp32 on CPU, the reference in float64; fp32 rounding in
 // the forward/backward gives relative errors around 1e-7..1e-6 in losses and gradients, which
 // Adam's normalised update passes on to the parameters almost unchanged. We ask 2e-6 relative
