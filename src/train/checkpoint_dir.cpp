@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <limits>
 
 #include "common/errors.h"
 #include "formats/checkpoint.h"
@@ -113,11 +114,23 @@ bool verifyCheckpointFiles(const std::string& step_dir) {
 }
 
 void checkCheckpointRootBeforeStart(const std::string& root, int64_t start_step, bool overwrite) {
+  using namespace formats;
   const auto steps = listStepCheckpoints(root);
   if (steps.empty() || overwrite) return;
+  // A step directory newer than the one `latest` names is a publication a kill interrupted
+  // (renamed into place, `latest` not yet replaced; the previous checkpoint stays the one to
+  // resume from), not another run's checkpoint: it does not count, and this run's own
+  // checkpoint of that step replaces it.
+  int64_t published = std::numeric_limits<int64_t>::max();
+  if (const std::string latest = joinPath(root, "latest"); isRegularFile(latest)) {
+    std::string name = readFileBytes(latest);
+    while (!name.empty() && (name.back() == '\n' || name.back() == ' ')) name.pop_back();
+    for (const auto& s : steps)
+      if (s.name == name) published = s.step;
+  }
   std::vector<StepCheckpoint> newer;
   for (const auto& s : steps)
-    if (s.step > start_step) newer.push_back(s);
+    if (s.step > start_step && s.step <= published) newer.push_back(s);
   if (newer.empty()) return;
   if (start_step == 0)
     throwUserError("--checkpoint-dir {} already holds the checkpoints of another run ({}); "

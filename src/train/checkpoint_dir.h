@@ -47,7 +47,9 @@ bool verifyCheckpointFiles(const std::string& step_dir);
 
 /// Before start-up: throws UserError when `root` holds step directories newer than
 /// `start_step` (the step this run continues from; 0 for a fresh run) and `overwrite` is false
-/// (the message names them and says how to continue, replace or avoid them).
+/// (the message names them and says how to continue, replace or avoid them). Directories newer
+/// than the one `latest` names do not count: a kill between a checkpoint's rename into place
+/// and the update of `latest` leaves one, and the run resumed from `latest` replaces it.
 void checkCheckpointRootBeforeStart(const std::string& root, int64_t start_step, bool overwrite);
 
 /// After root/name has been renamed into place: replaces root/latest atomically, then removes
