@@ -17,6 +17,7 @@
 #include "formats/checkpoint.h"
 #include "formats/fs_util.h"
 #include "model/hf_checkpoint.h"
+#include "runtime/host_memory.h"
 #include "runtime/test_hooks.h"
 #include "runtime/token_rows.h"
 #include "shm/control_block.h"
@@ -207,8 +208,24 @@ void Trainer::beginStream(const std::string& root, int64_t step, const nlohmann:
     if (slow_s > 0) std::this_thread::sleep_for(std::chrono::duration<double>(slow_s));
     if (written == (n + 1) / 2) killPoint("checkpoint", step);  // tests: half of it written
   };
-  stream_ = std::make_unique<CheckpointStream>(CheckpointRequest{root, step, state, keep, overwrite, note},
-                                               std::move(units), plan_.updateOrder(), after_unit);
+  uint64_t total = 0;
+  for (const auto& t : flat) {
+    uint64_t n = formats::dtypeSize(t.dtype);
+    for (int64_t d : t.shape) n *= static_cast<uint64_t>(d);
+    total += n;
+  }
+  uint64_t staging = 0;
+  if (checkpoint_staging_gib_ >= 0) {
+    staging = static_cast<uint64_t>(checkpoint_staging_gib_ * (1ull << 30));
+  } else {
+    const uint64_t avail = memAvailableBytes(), reserve =
+        std::max<uint64_t>(8ull << 30, memTotalBytes() / 10);
+    staging = avail > reserve ? std::min(total, avail - reserve) : 0;
+  }
+  CheckpointRequest req{root, step, state, keep, overwrite, note};
+  req.staging_bytes = staging;
+  stream_ = std::make_unique<CheckpointStream>(std::move(req), std::move(units), plan_.updateOrder(),
+                                               after_unit);
 }
 
 std::string Trainer::saveCheckpoint(const std::string& root, int64_t step,
