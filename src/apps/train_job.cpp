@@ -255,7 +255,7 @@ void addTrainOptions(CLI::App& app, TrainJobOptions& o) {
         try {
           size_t used = 0;
           const double g = std::stod(v, &used);
-          if (used == v.size() && g >= 0) return "";
+          if (used == v.size() && std::isfinite(g) && g >= 0 && g < 1e9) return "";
         } catch (const std::exception&) {
         }
         return "must be auto or a number of GiB >= 0, e.g. 32";
