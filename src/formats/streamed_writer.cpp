@@ -10,9 +10,6 @@
 #include <chrono>
 #include <cstring>
 #include <deque>
-#include <set>
-
-#include <nlohmann/json.hpp>
 
 #include "common/errors.h"
 
@@ -20,11 +17,6 @@ namespace slidedp::formats {
 
 namespace {
 
-uint64_t bytesOf(const TensorToWrite& t) {
-  uint64_t n = dtypeSize(t.dtype);
-  for (int64_t d : t.shape) n *= static_cast<uint64_t>(d);
-  return n;
-}
 
 /// Thrown inside the writer thread when cancel() was called.
 struct Cancelled {};
@@ -116,34 +108,22 @@ StreamedSafetensorsWriter::StreamedSafetensorsWriter(
     : path_(std::move(path)), groups_(std::move(groups)), opts_(std::move(opts)) {
   if (opts_.piece_bytes == 0) opts_.piece_bytes = 8u << 20;
   // The header as writeSafetensors writes it (same JSON, same padding), tensors in write order.
-  nlohmann::ordered_json header = nlohmann::ordered_json::object();
-  if (!metadata.empty()) {
-    nlohmann::ordered_json m = nlohmann::ordered_json::object();
-    for (const auto& kv : metadata) m[kv.first] = kv.second;
-    header["__metadata__"] = m;
-  }
-  std::set<std::string> seen;
-  uint64_t offset = 0;
+  std::vector<TensorToWrite> flat;
   for (const auto& group : groups_)
     for (const auto& t : group) {
-      if (!seen.insert(t.name).second) throwUserError("{}: tensor '{}' given twice", path_, t.name);
       if (t.srcDType != t.dtype)
         throwUserError("{}: tensor '{}': the streamed writer copies bytes and cannot convert {} to "
                        "{}", path_, t.name, dtypeName(t.srcDType), dtypeName(t.dtype));
-      const uint64_t n = bytesOf(t);
-      header[t.name] = {{"dtype", dtypeName(t.dtype)}, {"shape", t.shape},
-                        {"data_offsets", {offset, offset + n}}};
-      offset += n;
+      flat.push_back(t);
     }
+  header_ = safetensorsHeader(path_, flat, metadata);
   for (const auto& group : groups_) {
     uint64_t n = 0;
-    for (const auto& t : group) n += bytesOf(t);
+    for (const auto& t : group) n += tensorBytes(t);
     group_bytes_.push_back(n);
   }
   state_.assign(groups_.size(), GroupState::kPending);
   staged_.resize(groups_.size());
-  header_ = header.dump();
-  while (header_.size() % 8 != 0) header_.push_back(' ');
   thread_ = std::thread([this] { run(); });
 }
 
@@ -218,7 +198,7 @@ double StreamedSafetensorsWriter::releaseGroup(int g, const std::function<void()
         ::madvise(buf.get(), alloc, MADV_HUGEPAGE);
         uint64_t at = 0;
         for (const auto& t : groups_[g]) {  // sources unchanged: the caller has not released g
-          const uint64_t n = bytesOf(t);
+          const uint64_t n = tensorBytes(t);
           parallelCopy(buf.get() + at, static_cast<const uint8_t*>(t.src), n, opts_.copy_threads);
           copies.push_back(buf.get() + at);
           at += n;
@@ -299,7 +279,7 @@ void StreamedSafetensorsWriter::run() {
       }
       for (const auto& t : tensors) {
         const auto* p = static_cast<const uint8_t*>(t.src);
-        const uint64_t total = bytesOf(t);
+        const uint64_t total = tensorBytes(t);
         for (uint64_t off = 0; off < total; off += opts_.piece_bytes) {
           if (cancel_.load(std::memory_order_acquire)) {
             pool.drain();

@@ -209,11 +209,7 @@ void Trainer::beginStream(const std::string& root, int64_t step, const nlohmann:
     if (written == (n + 1) / 2) killPoint("checkpoint", step);  // tests: half of it written
   };
   uint64_t total = 0;
-  for (const auto& t : flat) {
-    uint64_t n = formats::dtypeSize(t.dtype);
-    for (int64_t d : t.shape) n *= static_cast<uint64_t>(d);
-    total += n;
-  }
+  for (const auto& t : flat) total += formats::tensorBytes(t);
   uint64_t staging = 0;
   if (checkpoint_staging_gib_ >= 0) {
     staging = static_cast<uint64_t>(checkpoint_staging_gib_ * (1ull << 30));
