@@ -321,6 +321,10 @@ Prediction predict(const Workload& w, const MachineDescription& m, const Policy&
 
   // ---- hand-offs and the leader, chunk by chunk --------------------------------------------
   const int S = p.ring_slots;
+  // DMA beside the pass on the same memory bus (host.update_dma_share): every worker's gradient
+  // bytes into the slots and the backward deliveries of the next units, per element updated.
+  const double dma_bpp = m.host.update_dma_share * ((gpu_red ? 1.0 : double(G)) * gs +
+                                                    (sharded ? 1.0 : double(G)) * es);
   std::vector<double> d2h_free(G, 0.0);
   std::vector<double> leader_end;
   double leader = 0;
@@ -345,7 +349,7 @@ Prediction predict(const Workload& w, const MachineDescription& m, const Policy&
       const double mine = double(c1 - c0) * gs / (gpu_red ? G : 1);
       d2h_bytes += mine;
       busy.d2h_gpu += mine / r.d2h_bwd;
-      const double pass = double(c1 - c0) * unit_bpp / r.adam + m.host.chunk_overhead_s;
+      const double pass = double(c1 - c0) * (unit_bpp + dma_bpp) / r.adam + m.host.chunk_overhead_s;
       leader = std::max(leader, arrival) + pass;
       busy.cpu_update += pass;
       leader_end.push_back(leader);
