@@ -24,8 +24,10 @@
 #                             slidedp-ckpt-bench it creates and removes (default: the checkout's). A
 #                             Qwen3-4B checkpoint is 48.3 GB: with room for two it writes two, with
 #                             room for one, one. SLIDEDP_CKPT_CONFIG: the shape (default qwen3-4b)
-#     SLIDEDP_CKPT_EVERY      `ckpt`: --checkpoint-every (default 12; the run has 11 steps after its
-#                             last checkpoint), SLIDEDP_CKPT_MODE stream (default) or blocking,
+#     SLIDEDP_CKPT_EVERY      `ckpt`: --checkpoint-every (default 32; the run has 31 steps after its
+#                             last checkpoint: a write still running after the last step counts as
+#                             cost), SLIDEDP_CKPT_MODE stream (default) or blocking,
+#                             SLIDEDP_CKPT_STAGING: --checkpoint-staging (default auto),
 #                             SLIDEDP_CKPT_BATCH / SLIDEDP_CKPT_SEQ (default 8 / 4096);
 #                             SLIDEDP_CKPT_DIRTY_BYTES (opt-in, root): vm.dirty_bytes during the
 #                             checkpoint run (e.g. 60000000000), restored after
@@ -200,7 +202,7 @@ do_ckpt() {
   # and its share of 100 steps (a RESULT line).
   local dir=${SLIDEDP_CKPT_DIR:-$(pwd)}/slidedp-ckpt-bench mode=${SLIDEDP_CKPT_MODE:-stream}
   local config=${SLIDEDP_CKPT_CONFIG:-tools/configs/qwen3-4b.json}
-  local every=${SLIDEDP_CKPT_EVERY:-12} rows=${SLIDEDP_CKPT_BATCH:-8} T=${SLIDEDP_CKPT_SEQ:-4096} bytes free n steps
+  local every=${SLIDEDP_CKPT_EVERY:-32} rows=${SLIDEDP_CKPT_BATCH:-8} T=${SLIDEDP_CKPT_SEQ:-4096} bytes free n steps
   local dev=(--gpus "$GPUS"); [ "$NGPU" -eq 0 ] && dev=(--cpu-workers 1)  # CPU: a dry run of the logic
   step "ckpt: the cost of a $mode checkpoint ($config, batch $rows, seq $T): steps without and with --checkpoint-every $every"
   rm -rf "$dir" && mkdir -p "$dir" || { rc=1; return; }
@@ -223,11 +225,12 @@ do_ckpt() {
   echo "ckpt: $dir: $((free >> 30)) GiB free, $n checkpoint(s) of $((bytes >> 30)) GiB at steps $every$([ $n = 2 ] && echo " and $((2 * every))") of $steps;" \
        "vm.dirty_ratio $(cat /proc/sys/vm/dirty_ratio 2>/dev/null) dirty_bytes $(cat /proc/sys/vm/dirty_bytes 2>/dev/null) (the page cache absorbs a write up to that limit, then the disk paces it)"
   df -h "$dir" | tail -1
-  local common=(--model-config "$config" --batch-size "$rows" --seq-len "$T" --steps "$steps" --warmup-steps 1
+  local common=(--model-config "$config" --batch-size "$rows" --seq-len "$T" --warmup-steps 1
                 --lr 1e-5 --delivery "${ROUTE%/*}" --reduction "${ROUTE#*/}")
   # Without checkpoints, then with; each run ~(30 s start-up + steps x ~2.3 s) on 1x H200.
+  # (the run without checkpoints only gives the median step: 16 steps at most)
   SLIDEDP_WORKER=$BIN/slidedp_worker timeout 300 launcher/slidedp-run "${dev[@]}" --worker-threads 2 -- \
-    "${common[@]}" --metrics "$OUT/ckpt-base.jsonl" > "$OUT/ckpt-base.log" 2>&1 || rc=1
+    "${common[@]}" --steps $(( steps < 16 ? steps : 16 )) --metrics "$OUT/ckpt-base.jsonl" > "$OUT/ckpt-base.log" 2>&1 || rc=1
   # Opt-in (root): a larger dirty limit for the checkpoint run only, so the page cache absorbs
   # the whole write at memory speed and the disk catches up in the background; restored after.
   local old_ratio old_bytes
@@ -236,8 +239,8 @@ do_ckpt() {
     echo "$SLIDEDP_CKPT_DIRTY_BYTES" > /proc/sys/vm/dirty_bytes && echo "ckpt: vm.dirty_bytes set to $SLIDEDP_CKPT_DIRTY_BYTES for the run"
   fi
   SLIDEDP_WORKER=$BIN/slidedp_worker timeout 420 launcher/slidedp-run "${dev[@]}" --worker-threads 2 -- \
-    "${common[@]}" --metrics "$OUT/ckpt-run.jsonl" --checkpoint-dir "$dir" --checkpoint-every "$every" \
-    --checkpoint-mode "$mode" --checkpoint-at-end false --keep-checkpoints 1 \
+    "${common[@]}" --steps "$steps" --metrics "$OUT/ckpt-run.jsonl" --checkpoint-dir "$dir" --checkpoint-every "$every" \
+    --checkpoint-mode "$mode" --checkpoint-staging "${SLIDEDP_CKPT_STAGING:-auto}" --checkpoint-at-end false --keep-checkpoints 1 \
     > "$OUT/ckpt-run.log" 2>&1 || rc=1
   if [ -n "${old_ratio:-}" ]; then
     if [ "$old_bytes" -gt 0 ]; then echo "$old_bytes" > /proc/sys/vm/dirty_bytes; else echo "$old_ratio" > /proc/sys/vm/dirty_ratio; fi

@@ -252,6 +252,22 @@ void addTrainOptions(CLI::App& app, TrainJobOptions& o) {
                 "it is written). The checkpoints at the end and on a stop signal are complete before "
                 "the job exits either way")
       ->check(CLI::IsMember({"stream", "blocking"}))->capture_default_str();
+  g->add_option("--checkpoint-staging", o.checkpoint_staging, "Host memory (GiB) a streamed checkpoint "
+                "may fill with copies of the state the next steps update before the disk has it, so "
+                "training does not wait for a disk slower than a step (a copy at memory speed "
+                "instead); auto: MemAvailable at the checkpoint less max(8 GiB, 10% of RAM); 0: wait "
+                "for the disk")
+      ->check([](const std::string& v) -> std::string {
+        if (v == "auto") return "";
+        try {
+          size_t used = 0;
+          const double g = std::stod(v, &used);
+          if (used == v.size() && std::isfinite(g) && g >= 0 && g < 1e9) return "";
+        } catch (const std::exception&) {
+        }
+        return "must be auto or a number of GiB >= 0, e.g. 32";
+      })
+      ->capture_default_str();
   g->add_option("--checkpoint-at-end", o.checkpoint_at_end, "Also checkpoint after the last step "
                 "(false: only every --checkpoint-every steps and on a stop signal; e.g. a benchmark "
                 "on a disk with room for one checkpoint)")->capture_default_str();
@@ -894,6 +910,7 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
   JobGuard::enableGracefulStop();
   Trainer trainer(ctx, random_init ? o.model_config : o.model, o.train, o.shm_name, random_init,
                   o.seed, resume);
+  trainer.setCheckpointStaging(o.checkpoint_staging == "auto" ? -1.0 : std::stod(o.checkpoint_staging));
   {
     // Host bytes per parameter on each node (issue 17's target for the sharded layout: 12/N for
     // master, m and v, plus the whole delivery copy and the bounded staging).

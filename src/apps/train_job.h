@@ -43,6 +43,7 @@ struct TrainJobOptions {
   int keep_checkpoints = 2;
   std::string checkpoint_mode = "stream";  // stream (written while training continues) | blocking
   bool checkpoint_at_end = true;   // also checkpoint after the last step (a stop always does)
+  std::string checkpoint_staging = "auto";  // GiB of host memory for streamed copies | auto
   bool overwrite_checkpoints = false;  // replace another run's checkpoints in checkpoint_dir
   std::string resume;
   std::string resolved_config;     // the resolved configuration (saved with checkpoints)

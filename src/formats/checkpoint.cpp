@@ -77,7 +77,6 @@ uint64_t numelOf(const std::vector<int64_t>& shape) {
   return n;
 }
 
-uint64_t bytesOf(const TensorToWrite& t) { return numelOf(t.shape) * dtypeSize(t.dtype); }
 
 }  // namespace
 
@@ -208,8 +207,10 @@ void checkTensors(const CheckpointReader& ckpt, const std::vector<ExpectedTensor
 
 // ---- writing ------------------------------------------------------------------------------
 
-void writeSafetensors(const std::string& path, const std::vector<TensorToWrite>& tensors,
-                      const std::map<std::string, std::string>& metadata, FileDigest* digest) {
+uint64_t tensorBytes(const TensorToWrite& t) { return numelOf(t.shape) * dtypeSize(t.dtype); }
+
+std::string safetensorsHeader(const std::string& path, const std::vector<TensorToWrite>& tensors,
+                              const std::map<std::string, std::string>& metadata) {
   nlohmann::ordered_json header = nlohmann::ordered_json::object();
   if (!metadata.empty()) {
     nlohmann::ordered_json m = nlohmann::ordered_json::object();
@@ -220,16 +221,23 @@ void writeSafetensors(const std::string& path, const std::vector<TensorToWrite>&
   uint64_t offset = 0;
   for (const auto& t : tensors) {
     if (!seen.insert(t.name).second) throwUserError("{}: tensor '{}' given twice", path, t.name);
-    if (t.srcDType != t.dtype && !(t.srcDType == DType::F32 && isFloating(t.dtype)))
-      throwUserError("{}: tensor '{}': cannot write {} data as {}", path, t.name,
-                     dtypeName(t.srcDType), dtypeName(t.dtype));
-    uint64_t n = bytesOf(t);
+    const uint64_t n = tensorBytes(t);
     header[t.name] = {
         {"dtype", dtypeName(t.dtype)}, {"shape", t.shape}, {"data_offsets", {offset, offset + n}}};
     offset += n;
   }
   std::string h = header.dump();
   while (h.size() % 8 != 0) h.push_back(' ');
+  return h;
+}
+
+void writeSafetensors(const std::string& path, const std::vector<TensorToWrite>& tensors,
+                      const std::map<std::string, std::string>& metadata, FileDigest* digest) {
+  for (const auto& t : tensors)
+    if (t.srcDType != t.dtype && !(t.srcDType == DType::F32 && isFloating(t.dtype)))
+      throwUserError("{}: tensor '{}': cannot write {} data as {}", path, t.name,
+                     dtypeName(t.srcDType), dtypeName(t.dtype));
+  const std::string h = safetensorsHeader(path, tensors, metadata);
   std::unique_ptr<StreamDigest> sum = digest ? std::make_unique<StreamDigest>() : nullptr;
   auto put = [&](int fd, const void* p, size_t n) {
     if (sum) sum->update(p, n);
@@ -277,11 +285,11 @@ std::vector<std::string> writeCheckpoint(const std::string& dir,
                                          const std::map<std::string, std::string>& metadata) {
   makeDirectories(dir);
   uint64_t total = 0;
-  for (const auto& t : tensors) total += bytesOf(t);
+  for (const auto& t : tensors) total += tensorBytes(t);
   std::vector<std::vector<const TensorToWrite*>> shards(1);
   uint64_t cur = 0;
   for (const auto& t : tensors) {
-    uint64_t b = bytesOf(t);
+    uint64_t b = tensorBytes(t);
     if (cur > 0 && cur + b > maxShardBytes) {
       shards.emplace_back();
       cur = 0;

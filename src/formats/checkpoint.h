@@ -71,6 +71,16 @@ struct TensorToWrite {
   DType srcDType = DType::F32;
 };
 
+/// Bytes of `t`'s data in the file (its dtype's size times its shape's element count).
+uint64_t tensorBytes(const TensorToWrite& t);
+
+/// The safetensors header of `tensors` laid out back to back in the given order: the JSON
+/// (`__metadata__` first when given, then each tensor's dtype, shape and data_offsets) padded
+/// with spaces to a multiple of 8 bytes, without the leading 8-byte length. Throws UserError
+/// naming `path` when a name is given twice.
+std::string safetensorsHeader(const std::string& path, const std::vector<TensorToWrite>& tensors,
+                              const std::map<std::string, std::string>& metadata);
+
 /// Writes one safetensors file atomically (path.tmp.<pid>, fsync, rename, fsync dir). Tensors
 /// are laid out in the given order; the header is padded with spaces to a multiple of 8 bytes
 /// (as the reference implementation does). Throws UserError on I/O failure (the temp file is

@@ -2,6 +2,7 @@
 #include "formats/streamed_writer.h"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -9,9 +10,6 @@
 #include <chrono>
 #include <cstring>
 #include <deque>
-#include <set>
-
-#include <nlohmann/json.hpp>
 
 #include "common/errors.h"
 
@@ -19,11 +17,6 @@ namespace slidedp::formats {
 
 namespace {
 
-uint64_t bytesOf(const TensorToWrite& t) {
-  uint64_t n = dtypeSize(t.dtype);
-  for (int64_t d : t.shape) n *= static_cast<uint64_t>(d);
-  return n;
-}
 
 /// Thrown inside the writer thread when cancel() was called.
 struct Cancelled {};
@@ -115,27 +108,22 @@ StreamedSafetensorsWriter::StreamedSafetensorsWriter(
     : path_(std::move(path)), groups_(std::move(groups)), opts_(std::move(opts)) {
   if (opts_.piece_bytes == 0) opts_.piece_bytes = 8u << 20;
   // The header as writeSafetensors writes it (same JSON, same padding), tensors in write order.
-  nlohmann::ordered_json header = nlohmann::ordered_json::object();
-  if (!metadata.empty()) {
-    nlohmann::ordered_json m = nlohmann::ordered_json::object();
-    for (const auto& kv : metadata) m[kv.first] = kv.second;
-    header["__metadata__"] = m;
-  }
-  std::set<std::string> seen;
-  uint64_t offset = 0;
+  std::vector<TensorToWrite> flat;
   for (const auto& group : groups_)
     for (const auto& t : group) {
-      if (!seen.insert(t.name).second) throwUserError("{}: tensor '{}' given twice", path_, t.name);
       if (t.srcDType != t.dtype)
         throwUserError("{}: tensor '{}': the streamed writer copies bytes and cannot convert {} to "
                        "{}", path_, t.name, dtypeName(t.srcDType), dtypeName(t.dtype));
-      const uint64_t n = bytesOf(t);
-      header[t.name] = {{"dtype", dtypeName(t.dtype)}, {"shape", t.shape},
-                        {"data_offsets", {offset, offset + n}}};
-      offset += n;
+      flat.push_back(t);
     }
-  header_ = header.dump();
-  while (header_.size() % 8 != 0) header_.push_back(' ');
+  header_ = safetensorsHeader(path_, flat, metadata);
+  for (const auto& group : groups_) {
+    uint64_t n = 0;
+    for (const auto& t : group) n += tensorBytes(t);
+    group_bytes_.push_back(n);
+  }
+  state_.assign(groups_.size(), GroupState::kPending);
+  staged_.resize(groups_.size());
   thread_ = std::thread([this] { run(); });
 }
 
@@ -160,6 +148,88 @@ double StreamedSafetensorsWriter::waitGroup(int g, const std::function<void()>& 
     }
   }
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+namespace {
+
+/// Copies `n` bytes on up to `threads` threads (slices of at least 64 MiB).
+void parallelCopy(uint8_t* dst, const uint8_t* src, size_t n, int threads) {
+  const size_t min_slice = 64u << 20;
+  const int k = static_cast<int>(std::max<size_t>(1, std::min<size_t>(std::max(1, threads), n / min_slice)));
+  if (k == 1) {
+    std::memcpy(dst, src, n);
+    return;
+  }
+  std::vector<std::thread> pool;
+  const size_t slice = (n + k - 1) / k;
+  for (int i = 1; i < k; ++i) {
+    const size_t b = i * slice, e = std::min(n, b + slice);
+    if (b < e) pool.emplace_back([=] { std::memcpy(dst + b, src + b, e - b); });
+  }
+  std::memcpy(dst, src, std::min(n, slice));
+  for (auto& t : pool) t.join();
+}
+
+}  // namespace
+
+double StreamedSafetensorsWriter::releaseGroup(int g, const std::function<void()>& poll) {
+  SLIDEDP_ASSERT(g >= 0 && g < numGroups(), "releaseGroup({}) of {} groups", g, numGroups());
+  auto written = [&] {
+    return written_.load(std::memory_order_acquire) > g || finished_.load(std::memory_order_acquire);
+  };
+  if (written()) return 0;
+  const uint64_t need = group_bytes_[g];
+  const auto t0 = std::chrono::steady_clock::now();
+  auto since = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+  std::unique_lock<std::mutex> lock(mu_);
+  auto can_stage = [&] {
+    return state_[g] == GroupState::kPending && staged_now_ + need <= opts_.staging_bytes;
+  };
+  while (!written()) {
+    if (can_stage()) {
+      state_[g] = GroupState::kCopying;  // the writer waits for the copy before it starts g
+      staged_now_ += need;
+      lock.unlock();
+      // 2 MiB aligned (transparent huge pages: fewer first-touch faults); freed once written.
+      const size_t alloc = std::max<size_t>(2u << 20, (need + (2u << 20) - 1) & ~size_t{(2u << 20) - 1});
+      std::unique_ptr<uint8_t, FreeDeleter> buf(static_cast<uint8_t*>(std::aligned_alloc(2u << 20, alloc)));
+      std::vector<const void*> copies;
+      if (buf) {
+        ::madvise(buf.get(), alloc, MADV_HUGEPAGE);
+        uint64_t at = 0;
+        for (const auto& t : groups_[g]) {  // sources unchanged: the caller has not released g
+          const uint64_t n = tensorBytes(t);
+          parallelCopy(buf.get() + at, static_cast<const uint8_t*>(t.src), n, opts_.copy_threads);
+          copies.push_back(buf.get() + at);
+          at += n;
+        }
+      }
+      lock.lock();
+      if (!buf) {  // out of memory: wait for the writer instead
+        state_[g] = GroupState::kPending;
+        staged_now_ -= need;
+        opts_.staging_bytes = 0;
+        cv_.notify_all();
+        continue;
+      }
+      for (size_t i = 0; i < copies.size(); ++i) groups_[g][i].src = copies[i];
+      staged_[g] = std::move(buf);
+      state_[g] = GroupState::kStaged;
+      lock.unlock();
+      cv_.notify_all();
+      const double s = since();
+      staged_total_.fetch_add(need, std::memory_order_relaxed);
+      staging_ns_.fetch_add(static_cast<int64_t>(s * 1e9), std::memory_order_relaxed);
+      return s;
+    }
+    cv_.wait_for(lock, std::chrono::milliseconds(50), [&] { return written() || can_stage(); });
+    if (!written() && !can_stage() && poll) {
+      lock.unlock();
+      poll();
+      lock.lock();
+    }
+  }
+  return since();
 }
 
 std::string StreamedSafetensorsWriter::wait() {
@@ -200,9 +270,16 @@ void StreamedSafetensorsWriter::run() {
     put(head.data(), head.size());
     for (size_t g = 0; g < groups_.size(); ++g) {
       const uint64_t group_begin = at;
-      for (const auto& t : groups_[g]) {
+      std::vector<TensorToWrite> tensors;  // the caller's memory, or its staged copy
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        cv_.wait(lock, [&] { return state_[g] != GroupState::kCopying; });  // one group's copy
+        if (state_[g] == GroupState::kPending) state_[g] = GroupState::kWriting;
+        tensors = groups_[g];
+      }
+      for (const auto& t : tensors) {
         const auto* p = static_cast<const uint8_t*>(t.src);
-        const uint64_t total = bytesOf(t);
+        const uint64_t total = tensorBytes(t);
         for (uint64_t off = 0; off < total; off += opts_.piece_bytes) {
           if (cancel_.load(std::memory_order_acquire)) {
             pool.drain();
@@ -218,6 +295,10 @@ void StreamedSafetensorsWriter::run() {
       {
         std::lock_guard<std::mutex> lock(mu_);
         written_.store(static_cast<int>(g) + 1, std::memory_order_release);
+        if (staged_[g]) {
+          staged_[g].reset();
+          staged_now_ -= group_bytes_[g];
+        }
       }
       cv_.notify_all();
       if (opts_.after_group) opts_.after_group(static_cast<int>(g) + 1);

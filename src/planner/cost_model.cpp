@@ -327,6 +327,10 @@ Prediction predict(const Workload& w, const MachineDescription& m, const Policy&
 
   // ---- hand-offs and the leader, chunk by chunk --------------------------------------------
   const int S = p.ring_slots;
+  // DMA beside the pass on the same memory bus (host.update_dma_share): every worker's gradient
+  // bytes into the slots and the backward deliveries of the next units, per element updated.
+  const double dma_bpp = m.host.update_dma_share * ((gpu_red ? 1.0 : double(G)) * gs +
+                                                    (sharded ? 1.0 : double(G)) * es);
   std::vector<double> d2h_free(G, 0.0);
   std::vector<double> leader_end;
   double leader = 0;
@@ -374,14 +378,14 @@ Prediction predict(const Workload& w, const MachineDescription& m, const Policy&
       const double c = double(c1 - c0);
       double pass = 0, net = 0;
       if (!xnode) {
-        pass = c * unit_bpp / r.adam;
+        pass = c * (unit_bpp + dma_bpp) / r.adam;
         leader_bytes += c * unit_bpp;
       } else {
         // sum the staged slots, exchange, then update this node's part (or, clipping, keep it)
         const double sum_b = c * (k_slots * gs + 4.0);
         const double own = nsh ? c / NN : c;
         const double upd_b = w.clip ? own * 8.0 : own * 30.0;
-        pass = (sum_b + upd_b) / r.adam;
+        pass = (sum_b + upd_b + c * dma_bpp) / r.adam;
         leader_bytes += sum_b + upd_b;
         net = gradExchange(c) + (w.clip ? 0.0 : paramGather(c));
       }

@@ -56,6 +56,8 @@ void MachineDescription::validate(const std::string& where) const {
     if (!(network.efficiency > 0 && network.efficiency <= 1))
       throwUserError("{}: 'network.efficiency' must be in (0, 1], got {}", where, network.efficiency);
   }
+  if (!(host.update_dma_share >= 0 && host.update_dma_share <= 1))
+    throwUserError("{}: 'host.update_dma_share' must be in [0, 1], got {}", where, host.update_dma_share);
   if (host.adamw_gbps.empty())
     throwUserError("{}: 'host.adamw_gbps' (AdamW bytes/s by thread count) is empty", where);
   for (const auto& [th, r] : host.adamw_gbps) {
@@ -84,7 +86,8 @@ nlohmann::json toJson(const MachineDescription& m) {
            {{"cores", m.host.cores}, {"leader_cores", m.host.leader_cores},
             {"mem_bw_gbps", m.host.mem_bw_gbps}, {"ram_gib", m.host.ram_gib}, {"adamw_gbps", adam},
             {"chunk_overhead_s", m.host.chunk_overhead_s},
-            {"step_overhead_s", m.host.step_overhead_s}}},
+            {"step_overhead_s", m.host.step_overhead_s},
+            {"update_dma_share", m.host.update_dma_share}}},
           {"network", {{"nodes", m.network.nodes}, {"gbps", m.network.gbps},
                        {"latency_s", m.network.latency_s}, {"efficiency", m.network.efficiency}}},
           {"provenance", m.provenance}};
@@ -182,6 +185,7 @@ MachineDescription machineFromJson(const nlohmann::json& j, const std::string& w
     }
     h.get("chunk_overhead_s", m.host.chunk_overhead_s);
     h.get("step_overhead_s", m.host.step_overhead_s);
+    h.get("update_dma_share", m.host.update_dma_share);
     h.done();
   }
   if (j.contains("network")) {

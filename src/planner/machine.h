@@ -23,7 +23,7 @@
 //              "layer_overhead_s": 2e-4, "context_gib": 1.0 },
 //     "host": { "cores": 64, "leader_cores": 0 (0: cores - 4 per worker), "mem_bw_gbps": 100,
 //               "ram_gib": 512, "adamw_gbps": { "1": 8, "8": 50, "32": 95 },
-//               "chunk_overhead_s": 3e-5, "step_overhead_s": 2e-3 },
+//               "chunk_overhead_s": 3e-5, "step_overhead_s": 2e-3, "update_dma_share": 1 },
 //     "provenance": { "<key>": "measured by ... / datasheet / scaled from ..." } }
 #pragma once
 
@@ -62,6 +62,10 @@ struct HostSpec {
   std::map<int, double> adamw_gbps;  // fused AdamW pass, bytes moved per second by thread count
   double chunk_overhead_s = 0;  // per gradient chunk on the leader (waits, team start)
   double step_overhead_s = 0;   // per step (agreement of loss/norm over MPI)
+  /// Share of the DMA bytes beside the leader's pass (gradients into the slots, backward
+  /// deliveries) that the pass pays at its AdamW rate: the pass is memory-bound and shares the
+  /// bus (cost_model.h). 1: every byte; 0: the pass alone.
+  double update_dma_share = 1.0;
 };
 
 /// The network between nodes (issue 17): what one node's NIC(s) carry. Several nodes are

@@ -43,17 +43,26 @@ HostMemoryNeed estimateHostMemory(const HostStateLayout& state, int ranks, int64
   return n;
 }
 
-uint64_t memAvailableBytes() {
+namespace {
+
+/// A "Key:   N kB" line of /proc/meminfo in bytes; 0 when missing.
+uint64_t meminfoBytes(const std::string& key) {
   std::ifstream f("/proc/meminfo");
   std::string line;
   while (std::getline(f, line)) {
-    if (line.rfind("MemAvailable:", 0) != 0) continue;
-    std::istringstream in(line.substr(13));
+    if (line.rfind(key + ":", 0) != 0) continue;
+    std::istringstream in(line.substr(key.size() + 1));
     uint64_t kib = 0;
     if (in >> kib) return kib * 1024;
   }
   return 0;
 }
+
+}  // namespace
+
+uint64_t memAvailableBytes() { return meminfoBytes("MemAvailable"); }
+
+uint64_t memTotalBytes() { return meminfoBytes("MemTotal"); }
 
 void checkHostMemory(const HostMemoryNeed& need, uint64_t available) {
   if (available == 0 || need.total() <= available) return;

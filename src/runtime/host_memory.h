@@ -48,6 +48,8 @@ uint64_t powerOf2Ceil(uint64_t n);
 /// MemAvailable of /proc/meminfo in bytes (the kernel's estimate of what can be allocated
 /// without swapping); 0 when unknown.
 uint64_t memAvailableBytes();
+/// MemTotal of /proc/meminfo in bytes; 0 when unknown.
+uint64_t memTotalBytes();
 
 /// Throws UserError when `need` exceeds `available` bytes (0: unknown, never throws), with
 /// needed vs available bytes by part and what to change.

@@ -45,6 +45,7 @@ CheckpointStream::CheckpointStream(CheckpointRequest req,
   }
   StreamedWriterOptions wo;
   wo.after_group = std::move(after_unit);
+  wo.staging_bytes = req_.staging_bytes;
   if (!shared_) wo.on_complete = [this](const FileDigest& d) { complete(d); };
   writer_ = std::make_unique<StreamedSafetensorsWriter>(
       joinPath(tmp_dir_, req_.file), std::move(groups),
@@ -57,7 +58,7 @@ CheckpointStream::~CheckpointStream() {
 }
 
 double CheckpointStream::waitUnit(int u, const std::function<void()>& poll) {
-  return writer_->waitGroup(position_.at(u), poll);
+  return writer_->releaseGroup(position_.at(u), poll);
 }
 
 void CheckpointStream::complete(const formats::FileDigest& digest) {
@@ -76,10 +77,13 @@ void CheckpointStream::complete(const formats::FileDigest& digest) {
   }
   publishAndPrune(req_.root, name_, req_.step, req_.keep, req_.overwrite);
   const double sec = writer_->seconds();  // set by this (the writer) thread before on_complete
+  const uint64_t staged = writer_->stagedBytes();
   if (req_.note)
     req_.note(fmt::format("checkpoint of step {} written to {} ({} in {:.2f} s to the fsync, "
-                          "{:.2f} GB/s)", req_.step, final_dir_, shm::formatBytes(digest.bytes), sec,
-                          sec > 0 ? digest.bytes / sec / 1e9 : 0.0));
+                          "{:.2f} GB/s; {} of it copied to staging memory in {:.2f} s so training "
+                          "did not wait for the disk)", req_.step, final_dir_,
+                          shm::formatBytes(digest.bytes), sec, sec > 0 ? digest.bytes / sec / 1e9 : 0.0,
+                          shm::formatBytes(staged), writer_->stagingSeconds()));
 }
 
 std::string CheckpointStream::finish() {

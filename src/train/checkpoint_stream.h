@@ -5,8 +5,9 @@
 // until its update in step s+1. So the checkpoint of step s is written on a background thread
 // (formats/streamed_writer.h), unit by unit in the order step s+1 updates them (the hand-off
 // order: head first, embedding last), and the leader's update of unit u in step s+1 first waits
-// until the writer is past u (waitUnit: the only place training can wait for the disk, reported
-// as the step's checkpoint wait). After the last unit: fsync of optimizer.safetensors, then
+// until the writer is past u, or copies u's state into host memory first when the staging budget
+// has room (waitUnit: the only place training can wait for the disk or a copy, reported as the
+// step's checkpoint wait). After the last unit: fsync of optimizer.safetensors, then
 // trainer_state.json (step, data cursor, configuration, and the file's size and XXH3-64 digest
 // computed while streaming), then the temporary directory is renamed into place and `latest`
 // replaced (checkpoint_dir.h: publishAndPrune), all on the writer thread.
@@ -52,6 +53,9 @@ struct CheckpointRequest {
   /// node, the stream owns root/.step-N.tmp-<pid>/ and commits it itself.
   std::string shared_tmp_dir;
   std::string file = "optimizer.safetensors";  // the state's file name in the step directory
+  /// Host bytes the leader may hold as copies of units the writer has not reached when the next
+  /// step updates them (formats/streamed_writer.h, staging); 0: those updates wait for the disk.
+  uint64_t staging_bytes = 0;
 };
 
 class CheckpointStream {
@@ -71,8 +75,9 @@ class CheckpointStream {
   /// root/step-<8 digits>, where the checkpoint goes once complete.
   const std::string& finalDir() const { return final_dir_; }
 
-  /// Blocks until unit `u` is written (or the write failed: then at once); returns the seconds
-  /// waited. `poll` as in StreamedSafetensorsWriter::waitGroup. Leader's main thread.
+  /// Unit `u` is about to be updated: returns once the checkpoint no longer needs its memory
+  /// (written, copied into staging memory, or the write failed); returns the seconds the caller
+  /// was held. `poll` as in StreamedSafetensorsWriter::waitGroup. Leader's main thread.
   double waitUnit(int u, const std::function<void()>& poll = {});
   /// True once the write is over (published, or failed).
   bool finished() const { return writer_->finished(); }

@@ -17,6 +17,7 @@
 #include "formats/checkpoint.h"
 #include "formats/fs_util.h"
 #include "model/hf_checkpoint.h"
+#include "runtime/host_memory.h"
 #include "runtime/test_hooks.h"
 #include "runtime/token_rows.h"
 #include "shm/control_block.h"
@@ -184,6 +185,12 @@ Trainer::Trainer(const RankContext& ctx, const std::string& model_dir, const Tra
   }
   agreeOrThrow(ctx.world, problem.empty(), problem);
   problem.clear();
+  if (ctx.isLeader() && ctx.leaders != MPI_COMM_NULL) {  // leaders sharing this host's memory
+    MPI_Comm host = MPI_COMM_NULL;
+    MPI_CHECK(MPI_Comm_split_type(ctx.leaders, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host));
+    MPI_CHECK(MPI_Comm_size(host, &leaders_on_host_));
+    MPI_CHECK(MPI_Comm_free(&host));
+  }
   if (!ctx.isLeader()) {
     // A worker's configuration error (e.g. an option for GPU workers on CPU workers) is agreed
     // like the leader's, so the leader unwinds and removes the segment instead of being aborted.
@@ -298,9 +305,21 @@ void Trainer::beginStream(const std::string& root, int64_t step, const nlohmann:
     if (slow_s > 0) std::this_thread::sleep_for(std::chrono::duration<double>(slow_s));
     if (written == (n + 1) / 2) killPoint("checkpoint", step);  // tests: half of it written
   };
-  stream_ = std::make_unique<CheckpointStream>(
-      CheckpointRequest{root, step, state, keep, overwrite, note, shared_tmp_dir, file},
-      std::move(units), plan_.updateOrder(), after_unit);
+  uint64_t total = 0;
+  for (const auto& t : flat) total += formats::tensorBytes(t);
+  uint64_t staging = 0;
+  if (checkpoint_staging_gib_ >= 0) {
+    staging = static_cast<uint64_t>(checkpoint_staging_gib_ * (1ull << 30));
+  } else {
+    // this host's share: virtual nodes put several leaders (and their copies) on one host
+    const uint64_t avail = memAvailableBytes() / static_cast<uint64_t>(std::max(1, leaders_on_host_)),
+                   reserve = std::max<uint64_t>(8ull << 30, memTotalBytes() / 10);
+    staging = avail > reserve ? std::min(total, avail - reserve) : 0;
+  }
+  CheckpointRequest req{root, step, state, keep, overwrite, note, shared_tmp_dir, file};
+  req.staging_bytes = staging;
+  stream_ = std::make_unique<CheckpointStream>(std::move(req), std::move(units), plan_.updateOrder(),
+                                               after_unit);
 }
 
 std::string Trainer::saveCheckpoint(const std::string& root, int64_t step,

@@ -133,6 +133,12 @@ class Trainer {
   /// Waits until a streamed checkpoint, if any, is complete (renamed into place, `latest`
   /// updated); throws AgreedError on every rank when its write failed. Collective.
   void finishCheckpoints();
+  /// Host memory a streamed checkpoint may hold as copies of units the next step updates
+  /// before the disk has them (--checkpoint-staging), in GiB; < 0: automatic, the node's
+  /// MemAvailable at the checkpoint's start (shared by the leaders on this host: virtual
+  /// nodes) less max(8 GiB, 10% of MemTotal), capped at the
+  /// checkpoint's size; 0: updates wait for the disk. Leader (others ignore it); any time.
+  void setCheckpointStaging(double gib) { checkpoint_staging_gib_ = gib; }
 
   /// Switches, for the following steps, what may change between steps without touching the
   /// state layout: delivery and reduction routes, clipping (max_grad_norm; needs the run to
@@ -183,6 +189,8 @@ class Trainer {
   HostStateLayout state_;
   shm::Segment seg_;
   int64_t first_step_ = 1;
+  double checkpoint_staging_gib_ = -1;
+  int leaders_on_host_ = 1;  // leaders of this job on this host (virtual nodes: several)
   /// Leader: finishes the streamed checkpoint, if any; returns its error ("" when none).
   std::string finishStream();
   /// Leader: starts streaming the checkpoint of `step` (throws UserError).

@@ -172,3 +172,54 @@ TEST(StreamedWriter, AThrowingPollEndsTheWaitAndConvertingTensorsAreRefused) {
   EXPECT_THROW(StreamedSafetensorsWriter(d + "/c.safetensors", {twice}, {}, {}), slidedp::UserError);
   removeTree(d);
 }
+
+// Staging: with room for every group, releaseGroup copies a group the writer has not reached
+// and returns without waiting for the (slow) disk; the caller changes the memory at once, and
+// the file still holds the state as it was at the start. With room for one group only, the
+// caller is held part of the time, and the file is still exact.
+TEST(StreamedWriter, ReleasedGroupsAreCopiedSoTheCallerDoesNotWaitForASlowDisk) {
+  const std::string d = tempDir("staging");
+  for (const uint64_t budget : {uint64_t{1} << 30, uint64_t{300000} * 3 * 4}) {
+    State st({1001, 77, 300000, 5, 4099, 20000});
+    const State before = st;
+    const std::vector<int> order = {5, 4, 3, 2, 1, 0};
+    std::vector<std::vector<TensorToWrite>> groups;
+    for (int u : order) groups.push_back(st.unit(u));
+    StreamedWriterOptions o;
+    o.piece_bytes = 64 << 10;
+    o.staging_bytes = budget;
+    o.copy_threads = 3;
+    o.after_group = [](int) { std::this_thread::sleep_for(std::chrono::milliseconds(100)); };  // slow disk
+    const std::string path = d + "/opt" + std::to_string(budget) + ".safetensors";
+    StreamedSafetensorsWriter w(path, std::move(groups), {{"format", "x"}}, o);
+    const auto t0 = std::chrono::steady_clock::now();
+    double held = 0;
+    for (size_t i = 0; i < order.size(); ++i) {
+      held += w.releaseGroup(static_cast<int>(i));
+      for (int p = 0; p < 3; ++p)
+        for (auto& v : st.bufs[order[i] * 3 + p]) v = -7.0f;  // the "update" overwrites it all
+    }
+    const double released_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    ASSERT_EQ(w.wait(), "");
+    if (budget >= (uint64_t{1} << 30)) {
+      // 6 groups x 100 ms of "disk" (0.6 s): the caller copied what the writer had not reached.
+      EXPECT_LT(released_s, 0.3) << "the caller waited for the disk although staging had room";
+      EXPECT_GE(w.stagedBytes(), uint64_t{300000 * 3 * 4});
+    } else {
+      // Room for the largest group only: the caller waits for room (groups written) at times.
+      EXPECT_GT(held, 0.0);
+      EXPECT_GT(w.stagedBytes(), 0u);
+    }
+    const auto f = SafetensorsFile::open(path);
+    for (int u = 0; u < 6; ++u)
+      for (const auto& t : before.unit(u)) {
+        std::vector<float> got(static_cast<size_t>(t.shape[0]));
+        f.readFloat32(f.get(t.name), got.data());
+        EXPECT_EQ(std::memcmp(got.data(), t.src, got.size() * 4), 0) << t.name << " budget " << budget;
+      }
+    const FileDigest on_disk = digestFile(path);
+    EXPECT_EQ(w.digest().xxh3, on_disk.xxh3);
+  }
+  removeTree(d);
+}

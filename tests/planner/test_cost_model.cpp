@@ -39,6 +39,7 @@ MachineDescription toyMachine() {
   m.host.mem_bw_gbps = 1.0;
   m.host.ram_gib = 64;
   m.host.adamw_gbps = {{1, 0.03}};
+  m.host.update_dma_share = 0;  // the pass alone (HandComputedDmaBesideTheUpdate prices it)
   return m;
 }
 
@@ -97,6 +98,32 @@ TEST(CostModel, HandComputedTimelineKeepAll) {
   EXPECT_EQ(p.bottleneck, "exposed");  // exposed 9.5 - 4.0 = 5.5 > 4.0
   near(p.exposed_s, 5.5);
   near(p.tokens_per_s, 1000 / 9.5);
+}
+
+// The DMA beside the pass (host.update_dma_share = 1): G = 1, CPU route, f32 gradients (g = 4),
+// bf16 deliveries (e = 2): 30 + 4 + 2 = 36 B per element at 3e7 B/s = 1.2 s per 1e6.
+//   leader: head 4.0-5.2, layer (hand-off 5.5-6.5) 6.5-8.9, emb 8.9-10.1 -> step 10.1.
+// Half the share: 33 B, 1.1 s per 1e6: head 4.0-5.1, layer 6.5-8.7, emb 8.7-9.8.
+TEST(CostModel, HandComputedDmaBesideTheUpdate) {
+  MachineDescription m = toyMachine();
+  m.host.update_dma_share = 1.0;
+  Prediction p = predict(toyWorkload(), m, bigChunks());
+  near(p.step_s, 10.1);
+  near(p.busy.cpu_update, 4.8);
+  m.host.update_dma_share = 0.5;
+  p = predict(toyWorkload(), m, bigChunks());
+  near(p.step_s, 9.8);
+  // G = 2 on the GPU route with sharded delivery: 1 x 4 + 1 x 2 = 6 B beside the pass as well;
+  // replicated delivery on the CPU route: 2 x 4 + 2 x 2 = 12 B (plus the 2 slots read: 34 B).
+  Workload w = toyWorkload();
+  w.G = 2;
+  w.global_rows = 2;
+  m.host.update_dma_share = 1.0;
+  near(predict(w, m, bigChunks()).busy.cpu_update, 4e6 * (34 + 12) / 3e7);
+  Policy gpu = bigChunks();
+  gpu.delivery = DeliveryRoute::kSharded;
+  gpu.reduction = ReductionRoute::kGpu;
+  near(predict(w, m, gpu).busy.cpu_update, 4e6 * (30 + 6) / 3e7);
 }
 
 // The row-split embedding update: the embedding goes right after the head, where its rows

@@ -4,7 +4,8 @@
 //  - What is written is the state after step s although step s+1 overwrote it meanwhile: the
 //    streamed checkpoint is byte-identical to a blocking one, and a run resumed from it ends
 //    byte-identical to a straight run. The disk is slowed (SLIDEDP_TEST_SLOW_CHECKPOINT) so the
-//    write does overlap step s+1's updates (the step line's ckpt-wait shows they waited).
+//    write does overlap step s+1's updates (the step line's ckpt-wait shows they waited), and
+//    with staging memory (the default) the updates copy the units instead of waiting.
 //  - The leader overlaps: with the disk slowed and the next step's compute slower than the
 //    whole write (SLIDEDP_TEST_SLOW_STEP), the step after a checkpoint waits for none of it,
 //    while a blocking checkpoint holds training for the whole write.
@@ -62,22 +63,36 @@ constexpr int kUnits = 7;  // stories260K: embedding, 5 decoder layers, final no
 
 TEST(StreamedCheckpoint, IsTheStateOfItsStepAndResumesBitIdentically) {
   // 50 ms per unit: the write (~0.35 s) spans step 3's and step 5's updates (~20 ms steps).
+  // Without staging memory (--checkpoint-staging 0) the updates wait for the writer; with it
+  // (the default) they copy the units the writer has not reached. Both files must be the
+  // blocking checkpoint's, byte for byte.
   const std::vector<std::string> slow_disk = {"SLIDEDP_TEST_SLOW_CHECKPOINT=0.05"};
-  const std::string s = tmpDir("s"), b = tmpDir("b"), r = tmpDir("r");
+  const std::string s = tmpDir("s"), c = tmpDir("c"), b = tmpDir("b"), r = tmpDir("r");
   Result streamed = wait(start(train(slow_disk, {"--steps", "6", "--checkpoint-dir", s,
-                                                 "--checkpoint-every", "2", "--keep-checkpoints", "0"})));
+                                                 "--checkpoint-every", "2", "--keep-checkpoints", "0",
+                                                 "--checkpoint-staging", "0"})));
   ASSERT_EQ(streamed.exit_code, 0) << streamed.output;
   EXPECT_NE(streamed.output.find("checkpoint of step 2: streaming to"), std::string::npos) << streamed.output;
   // Step 3's updates waited for the writer: the gate held, so what follows tests it.
   EXPECT_GT(stepField(streamed.output, 3, "ckpt-wait"), 0.05) << streamed.output;
+  EXPECT_NE(streamed.output.find("0 B of it copied to staging memory"), std::string::npos) << streamed.output;
+  Result staged = wait(start(train(slow_disk, {"--steps", "4", "--checkpoint-dir", c,
+                                               "--checkpoint-every", "2", "--keep-checkpoints", "0"})));
+  ASSERT_EQ(staged.exit_code, 0) << staged.output;
+  // Step 3's updates copied what the slow writer had not reached instead of waiting for it.
+  const double copied = logNumber(staged.output, R"(checkpoint of step 2 written to .* ([0-9.]+) [KMG]i?B of it copied to staging memory)");
+  EXPECT_GT(copied, 0) << staged.output;
+  EXPECT_LT(stepField(staged.output, 3, "ckpt-wait"), 0.2) << staged.output;
   Result blocking = wait(start(train({}, {"--steps", "4", "--checkpoint-dir", b, "--checkpoint-every",
                                           "2", "--keep-checkpoints", "0", "--checkpoint-mode", "blocking"})));
   ASSERT_EQ(blocking.exit_code, 0) << blocking.output;
   for (const char* step : {"step-00000002", "step-00000004"}) {
     const std::string a = readFile(s + "/" + step + "/optimizer.safetensors");
     ASSERT_GT(a.size(), 1000000u) << step;
-    EXPECT_TRUE(a == readFile(b + "/" + step + "/optimizer.safetensors"))
-        << step << ": the streamed checkpoint differs from the blocking one";
+    const std::string want = readFile(b + "/" + step + "/optimizer.safetensors");
+    EXPECT_TRUE(a == want) << step << ": the streamed checkpoint differs from the blocking one";
+    EXPECT_TRUE(readFile(c + "/" + step + "/optimizer.safetensors") == want)
+        << step << ": the streamed checkpoint with staging differs from the blocking one";
   }
   // Resume from the streamed checkpoint of step 4 (written while step 5 ran) to step 6.
   Result resumed = wait(start(train({}, {"--steps", "6", "--checkpoint-dir", r, "--resume",
@@ -88,7 +103,7 @@ TEST(StreamedCheckpoint, IsTheStateOfItsStepAndResumesBitIdentically) {
   EXPECT_TRUE(straight == readFile(r + "/step-00000006/optimizer.safetensors"))
       << "state after 6 steps differs between the straight run and the one resumed from a "
          "streamed checkpoint";
-  std::system(("rm -rf " + s + " " + b + " " + r).c_str());
+  std::system(("rm -rf " + s + " " + c + " " + b + " " + r).c_str());
 }
 
 TEST(StreamedCheckpoint, TheStepAfterACheckpointDoesNotWaitForTheWholeWrite) {

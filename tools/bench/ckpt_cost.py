@@ -71,8 +71,10 @@ def main():
         r"checkpoint of step (\d+): (?:streaming to \S+ while training continues \(([0-9.]+) s to start\))", log)}
     blocking = {int(m.group(1)): float(m.group(2)) for m in re.finditer(
         r"checkpoint of step (\d+): training stopped ([0-9.]+) s for it", log)}
-    written = [(int(m.group(1)), m.group(2), float(m.group(3)), float(m.group(4))) for m in re.finditer(
-        r"checkpoint of step (\d+) written to \S+ \((\S+ \S+) in ([0-9.]+) s to the fsync, ([0-9.]+) GB/s\)", log)]
+    written = [(int(m.group(1)), m.group(2), float(m.group(3)), float(m.group(4)), m.group(5) or "0 B",
+                float(m.group(6) or 0)) for m in re.finditer(
+        r"checkpoint of step (\d+) written to \S+ \((\S+ \S+) in ([0-9.]+) s to the fsync, ([0-9.]+) GB/s"
+        r"(?:; (\S+ \S+) of it copied to staging memory in ([0-9.]+) s)?", log)]
     held = sum(float(x) for x in re.findall(r"held training ([0-9.]+) s before the checkpoint", log))
     end_wait = sum(float(x) for x in re.findall(r"waited ([0-9.]+) s after the last step for the streamed", log))
     ckpt_steps = sorted(set(starts) | set(blocking))
@@ -100,8 +102,9 @@ def main():
         mark = " <- checkpoint" if s in ckpt_steps else ""
         print(f"{s:4d}  {A.get(s, {}).get('step_s', float('nan')):7.3f}  {B[s]['step_s']:10.3f}  "
               f"{B[s].get('checkpoint_wait_s', 0.0):10.3f}{mark}")
-    for step, size, sec, rate in written:
-        print(f"checkpoint of step {step}: {size} written and fsync'ed in {sec:.2f} s ({rate:.2f} GB/s)")
+    for step, size, sec, rate, staged, copy_s in written:
+        print(f"checkpoint of step {step}: {size} written and fsync'ed in {sec:.2f} s ({rate:.2f} GB/s); "
+              f"{staged} copied to staging memory in {copy_s:.2f} s")
     write_s = statistics.mean(w[2] for w in written) if written else float("nan")
     rate = statistics.mean(w[3] for w in written) if written else float("nan")
     print(f"extra seconds: steps {steps_extra:.2f} (of which the leader's ckpt-wait {ckpt_wait:.2f}) + "
