@@ -262,10 +262,10 @@ void addTrainOptions(CLI::App& app, TrainJobOptions& o) {
         try {
           size_t used = 0;
           const double g = std::stod(v, &used);
-          if (used == v.size() && std::isfinite(g) && g >= 0 && g < 1e9) return "";
+          if (used == v.size() && std::isfinite(g) && g >= 0 && g <= 1e9) return "";
         } catch (const std::exception&) {
         }
-        return "must be auto or a number of GiB >= 0, e.g. 32";
+        return "must be auto, or a number of GiB from 0 to 1e9, e.g. 32";
       })
       ->capture_default_str();
   g->add_option("--checkpoint-at-end", o.checkpoint_at_end, "Also checkpoint after the last step "
@@ -806,6 +806,9 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
       const bool auto_fresh = o.resume == "auto" && listStepCheckpoints(o.checkpoint_dir).empty() &&
                               !formats::isRegularFile(formats::joinPath(o.checkpoint_dir, "latest"));
       if (!want.empty() && !auto_fresh) resume = resolveCheckpoint(want, &resume_note);
+      if (auto_fresh)
+        SLIDEDP_LOG_INFO("--resume auto: {} holds no checkpoint yet, so this run starts at step 1",
+                         o.checkpoint_dir);
       const int64_t start = resume.empty() ? 0 : readTrainerState(resume).at("step").get<int64_t>();
       if (!resume.empty() && !verifyCheckpointFiles(resume))
         SLIDEDP_LOG_WARN("{} records no file checksums (written by an older slidedp): its values "

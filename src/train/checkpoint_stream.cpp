@@ -78,12 +78,15 @@ void CheckpointStream::complete(const formats::FileDigest& digest) {
   publishAndPrune(req_.root, name_, req_.step, req_.keep, req_.overwrite);
   const double sec = writer_->seconds();  // set by this (the writer) thread before on_complete
   const uint64_t staged = writer_->stagedBytes();
+  const std::string budget = req_.staging_bytes > 0
+      ? fmt::format("at most {} held at once", shm::formatBytes(req_.staging_bytes))
+      : std::string("staging off: updates waited for the disk where it was behind");
   if (req_.note)
     req_.note(fmt::format("checkpoint of step {} written to {} ({} in {:.2f} s to the fsync, "
-                          "{:.2f} GB/s; {} of it copied to staging memory in {:.2f} s so training "
-                          "did not wait for the disk)", req_.step, final_dir_,
-                          shm::formatBytes(digest.bytes), sec, sec > 0 ? digest.bytes / sec / 1e9 : 0.0,
-                          shm::formatBytes(staged), writer_->stagingSeconds()));
+                          "{:.2f} GB/s; {} of it copied to staging memory in {:.2f} s, {})",
+                          req_.step, final_dir_, shm::formatBytes(digest.bytes), sec,
+                          sec > 0 ? digest.bytes / sec / 1e9 : 0.0, shm::formatBytes(staged),
+                          writer_->stagingSeconds(), budget));
 }
 
 std::string CheckpointStream::finish() {

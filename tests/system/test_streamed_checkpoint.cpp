@@ -75,7 +75,8 @@ TEST(StreamedCheckpoint, IsTheStateOfItsStepAndResumesBitIdentically) {
   EXPECT_NE(streamed.output.find("checkpoint of step 2: streaming to"), std::string::npos) << streamed.output;
   // Step 3's updates waited for the writer: the gate held, so what follows tests it.
   EXPECT_GT(stepField(streamed.output, 3, "ckpt-wait"), 0.05) << streamed.output;
-  EXPECT_NE(streamed.output.find("0 B of it copied to staging memory"), std::string::npos) << streamed.output;
+  EXPECT_NE(streamed.output.find("0 B of it copied to staging memory in 0.00 s, staging off"),
+            std::string::npos) << streamed.output;
   Result staged = wait(start(train(slow_disk, {"--steps", "4", "--checkpoint-dir", c,
                                                "--checkpoint-every", "2", "--keep-checkpoints", "0"})));
   ASSERT_EQ(staged.exit_code, 0) << staged.output;
