@@ -161,7 +161,10 @@ TEST(Failures, StaleSegmentOfACrashedJobIsRemovedAtTheNextStart) {
   for (int i = 0; i < 3000 && readFile(p.log).find("holding for") == std::string::npos; ++i)
     std::this_thread::sleep_for(milliseconds(20));
   // A crash no handler sees: every rank SIGKILLed at once (as the OOM killer or a node
-  // reset would), so nobody removes the segment.
+  // reset would), so nobody removes the segment. Stopped first, all of them: killed one after
+  // another, a rank still running could see a peer die and clean up in between (a loaded CI
+  // machine widens that window).
+  for (pid_t pid : pids) kill(pid, SIGSTOP);
   for (pid_t pid : pids) kill(pid, SIGKILL);
   wait(p, 60);
   ASSERT_TRUE(Segment::exists(name)) << "the crash should leave the segment behind";
