@@ -10,6 +10,7 @@
 #include <map>
 #include <regex>
 
+#include "common/job_log.h"
 #include "common/subprocess.h"
 #include "shm/segment.h"
 
@@ -40,33 +41,10 @@ std::vector<std::string> trainEnv(int nodes, int G, const std::vector<std::strin
   a.insert(a.begin() + 1, x.begin(), x.end());
   return a;
 }
-/// The number after `key` in the log line of step `step` (-1 when absent).
-double stepField(const std::string& log, int step, const std::string& key) {
-  std::istringstream in(log);
-  for (std::string line; std::getline(in, line);) {
-    if (line.find(fmt::format("step {}/", step)) == std::string::npos) continue;
-    std::smatch m;
-    if (std::regex_search(line, m, std::regex(key + " ([0-9.]+)"))) return std::stod(m[1]);
-  }
-  return -1;
-}
 std::string tmpDir(const char* tag) {
   const std::string d = fmt::format("/tmp/slidedp-mntest-{}-{}", tag, getpid());
   std::system(("rm -rf " + d + " " + d + ".csv").c_str());
   return d;
-}
-std::map<int, std::string> losses(const std::string& csv) {
-  std::map<int, std::string> out;
-  std::istringstream in(readFile(csv));
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind("step,", 0) == 0) continue;  // the header (a resumed run appends without one)
-    std::vector<std::string> cols;
-    std::stringstream ls(line);
-    for (std::string c; std::getline(ls, c, ',');) cols.push_back(c);
-    if (cols.size() > 2) out[std::stoi(cols[0])] = cols[2];
-  }
-  return out;
 }
 }  // namespace
 
@@ -87,7 +65,7 @@ TEST(MultiNodeJob, ShardedTwoNodesResumeBitForBitAndAnotherNodeCountIsRefused) {
     ASSERT_GT(sa.size(), 500000u) << a + file;
     EXPECT_TRUE(sa == sb) << "node " << p << "'s state after 6 steps differs between straight and resumed runs";
   }
-  const auto la = losses(a + ".csv"), lb = losses(b + ".csv");
+  const auto la = metricsLosses(a + ".csv"), lb = metricsLosses(b + ".csv");
   for (int s = 1; s <= 6; ++s) EXPECT_EQ(la.at(s), lb.at(s)) << "step " << s;
   // The same checkpoint on 3 nodes: refused before any step, with what to do.
   Result r4 = wait(start(train(3, 1, {"--steps", "8", "--checkpoint-dir", b, "--resume", "auto"})));
@@ -145,7 +123,7 @@ TEST(MultiNodeJob, StreamedCheckpointsOnTwoNodesResumeBitForBit) {
       EXPECT_TRUE(readFile(s + "/step-00000006/" + f) == readFile(r + "/step-00000006/" + f))
           << f << ": the state after 6 steps differs between the straight run and the one resumed "
              "from a streamed checkpoint";
-    const auto ls = losses(s + ".csv"), lr = losses(r + ".csv");
+    const auto ls = metricsLosses(s + ".csv"), lr = metricsLosses(r + ".csv");
     for (int step = 5; step <= 6; ++step) EXPECT_EQ(ls.at(step), lr.at(step)) << "step " << step;
     std::system(("rm -rf " + s + " " + b + " " + r + " " + s + ".csv " + r + ".csv").c_str());
   }

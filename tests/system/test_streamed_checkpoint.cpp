@@ -15,6 +15,7 @@
 
 #include <regex>
 
+#include "common/job_log.h"
 #include "common/subprocess.h"
 #include "shm/segment.h"
 
@@ -40,16 +41,6 @@ std::string tmpDir(const char* tag) {
   return d;
 }
 
-/// The number after `key` in the log line of step `step` (-1 when absent).
-double stepField(const std::string& log, int step, const std::string& key) {
-  std::istringstream in(log);
-  for (std::string line; std::getline(in, line);) {
-    if (line.find(fmt::format("step {}/", step)) == std::string::npos) continue;
-    std::smatch m;
-    if (std::regex_search(line, m, std::regex(key + " ([0-9.]+)"))) return std::stod(m[1]);
-  }
-  return -1;
-}
 
 /// The number captured by `pattern` (one group) in the log (-1 when absent).
 double logNumber(const std::string& log, const std::string& pattern) {

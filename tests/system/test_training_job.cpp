@@ -6,6 +6,7 @@
 #include <fstream>
 #include <map>
 
+#include "common/job_log.h"
 #include "common/subprocess.h"
 #include "shm/segment.h"
 
@@ -27,19 +28,6 @@ std::string tmpDir(const char* tag) {
   return d;
 }
 /// The loss column of a metrics CSV, by step.
-std::map<int, std::string> losses(const std::string& csv) {
-  std::map<int, std::string> out;
-  std::istringstream in(readFile(csv));
-  std::string line;
-  std::getline(in, line);  // header
-  while (std::getline(in, line)) {
-    std::vector<std::string> cols;
-    std::stringstream ls(line);
-    for (std::string c; std::getline(ls, c, ',');) cols.push_back(c);
-    if (cols.size() > 2) out[std::stoi(cols[0])] = cols[2];
-  }
-  return out;
-}
 }  // namespace
 
 TEST(TrainingJob, SixStepsEqualThreePlusResumePlusThreeBitForBit) {
@@ -58,7 +46,7 @@ TEST(TrainingJob, SixStepsEqualThreePlusResumePlusThreeBitForBit) {
   ASSERT_GT(sa.size(), 1000000u);
   EXPECT_TRUE(sa == sb) << "state after 6 steps differs between straight and resumed runs";
   // And so are the losses of steps 4..6 (printed with 9 significant digits).
-  const auto la = losses(a + ".csv"), lb = losses(b + ".csv");
+  const auto la = metricsLosses(a + ".csv"), lb = metricsLosses(b + ".csv");
   for (int s = 1; s <= 6; ++s) EXPECT_EQ(la.at(s), lb.at(s)) << "step " << s;
   std::system(("rm -rf " + a + " " + b + " " + a + ".csv " + b + ".csv").c_str());
 }
@@ -93,7 +81,7 @@ TEST(TrainingJob, RowSplitEmbeddingUpdateMatchesDense) {
       Result r = wait(start(a));
       ASSERT_EQ(r.exit_code, 0) << r.output;
       EXPECT_NE(r.output.find(mode + " embedding update"), std::string::npos) << r.output;
-      loss[mode] = losses(csv);
+      loss[mode] = metricsLosses(csv);
       std::istringstream in(readFile(csv));
       std::string line, header;
       std::getline(in, header);
