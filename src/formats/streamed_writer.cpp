@@ -172,64 +172,80 @@ void parallelCopy(uint8_t* dst, const uint8_t* src, size_t n, int threads) {
 
 }  // namespace
 
+bool StreamedSafetensorsWriter::stageLocked(int g, std::unique_lock<std::mutex>& lock) {
+  const uint64_t need = group_bytes_[g];
+  if (state_[g] != GroupState::kPending || staged_now_ + need > opts_.staging_bytes) return false;
+  state_[g] = GroupState::kCopying;  // the writer waits for the copy before it starts g
+  staged_now_ += need;
+  lock.unlock();
+  const auto t0 = std::chrono::steady_clock::now();
+  // 2 MiB aligned (transparent huge pages: fewer first-touch faults); freed once written.
+  const size_t alloc = std::max<size_t>(2u << 20, (need + (2u << 20) - 1) & ~size_t{(2u << 20) - 1});
+  std::unique_ptr<uint8_t, FreeDeleter> buf(static_cast<uint8_t*>(std::aligned_alloc(2u << 20, alloc)));
+  std::vector<const void*> copies;
+  if (buf) {
+    ::madvise(buf.get(), alloc, MADV_HUGEPAGE);
+    uint64_t at = 0;
+    for (const auto& t : groups_[g]) {  // sources unchanged: the caller has not released g
+      const uint64_t n = tensorBytes(t);
+      parallelCopy(buf.get() + at, static_cast<const uint8_t*>(t.src), n, opts_.copy_threads);
+      copies.push_back(buf.get() + at);
+      at += n;
+    }
+  }
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  lock.lock();
+  if (!buf) {  // out of memory: wait for the writer instead, from now on
+    state_[g] = GroupState::kPending;
+    staged_now_ -= need;
+    opts_.staging_bytes = 0;
+    cv_.notify_all();
+    return false;
+  }
+  for (size_t i = 0; i < copies.size(); ++i) groups_[g][i].src = copies[i];
+  staged_[g] = std::move(buf);
+  state_[g] = GroupState::kStaged;
+  cv_.notify_all();
+  staged_total_.fetch_add(need, std::memory_order_relaxed);
+  staging_ns_.fetch_add(static_cast<int64_t>(s * 1e9), std::memory_order_relaxed);
+  return true;
+}
+
 double StreamedSafetensorsWriter::releaseGroup(int g, const std::function<void()>& poll) {
   SLIDEDP_ASSERT(g >= 0 && g < numGroups(), "releaseGroup({}) of {} groups", g, numGroups());
   auto written = [&] {
     return written_.load(std::memory_order_acquire) > g || finished_.load(std::memory_order_acquire);
   };
   if (written()) return 0;
-  const uint64_t need = group_bytes_[g];
   const auto t0 = std::chrono::steady_clock::now();
-  auto since = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
   std::unique_lock<std::mutex> lock(mu_);
-  auto can_stage = [&] {
-    return state_[g] == GroupState::kPending && staged_now_ + need <= opts_.staging_bytes;
-  };
-  while (!written()) {
-    if (can_stage()) {
-      state_[g] = GroupState::kCopying;  // the writer waits for the copy before it starts g
-      staged_now_ += need;
-      lock.unlock();
-      // 2 MiB aligned (transparent huge pages: fewer first-touch faults); freed once written.
-      const size_t alloc = std::max<size_t>(2u << 20, (need + (2u << 20) - 1) & ~size_t{(2u << 20) - 1});
-      std::unique_ptr<uint8_t, FreeDeleter> buf(static_cast<uint8_t*>(std::aligned_alloc(2u << 20, alloc)));
-      std::vector<const void*> copies;
-      if (buf) {
-        ::madvise(buf.get(), alloc, MADV_HUGEPAGE);
-        uint64_t at = 0;
-        for (const auto& t : groups_[g]) {  // sources unchanged: the caller has not released g
-          const uint64_t n = tensorBytes(t);
-          parallelCopy(buf.get() + at, static_cast<const uint8_t*>(t.src), n, opts_.copy_threads);
-          copies.push_back(buf.get() + at);
-          at += n;
-        }
-      }
-      lock.lock();
-      if (!buf) {  // out of memory: wait for the writer instead
-        state_[g] = GroupState::kPending;
-        staged_now_ -= need;
-        opts_.staging_bytes = 0;
-        cv_.notify_all();
-        continue;
-      }
-      for (size_t i = 0; i < copies.size(); ++i) groups_[g][i].src = copies[i];
-      staged_[g] = std::move(buf);
-      state_[g] = GroupState::kStaged;
-      lock.unlock();
-      cv_.notify_all();
-      const double s = since();
-      staged_total_.fetch_add(need, std::memory_order_relaxed);
-      staging_ns_.fetch_add(static_cast<int64_t>(s * 1e9), std::memory_order_relaxed);
-      return s;
+  // g's memory is free once written, or once a copy of it exists (staged ahead, or being
+  // written from its copy).
+  auto free_now = [&] { return written() || staged_[g] != nullptr; };
+  while (!free_now()) {
+    if (stageLocked(g, lock)) break;
+    // g is being written (the writer reads the caller's memory) or there is no room: copy the
+    // groups after it that the writer has not reached, while waiting anyway. The caller
+    // releases in write order (the leader's update order), so without this it would chase the
+    // writer group by group and every group would cost the disk's time.
+    bool copied = false;
+    for (int h = g + 1; state_[g] == GroupState::kWriting && h < numGroups() && !written(); ++h) {
+      if (state_[h] == GroupState::kStaged || state_[h] == GroupState::kWriting) continue;
+      copied = stageLocked(h, lock);
+      break;  // in write order only: the first group the writer has not reached, or none
     }
-    cv_.wait_for(lock, std::chrono::milliseconds(50), [&] { return written() || can_stage(); });
-    if (!written() && !can_stage() && poll) {
+    if (copied || free_now()) continue;
+    cv_.wait_for(lock, std::chrono::milliseconds(50), [&] {
+      return free_now() || (state_[g] == GroupState::kPending &&
+                            staged_now_ + group_bytes_[g] <= opts_.staging_bytes);
+    });
+    if (!free_now() && poll) {
       lock.unlock();
       poll();
       lock.lock();
     }
   }
-  return since();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
 std::string StreamedSafetensorsWriter::wait() {
@@ -289,6 +305,7 @@ void StreamedSafetensorsWriter::run() {
         }
       }
       pool.drain();
+      if (opts_.before_mark) opts_.before_mark(static_cast<int>(g));
       // Start writeback of this group now (asynchronous; errors surface at the fsync).
       ::sync_file_range(fd, static_cast<off_t>(group_begin), static_cast<off_t>(at - group_begin),
                         SYNC_FILE_RANGE_WRITE);

@@ -15,9 +15,12 @@
 // Staging (copy on release): when the caller must change a group the writer has not reached
 // yet, releaseGroup() copies that group into host memory (within StreamedWriterOptions::
 // staging_bytes, on copy_threads cores) and returns at once; the writer then writes the copy and
-// frees it. So a disk slower than a training step costs one memory copy of the state, not the
-// disk's time (issue 20: "checkpoint every 100 steps at 4B costs <= 3%": 45 GiB at ~1 GB/s is
-// 49 s, a copy at memory speed a few seconds). Past the budget, releaseGroup waits as waitGroup.
+// frees it. While the caller waits for a group the writer is reading, it copies the groups after
+// it that the writer has not reached: the caller releases in write order, so otherwise it would
+// chase the writer group by group (the first 4B run: 0 B staged, 50 s held). So a disk slower
+// than a training step costs one memory copy of the state, not the disk's time (issue 20:
+// "checkpoint every 100 steps at 4B costs <= 3%": 45 GiB at ~1 GB/s is 49 s, a copy at memory
+// speed a few seconds). Past the budget, releaseGroup waits as waitGroup.
 // The XXH3-64 digest of the file is computed while writing: the writer thread hashes each 8 MiB
 // piece in file order and hands it to a few I/O threads that pwrite it at its offset (so the
 // copy into the page cache runs on several cores); a group is marked once all its pieces are
@@ -58,6 +61,9 @@ struct StreamedWriterOptions {
   /// After group g (1-based count of groups written) is marked, on the writer thread (tests:
   /// fault injection, a slow disk). May throw: the write fails with its message.
   std::function<void(int groups_written)> after_group;
+  /// Group g's bytes are written but it is not marked yet, on the writer thread (tests: a disk
+  /// slow inside a group's write, while the caller's memory is still being read). May throw.
+  std::function<void(int group)> before_mark;
   /// Bytes of host memory releaseGroup() may hold as copies of groups not yet written (0: it
   /// only waits). Each copy is freed once its group is written.
   uint64_t staging_bytes = 0;
@@ -97,7 +103,8 @@ class StreamedSafetensorsWriter {
 
   /// The caller is about to change group `g`'s memory. Returns at once when the group is
   /// written; else copies it into staging memory when the budget has room (the writer then
-  /// writes the copy), else waits until the group is written or room frees up. Returns the
+  /// writes the copy), else waits until the group is written or room frees up; while the writer
+  /// reads g, copies the next groups it has not reached (within the budget). Returns the
   /// seconds the caller was held (copying or waiting). `poll` as in waitGroup. One caller
   /// thread (the owner's). A failed allocation falls back to waiting.
   double releaseGroup(int g, const std::function<void()>& poll = {});
@@ -118,6 +125,10 @@ class StreamedSafetensorsWriter {
  private:
   void run();
   void stop(const std::string& error);
+  /// Copies pending group g into staging memory when the budget has room (lock held on entry
+  /// and on return, released during the copy). False when g is not pending, there is no room,
+  /// or the allocation failed (staging is then off for this file).
+  bool stageLocked(int g, std::unique_lock<std::mutex>& lock);
 
   enum class GroupState : uint8_t { kPending, kCopying, kStaged, kWriting };
   struct FreeDeleter {

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <fstream>
@@ -221,5 +222,54 @@ TEST(StreamedWriter, ReleasedGroupsAreCopiedSoTheCallerDoesNotWaitForASlowDisk) 
     const FileDigest on_disk = digestFile(path);
     EXPECT_EQ(w.digest().xxh3, on_disk.xxh3);
   }
+  removeTree(d);
+}
+
+// The disk is slow inside each group's write (the writer still reads the caller's memory), and
+// the caller releases in write order, as the leader does. Waiting for the group being written,
+// the caller copies the groups after it; so it is held about one group's write, not the disk's
+// time for all of them (on the first 4B run it chased the writer group by group: 0 B staged).
+TEST(StreamedWriter, WhileWaitingForTheGroupBeingWrittenTheCallerCopiesTheNextOnes) {
+  const std::string d = tempDir("stage-ahead");
+  State st({1001, 77, 300000, 5, 4099, 20000});
+  const State before = st;
+  std::vector<std::vector<TensorToWrite>> groups;
+  for (int u = 0; u < 6; ++u) groups.push_back(st.unit(u));
+  uint64_t after_first = 0;  // bytes of groups 1..5
+  for (int u = 1; u < 6; ++u)
+    for (const auto& t : st.unit(u)) after_first += tensorBytes(t);
+  StreamedWriterOptions o;
+  o.piece_bytes = 64 << 10;
+  o.staging_bytes = uint64_t{1} << 30;
+  o.copy_threads = 2;
+  std::atomic<bool> writing0{false};
+  o.before_mark = [&](int g) {
+    if (g == 0) writing0.store(true);
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));  // slow inside the write
+  };
+  const std::string path = d + "/opt.safetensors";
+  StreamedSafetensorsWriter w(path, std::move(groups), {{"format", "x"}}, o);
+  // Group 0 is being written (the writer reads the caller's memory) when the caller releases it.
+  while (!writing0.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int u = 0; u < 6; ++u) {
+    w.releaseGroup(u);
+    for (int p = 0; p < 3; ++p)
+      for (auto& v : st.bufs[u * 3 + p]) v = -7.0f;  // the "update" overwrites it all
+  }
+  const double released_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ASSERT_EQ(w.wait(), "");
+  // Groups 1..5 were copied while group 0 was written; without stage-ahead each group the
+  // caller needs is the one being written, nothing is staged and the caller is held 6 x 300 ms.
+  EXPECT_GE(w.stagedBytes(), after_first) << "the caller waited for the disk instead of copying ahead";
+  EXPECT_LT(released_s, 1.2) << "held for the disk's time, not one group's write";
+  const auto f = SafetensorsFile::open(path);
+  for (int u = 0; u < 6; ++u)
+    for (const auto& t : before.unit(u)) {
+      std::vector<float> got(static_cast<size_t>(t.shape[0]));
+      f.readFloat32(f.get(t.name), got.data());
+      EXPECT_EQ(std::memcmp(got.data(), t.src, got.size() * 4), 0) << t.name;
+    }
+  EXPECT_EQ(w.digest().xxh3, digestFile(path).xxh3);
   removeTree(d);
 }
