@@ -255,8 +255,8 @@ void addTrainOptions(CLI::App& app, TrainJobOptions& o) {
   g->add_option("--checkpoint-staging", o.checkpoint_staging, "Host memory (GiB) a streamed checkpoint "
                 "may fill with copies of the state the next steps update before the disk has it, so "
                 "training does not wait for a disk slower than a step (a copy at memory speed "
-                "instead); auto: MemAvailable at the checkpoint less max(8 GiB, 10% of RAM); 0: wait "
-                "for the disk")
+                "instead); reserved at the start and kept; auto: MemAvailable at the start less "
+                "max(8 GiB, 10% of RAM), at most the checkpoint's size; 0: wait for the disk")
       ->check([](const std::string& v) -> std::string {
         if (v == "auto") return "";
         try {
@@ -913,7 +913,15 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
   JobGuard::enableGracefulStop();
   Trainer trainer(ctx, random_init ? o.model_config : o.model, o.train, o.shm_name, random_init,
                   o.seed, resume);
-  trainer.setCheckpointStaging(o.checkpoint_staging == "auto" ? -1.0 : std::stod(o.checkpoint_staging));
+  if (!o.checkpoint_dir.empty() && o.checkpoint_every > 0 && o.checkpoint_mode == "stream") {
+    const std::string& cs = o.checkpoint_staging;
+    const uint64_t bytes = trainer.reserveCheckpointStaging(cs == "auto" ? -1.0 : std::stod(cs));
+    if (ctx.isLeader())
+      SLIDEDP_LOG_INFO("checkpoint staging: {} of host memory reserved{} (--checkpoint-staging {}): "
+                       "streamed checkpoints copy into it what the next step updates before the "
+                       "disk has it", shm::formatBytes(bytes),
+                       bytes > 0 ? ", faulted in on a background thread" : "", cs);
+  }
   {
     // Host bytes per parameter on each node (issue 17's target for the sharded layout: 12/N for
     // master, m and v, plus the whole delivery copy and the bounded staging).

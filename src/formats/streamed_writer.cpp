@@ -130,6 +130,7 @@ StreamedSafetensorsWriter::StreamedSafetensorsWriter(
 StreamedSafetensorsWriter::~StreamedSafetensorsWriter() {
   cancel();
   if (thread_.joinable()) thread_.join();
+  staged_.clear();  // back to the pool, which opts_ may hold the last reference to
 }
 
 double StreamedSafetensorsWriter::waitGroup(int g, const std::function<void()>& poll) {
@@ -173,40 +174,27 @@ void parallelCopy(uint8_t* dst, const uint8_t* src, size_t n, int threads) {
 }  // namespace
 
 bool StreamedSafetensorsWriter::stageLocked(int g, std::unique_lock<std::mutex>& lock) {
-  const uint64_t need = group_bytes_[g];
-  if (state_[g] != GroupState::kPending || staged_now_ + need > opts_.staging_bytes) return false;
+  if (!opts_.staging || state_[g] != GroupState::kPending) return false;
+  StagingPool::Slice slice = opts_.staging->tryAllocate(group_bytes_[g]);
+  if (!slice) return false;
   state_[g] = GroupState::kCopying;  // the writer waits for the copy before it starts g
-  staged_now_ += need;
   lock.unlock();
   const auto t0 = std::chrono::steady_clock::now();
-  // 2 MiB aligned (transparent huge pages: fewer first-touch faults); freed once written.
-  const size_t alloc = std::max<size_t>(2u << 20, (need + (2u << 20) - 1) & ~size_t{(2u << 20) - 1});
-  std::unique_ptr<uint8_t, FreeDeleter> buf(static_cast<uint8_t*>(std::aligned_alloc(2u << 20, alloc)));
   std::vector<const void*> copies;
-  if (buf) {
-    ::madvise(buf.get(), alloc, MADV_HUGEPAGE);
-    uint64_t at = 0;
-    for (const auto& t : groups_[g]) {  // sources unchanged: the caller has not released g
-      const uint64_t n = tensorBytes(t);
-      parallelCopy(buf.get() + at, static_cast<const uint8_t*>(t.src), n, opts_.copy_threads);
-      copies.push_back(buf.get() + at);
-      at += n;
-    }
+  uint64_t at = 0;
+  for (const auto& t : groups_[g]) {  // sources unchanged: the caller has not released g
+    const uint64_t n = tensorBytes(t);
+    parallelCopy(slice.data() + at, static_cast<const uint8_t*>(t.src), n, opts_.copy_threads);
+    copies.push_back(slice.data() + at);
+    at += n;
   }
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   lock.lock();
-  if (!buf) {  // out of memory: wait for the writer instead, from now on
-    state_[g] = GroupState::kPending;
-    staged_now_ -= need;
-    opts_.staging_bytes = 0;
-    cv_.notify_all();
-    return false;
-  }
   for (size_t i = 0; i < copies.size(); ++i) groups_[g][i].src = copies[i];
-  staged_[g] = std::move(buf);
+  staged_[g] = std::move(slice);
   state_[g] = GroupState::kStaged;
   cv_.notify_all();
-  staged_total_.fetch_add(need, std::memory_order_relaxed);
+  staged_total_.fetch_add(group_bytes_[g], std::memory_order_relaxed);
   staging_ns_.fetch_add(static_cast<int64_t>(s * 1e9), std::memory_order_relaxed);
   return true;
 }
@@ -221,7 +209,7 @@ double StreamedSafetensorsWriter::releaseGroup(int g, const std::function<void()
   std::unique_lock<std::mutex> lock(mu_);
   // g's memory is free once written, or once a copy of it exists (staged ahead, or being
   // written from its copy).
-  auto free_now = [&] { return written() || staged_[g] != nullptr; };
+  auto free_now = [&] { return written() || static_cast<bool>(staged_[g]); };
   while (!free_now()) {
     if (stageLocked(g, lock)) break;
     // g is being written (the writer reads the caller's memory) or there is no room: copy the
@@ -235,9 +223,10 @@ double StreamedSafetensorsWriter::releaseGroup(int g, const std::function<void()
       break;  // in write order only: the first group the writer has not reached, or none
     }
     if (copied || free_now()) continue;
+    // until g is free, or a group is written (its staging slice, if any, returned to the pool)
+    const int seen = written_.load(std::memory_order_acquire);
     cv_.wait_for(lock, std::chrono::milliseconds(50), [&] {
-      return free_now() || (state_[g] == GroupState::kPending &&
-                            staged_now_ + group_bytes_[g] <= opts_.staging_bytes);
+      return free_now() || written_.load(std::memory_order_acquire) != seen;
     });
     if (!free_now() && poll) {
       lock.unlock();
@@ -312,10 +301,7 @@ void StreamedSafetensorsWriter::run() {
       {
         std::lock_guard<std::mutex> lock(mu_);
         written_.store(static_cast<int>(g) + 1, std::memory_order_release);
-        if (staged_[g]) {
-          staged_[g].reset();
-          staged_now_ -= group_bytes_[g];
-        }
+        staged_[g].reset();  // back to the pool
       }
       cv_.notify_all();
       if (opts_.after_group) opts_.after_group(static_cast<int>(g) + 1);

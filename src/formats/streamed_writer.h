@@ -13,8 +13,8 @@
 // the kernel's dirty limit) are absorbed at memory speed, which is what releases the caller's
 // updates early; O_DIRECT would pace every group at the disk's rate.
 // Staging (copy on release): when the caller must change a group the writer has not reached
-// yet, releaseGroup() copies that group into host memory (within StreamedWriterOptions::
-// staging_bytes, on copy_threads cores) and returns at once; the writer then writes the copy and
+// yet, releaseGroup() copies that group into host memory (a slice of StreamedWriterOptions::
+// staging, on copy_threads cores) and returns at once; the writer then writes the copy and
 // frees it. While the caller waits for a group the writer is reading, it copies the groups after
 // it that the writer has not reached: the caller releases in write order, so otherwise it would
 // chase the writer group by group (the first 4B run: 0 B staged, 50 s held). So a disk slower
@@ -48,6 +48,7 @@
 
 #include "formats/checkpoint.h"  // TensorToWrite
 #include "formats/file_digest.h"
+#include "formats/staging_pool.h"
 
 namespace slidedp::formats {
 
@@ -64,9 +65,10 @@ struct StreamedWriterOptions {
   /// Group g's bytes are written but it is not marked yet, on the writer thread (tests: a disk
   /// slow inside a group's write, while the caller's memory is still being read). May throw.
   std::function<void(int group)> before_mark;
-  /// Bytes of host memory releaseGroup() may hold as copies of groups not yet written (0: it
-  /// only waits). Each copy is freed once its group is written.
-  uint64_t staging_bytes = 0;
+  /// Memory releaseGroup() copies groups not yet written into (formats/staging_pool.h; null: it
+  /// only waits). Each copy returns to the pool once its group is written. May be shared by
+  /// successive writers (one at a time).
+  std::shared_ptr<StagingPool> staging;
   /// Threads of one releaseGroup() copy (memcpy of ~1 GB per decoder layer at 4B).
   int copy_threads = 8;
   /// After the last group, the fsync and the close, on the writer thread, with the file's
@@ -125,22 +127,18 @@ class StreamedSafetensorsWriter {
  private:
   void run();
   void stop(const std::string& error);
-  /// Copies pending group g into staging memory when the budget has room (lock held on entry
-  /// and on return, released during the copy). False when g is not pending, there is no room,
-  /// or the allocation failed (staging is then off for this file).
+  /// Copies pending group g into a slice of the staging pool when it has room (lock held on
+  /// entry and on return, released during the copy). False when g is not pending, there is no
+  /// pool, or no room.
   bool stageLocked(int g, std::unique_lock<std::mutex>& lock);
 
   enum class GroupState : uint8_t { kPending, kCopying, kStaged, kWriting };
-  struct FreeDeleter {
-    void operator()(uint8_t* p) const { std::free(p); }
-  };
 
   std::string path_;
   std::vector<std::vector<TensorToWrite>> groups_;  // a staged group's sources: its copy (mu_)
   std::vector<uint64_t> group_bytes_;
   std::vector<GroupState> state_;                              // guarded by mu_
-  std::vector<std::unique_ptr<uint8_t, FreeDeleter>> staged_;  // guarded by mu_
-  uint64_t staged_now_ = 0;                                    // guarded by mu_
+  std::vector<StagingPool::Slice> staged_;  // a staged group's copy; guarded by mu_
   std::atomic<uint64_t> staged_total_{0};
   std::atomic<int64_t> staging_ns_{0};
   std::string header_;  // the safetensors JSON header, padded

@@ -45,7 +45,7 @@ CheckpointStream::CheckpointStream(CheckpointRequest req,
   }
   StreamedWriterOptions wo;
   wo.after_group = std::move(after_unit);
-  wo.staging_bytes = req_.staging_bytes;
+  wo.staging = req_.staging;
   if (!shared_) wo.on_complete = [this](const FileDigest& d) { complete(d); };
   writer_ = std::make_unique<StreamedSafetensorsWriter>(
       joinPath(tmp_dir_, req_.file), std::move(groups),
@@ -78,8 +78,8 @@ void CheckpointStream::complete(const formats::FileDigest& digest) {
   publishAndPrune(req_.root, name_, req_.step, req_.keep, req_.overwrite);
   const double sec = writer_->seconds();  // set by this (the writer) thread before on_complete
   const uint64_t staged = writer_->stagedBytes();
-  const std::string budget = req_.staging_bytes > 0
-      ? fmt::format("at most {} held at once", shm::formatBytes(req_.staging_bytes))
+  const std::string budget = req_.staging && req_.staging->capacity() > 0
+      ? fmt::format("at most {} held at once", shm::formatBytes(req_.staging->capacity()))
       : std::string("staging off: updates waited for the disk where it was behind");
   if (req_.note)
     req_.note(fmt::format("checkpoint of step {} written to {} ({} in {:.2f} s to the fsync, "

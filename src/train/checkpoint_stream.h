@@ -53,9 +53,10 @@ struct CheckpointRequest {
   /// node, the stream owns root/.step-N.tmp-<pid>/ and commits it itself.
   std::string shared_tmp_dir;
   std::string file = "optimizer.safetensors";  // the state's file name in the step directory
-  /// Host bytes the leader may hold as copies of units the writer has not reached when the next
-  /// step updates them (formats/streamed_writer.h, staging); 0: those updates wait for the disk.
-  uint64_t staging_bytes = 0;
+  /// Memory the leader copies units into when the next step updates them before the writer
+  /// reached them (formats/streamed_writer.h, staging; formats/staging_pool.h); null: those
+  /// updates wait for the disk. The trainer's pool, shared by its successive checkpoints.
+  std::shared_ptr<formats::StagingPool> staging;
 };
 
 class CheckpointStream {

@@ -283,6 +283,24 @@ void Trainer::writeTrace(const std::string& path, const StepRecord& rec) const {
   formats::writeFileAtomic(path, nlohmann::json{{"traceEvents", events}, {"displayTimeUnit", "ms"}}.dump() + "\n");
 }
 
+uint64_t Trainer::reserveCheckpointStaging(double gib) {
+  if (!leader_) return 0;
+  uint64_t total = 0;
+  for (const auto& t : leader_->stateTensors()) total += formats::tensorBytes(t);
+  uint64_t bytes = 0;
+  if (gib >= 0) {
+    bytes = std::min(total, static_cast<uint64_t>(gib * (1ull << 30)));
+  } else {
+    // this host's share: virtual nodes put several leaders (and their pools) on one host
+    const uint64_t avail = memAvailableBytes() / static_cast<uint64_t>(std::max(1, leaders_on_host_)),
+                   reserve = std::max<uint64_t>(8ull << 30, memTotalBytes() / 10);
+    bytes = avail > reserve ? std::min(total, avail - reserve) : 0;
+  }
+  staging_pool_.reset();
+  if (bytes > 0) staging_pool_ = std::make_shared<formats::StagingPool>(bytes);
+  return staging_pool_ ? staging_pool_->capacity() : 0;
+}
+
 std::string Trainer::finishStream() {
   if (!stream_) return "";
   const std::string error = stream_->finish();
@@ -305,19 +323,8 @@ void Trainer::beginStream(const std::string& root, int64_t step, const nlohmann:
     if (slow_s > 0) std::this_thread::sleep_for(std::chrono::duration<double>(slow_s));
     if (written == (n + 1) / 2) killPoint("checkpoint", step);  // tests: half of it written
   };
-  uint64_t total = 0;
-  for (const auto& t : flat) total += formats::tensorBytes(t);
-  uint64_t staging = 0;
-  if (checkpoint_staging_gib_ >= 0) {
-    staging = static_cast<uint64_t>(checkpoint_staging_gib_ * (1ull << 30));
-  } else {
-    // this host's share: virtual nodes put several leaders (and their copies) on one host
-    const uint64_t avail = memAvailableBytes() / static_cast<uint64_t>(std::max(1, leaders_on_host_)),
-                   reserve = std::max<uint64_t>(8ull << 30, memTotalBytes() / 10);
-    staging = avail > reserve ? std::min(total, avail - reserve) : 0;
-  }
-  CheckpointRequest req{root, step, state, keep, overwrite, note, shared_tmp_dir, file};
-  req.staging_bytes = staging;
+  if (staging_pool_) staging_pool_->waitReady();  // faulted in since before step 1: done by now
+  CheckpointRequest req{root, step, state, keep, overwrite, note, shared_tmp_dir, file, staging_pool_};
   stream_ = std::make_unique<CheckpointStream>(std::move(req), std::move(units), plan_.updateOrder(),
                                                after_unit);
 }

@@ -21,6 +21,7 @@
 #include "formats/file_digest.h"
 #include "formats/fs_util.h"
 #include "formats/safetensors.h"
+#include "formats/staging_pool.h"
 #include "formats/streamed_writer.h"
 
 using namespace slidedp::formats;
@@ -188,7 +189,8 @@ TEST(StreamedWriter, ReleasedGroupsAreCopiedSoTheCallerDoesNotWaitForASlowDisk) 
     for (int u : order) groups.push_back(st.unit(u));
     StreamedWriterOptions o;
     o.piece_bytes = 64 << 10;
-    o.staging_bytes = budget;
+    o.staging = std::make_shared<StagingPool>(budget, 2);
+    o.staging->waitReady();
     o.copy_threads = 3;
     o.after_group = [](int) { std::this_thread::sleep_for(std::chrono::milliseconds(100)); };  // slow disk
     const std::string path = d + "/opt" + std::to_string(budget) + ".safetensors";
@@ -240,7 +242,8 @@ TEST(StreamedWriter, WhileWaitingForTheGroupBeingWrittenTheCallerCopiesTheNextOn
     for (const auto& t : st.unit(u)) after_first += tensorBytes(t);
   StreamedWriterOptions o;
   o.piece_bytes = 64 << 10;
-  o.staging_bytes = uint64_t{1} << 30;
+  o.staging = std::make_shared<StagingPool>(uint64_t{64} << 20, 2);
+  o.staging->waitReady();
   o.copy_threads = 2;
   std::atomic<bool> writing0{false};
   o.before_mark = [&](int g) {
@@ -272,4 +275,41 @@ TEST(StreamedWriter, WhileWaitingForTheGroupBeingWrittenTheCallerCopiesTheNextOn
     }
   EXPECT_EQ(w.digest().xxh3, digestFile(path).xxh3);
   removeTree(d);
+}
+
+// The staging pool is a ring: slices in order, back in order; one that does not fit at the
+// head is refused (never served out of order), and room comes back as the oldest are released.
+TEST(StagingPool, HandsOutSlicesInRingOrderAndRefusesWhatDoesNotFit) {
+  StagingPool pool(4u << 20, 2);  // 4 MiB
+  EXPECT_EQ(pool.capacity(), uint64_t{4} << 20);
+  EXPECT_GE(pool.waitReady(), 0.0);
+  const uint64_t mib = 1u << 20;
+  auto a = pool.tryAllocate(mib), b = pool.tryAllocate(mib), c = pool.tryAllocate(mib);
+  ASSERT_TRUE(a && b && c);
+  uint8_t* const base = a.data();
+  EXPECT_EQ(b.data(), a.data() + mib);
+  EXPECT_EQ(c.data(), b.data() + mib);
+  EXPECT_FALSE(pool.tryAllocate(2 * mib)) << "only 1 MiB is left at the head";
+  std::memset(c.data(), 0x5a, mib);  // the memory is usable
+  a.reset();                         // the oldest comes back: [0, 1 MiB) is free again
+  auto d = pool.tryAllocate(mib);    // the head's last MiB
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d.data(), c.data() + mib);
+  auto e = pool.tryAllocate(mib);    // wraps to the front
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e.data(), base);
+  EXPECT_FALSE(pool.tryAllocate(64)) << "full";
+  EXPECT_EQ(pool.inUse(), 4 * mib);
+  c.reset();  // released out of order: b is still the oldest, so no room yet
+  EXPECT_FALSE(pool.tryAllocate(mib));
+  b.reset();  // b and c: [1, 3) MiB free
+  auto f = pool.tryAllocate(2 * mib);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f.data(), base + mib);
+  d.reset(); e.reset(); f.reset();
+  EXPECT_EQ(pool.inUse(), 0u);
+  auto g = pool.tryAllocate(4 * mib);  // empty again: all of it from the start
+  ASSERT_TRUE(g);
+  EXPECT_EQ(g.data(), base);
+  EXPECT_FALSE(pool.tryAllocate(8 * mib));
 }
