@@ -69,6 +69,10 @@ struct StreamedWriterOptions {
   /// only waits). Each copy returns to the pool once its group is written. May be shared by
   /// successive writers (one at a time).
   std::shared_ptr<StagingPool> staging;
+  /// The writer and I/O threads run only on otherwise idle cores (SCHED_IDLE): training's
+  /// threads are never preempted by them. False: normal priority (a checkpoint nothing else
+  /// runs beside, e.g. the last one).
+  bool background = true;
   /// Threads of one releaseGroup() copy (memcpy of ~1 GB per decoder layer at 4B).
   int copy_threads = 8;
   /// After the last group, the fsync and the close, on the writer thread, with the file's
