@@ -647,12 +647,19 @@ struct Worker::Impl {
         if (opts.activations == ActivationPolicy::kKeep) keep = may_keep;
         if (opts.activations == ActivationPolicy::kAttentionOutput) attn_only = true;
         if (opts.activations == ActivationPolicy::kAuto) {
-          const int64_t free_b = budget_bytes - memStat().allocated - (L - u) * boundary_bytes - reserve;
+          // The layers after this one hold their inputs on the GPU, unless they are recomputed
+          // with --offload-activations (then in pinned host memory: planner/cost_model.cpp
+          // gpuPeakBytes counts an offloaded layer as 0 GPU bytes, the same way).
+          const bool offload = cuda && opts.offload_activations;
+          const int64_t later_inputs = offload ? 0 : (L - u) * boundary_bytes;
+          const int64_t free_b = budget_bytes - memStat().allocated - later_inputs - reserve;
           const int64_t k = keptBytes(tokens, mb_tokens), a = attentionOutputBytes(tokens);
           if (!cuda) {
             keep = may_keep;
-          } else if (attn_first) {  // room for this keep and the attention output of the rest
-            keep = may_keep && free_b >= k + (L - u) * a;
+          } else if (attn_first) {
+            // room for this keep and the attention output of every later layer (with its
+            // input, which such a layer keeps on the GPU even when offloading)
+            keep = may_keep && free_b >= k + (L - u) * (a + (offload ? boundary_bytes : 0));
             attn_only = !keep && free_b >= a;
           } else {
             keep = may_keep && free_b >= k;
