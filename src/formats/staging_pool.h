@@ -18,11 +18,12 @@
 // then waits for the disk), never served out of order.
 //
 // Threads: any thread may allocate and release (a mutex); the constructor starts one
-// background thread that faults the pages in (`threads` helpers), joined by waitReady() or the
-// destructor. No allocation succeeds before the pages are in (a slice must not be zeroed under
-// a copy).
+// background thread that faults the pages in (`threads` helpers), waited for by waitReady(),
+// stopped and joined by the destructor. No allocation succeeds before the pages are in (a slice
+// must not be zeroed under a copy).
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
@@ -80,6 +81,7 @@ class StagingPool {
   uint8_t* base_ = nullptr;
   uint64_t capacity_ = 0;
   std::thread toucher_;
+  std::atomic<bool> stop_{false};  // the destructor: stop faulting pages in
   double ready_s_ = 0;
   bool ready_ = false;          // guarded by mu_
   mutable std::mutex mu_;
