@@ -128,6 +128,60 @@ double median(std::vector<double> v) {
   return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
 }
 
+/// The value of `key` in a resolved configuration (the `key=value` lines slidedp_worker prints
+/// and saves with every checkpoint), quotes removed; "" when absent.
+std::string configValue(const std::string& config, const std::string& key) {
+  std::istringstream in(config);
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind(key + "=", 0) == 0) {
+      std::string v = line.substr(key.size() + 1);
+      if (v.size() >= 2 && v.front() == '"' && v.back() == '"') v = v.substr(1, v.size() - 2);
+      return v;
+    }
+  return "";
+}
+
+/// A resume whose --steps (or --schedule, --warmup, --lr) differs from the checkpoint's run: the
+/// LR schedule is re-derived for this run's values from the next step on (as Hugging Face
+/// Trainer and torchtune do with a new max_steps / num_training_steps), which they do silently;
+/// this is the one line that says so, with both totals and the lr of the next step under each.
+/// "" when the lr of every remaining step is unchanged (a constant schedule past its warm-up
+/// with another --steps) or the checkpoint records no configuration.
+std::string scheduleChangeNote(const std::string& saved, const TrainOptions& now, int64_t start) {
+  optim::LrSchedule was, is = now.lrSchedule();
+  try {
+    was.kind = optim::parseLrScheduleKind(configValue(saved, "schedule"));
+    was.baseLr = std::stod(configValue(saved, "lr"));
+    was.warmupSteps = std::stoll(configValue(saved, "warmup"));
+    was.trainingSteps = std::stoll(configValue(saved, "steps"));
+  } catch (const std::exception&) {
+    return "";  // an older checkpoint without these keys: nothing to compare with
+  }
+  auto name = [](const optim::LrSchedule& x) {
+    return x.kind == optim::LrScheduleKind::kCosine ? "cosine"
+           : x.kind == optim::LrScheduleKind::kLinear ? "linear" : "constant";
+  };
+  const bool decays = was.kind != optim::LrScheduleKind::kConstant || is.kind != optim::LrScheduleKind::kConstant;
+  const bool warming = start < std::max(was.warmupSteps, is.warmupSteps);
+  if (was.kind == is.kind && was.baseLr == is.baseLr &&
+      (was.warmupSteps == is.warmupSteps || !warming) &&
+      (was.trainingSteps == is.trainingSteps || !decays))
+    return "";
+  auto describe = [&](const optim::LrSchedule& x) {
+    return fmt::format("--steps {} ({}, warmup {}, lr {:g})", x.trainingSteps, name(x), x.warmupSteps, x.baseLr);
+  };
+  return fmt::format("the LR schedule changes on this resume: the checkpoint's run had {}, this run "
+                     "{}; from step {} on it follows this run's schedule over {} total steps (not "
+                     "the {} of the checkpoint's run): lr {:.3e} at step {} instead of {:.3e}. {}",
+                     describe(was), describe(is), start + 1, is.trainingSteps, was.trainingSteps,
+                     optim::scheduledLr(is, start), start + 1, optim::scheduledLr(was, start),
+                     start < was.trainingSteps
+                         ? fmt::format("To keep the checkpoint's schedule, resume with --steps {} "
+                                       "(and its --schedule/--warmup/--lr)", was.trainingSteps)
+                         : std::string("(The checkpoint's run had finished its schedule; this "
+                                       "extends it with the new one.)"));
+}
+
 }  // namespace
 
 /// One entry of --route-sweep: "delivery/reduction[+clip][+offload][+keep|+recompute|+auto][@B]".
@@ -256,7 +310,7 @@ int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trai
   const bool interactive = ctx.world_rank == 0 && isatty(STDERR_FILENO);
   int64_t step = trainer.firstStep() - 1;
   const int64_t last = variants.size() > 1 ? o.steps * static_cast<int64_t>(variants.size()) : o.steps;
-  if (step >= last)
+  if (step >= last && ctx.world_rank == 0)  // every rank knows it; one says it
     SLIDEDP_LOG_WARN("the checkpoint is at step {}, and --steps is {}: nothing to do", step, last);
   const auto t_start = std::chrono::steady_clock::now();
   const int64_t first = step + 1;
@@ -376,11 +430,12 @@ int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trai
         }
       }
       if (stopped) {
-        SLIDEDP_LOG_WARN("stopped after step {} on request{}", step,
-                         !o.checkpoint_dir.empty()
-                             ? fmt::format("; resume with --resume {}", o.checkpoint_dir)
-                         : o.export_dir.empty() ? " (no --checkpoint-dir: nothing saved)"
-                                                : " (no --checkpoint-dir: only the partial model is exported)");
+        if (ctx.world_rank == 0)
+          SLIDEDP_LOG_WARN("stopped after step {} on request{}", step,
+                           !o.checkpoint_dir.empty()
+                               ? fmt::format("; resume with --resume {}", o.checkpoint_dir)
+                           : o.export_dir.empty() ? " (no --checkpoint-dir: nothing saved)"
+                                                  : " (no --checkpoint-dir: only the partial model is exported)");
         break;
       }
     }
@@ -660,6 +715,13 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
         SLIDEDP_LOG_INFO("--resume auto: {} holds no checkpoint yet, so this run starts at step 1",
                          o.checkpoint_dir);
       const int64_t start = resume.empty() ? 0 : readTrainerState(resume).at("step").get<int64_t>();
+      if (!resume.empty()) {
+        const nlohmann::json st = readTrainerState(resume);
+        if (st.contains("configuration") && st["configuration"].is_string())
+          if (const std::string note = scheduleChangeNote(st["configuration"].get<std::string>(),
+                                                          o.train, start); !note.empty())
+            SLIDEDP_LOG_WARN("{}", note);
+      }
       if (!resume.empty() && !verifyCheckpointFiles(resume))
         SLIDEDP_LOG_WARN("{} records no file checksums (written by an older slidedp): its values "
                          "are loaded unverified", resume);
@@ -822,6 +884,8 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
   JobGuard::setSegmentName(trainer.segment().name());
   JobGuard guard;
   guard.start(ctx, trainer.segment().control(), WatchdogOptions{0.05, o.heartbeat_timeout_s, o.stall_timeout_s});
+  std::string exported;      // the directory this run wrote the model to ("": none; node 0's leader)
+  int64_t exported_step = 0;  // < the last step: the partial model of a stopped run
   try {
     const int64_t last = variants.size() > 1 ? o.steps * static_cast<int64_t>(variants.size()) : o.steps;
     const int64_t done = runSteps(ctx, o, trainer, *data, variants, synthetic, loader_ptr, eval.get());
@@ -832,9 +896,10 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
     std::string export_to = o.export_dir;
     if (!o.export_dir.empty() && done < last) {
       if (!o.checkpoint_dir.empty()) {
-        SLIDEDP_LOG_WARN("export to {} skipped: the run stopped after step {} of {}; its "
-                         "checkpoint is saved, and --resume {} finishes the run and exports it",
-                         o.export_dir, done, last, o.checkpoint_dir);
+        if (ctx.world_rank == 0)
+          SLIDEDP_LOG_WARN("export to {} skipped: the run stopped after step {} of {}; its "
+                           "checkpoint is saved, and --resume {} finishes the run and exports it",
+                           o.export_dir, done, last, o.checkpoint_dir);
         export_to.clear();
       } else {
         std::string base = o.export_dir;
@@ -847,6 +912,8 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
         killPoint("export", done);
         trainer.exportHf(export_to, o.export_bf16,
                          o.tokenizer.empty() ? "" : formats::parentPath(o.tokenizer));
+        exported = export_to;
+        exported_step = done < last ? done : 0;
         if (ctx.node_id != 0) {
           // only node 0's leader writes (the other leaders sent it their parts)
         } else if (done < last)
@@ -880,21 +947,28 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
 #else
     const std::string root = ".", bin = "build/bin", py = "python3";
 #endif
+    // Only what exists: the export this run wrote (not a skipped one, nor the name a partial
+    // export was diverted from), and files that were written (a resume with nothing left to
+    // do writes no trace).
     std::string where;
-    if (!o.export_dir.empty()) {
-      const std::string m = quote(abs(o.export_dir));
-      if (formats::isRegularFile(formats::joinPath(o.export_dir, "tokenizer.json")))
-        where += fmt::format("\n  model (Hugging Face format): {}\n    try: {} {}/tools/generate.py --model {} "
-                             "--chat --prompt \"Hello\"", m, py, root, m);
+    if (!exported.empty()) {
+      const std::string m = quote(abs(exported));
+      const std::string what = exported_step > 0 ? fmt::format("PARTIAL model, stopped after step {} "
+                                                               "(Hugging Face format)", exported_step)
+                                                 : std::string("model (Hugging Face format)");
+      if (formats::isRegularFile(formats::joinPath(exported, "tokenizer.json")))
+        where += fmt::format("\n  {}: {}\n    try: {} {}/tools/generate.py --model {} "
+                             "--chat --prompt \"Hello\"", what, m, py, root, m);
       else
-        where += fmt::format("\n  model (Hugging Face format): {}\n    try: {}/slidedp_generate --model {} "
-                             "--prompt \"And God said\"", m, bin, m);
+        where += fmt::format("\n  {}: {}\n    try: {}/slidedp_generate --model {} "
+                             "--prompt \"And God said\"", what, m, bin, m);
     }
-    if (!o.metrics.empty())
+    if (!o.metrics.empty() && formats::isRegularFile(o.metrics))
       where += fmt::format("\n  metrics: {}\n    plot: {} {}/tools/plot/plot_metrics.py {} --out {}.png",
                            quote(abs(o.metrics)), py, root, quote(abs(o.metrics)), quote(abs(o.metrics)));
-    if (!o.trace.empty()) where += fmt::format("\n  trace: {} (open in ui.perfetto.dev)", o.trace);
-    if (!o.checkpoint_dir.empty())
+    if (!o.trace.empty() && formats::isRegularFile(o.trace))
+      where += fmt::format("\n  trace: {} (open in ui.perfetto.dev)", o.trace);
+    if (!o.checkpoint_dir.empty() && formats::isDirectory(o.checkpoint_dir))
       where += fmt::format("\n  checkpoints: {} (continue with --resume {})", o.checkpoint_dir, o.checkpoint_dir);
     if (!where.empty()) SLIDEDP_LOG_INFO("results:{}", where);
   }
