@@ -1,7 +1,8 @@
 // slidedp_plan: `slidedp plan` — predicts a run's step time under every policy and prints them
 // ranked (design.md, "The step-time model and policies"). Takes the same arguments as a run
-// (launcher/slidedp-run --plan passes them, with the worker count and the leader's cores);
-// flags it does not use are accepted and ignored. Without --machine it calibrates this machine
+// (launcher/slidedp-run --plan passes them, with the worker count, the leader's cores and the
+// node count); a run's flags it does not use are accepted and ignored (slidedp_worker's own
+// declarations, apps/worker_options.h), and any other flag is refused, naming the closest. Without --machine it calibrates this machine
 // at the run's shape once (the worker's layer code on the device, the leader's AdamW, memory
 // bandwidth, PCIe), caches the result (--calibration FILE, keyed by machine and shape) and
 // reuses it; --recalibrate measures again. --evaluate prices the run's own flags instead of
@@ -10,9 +11,11 @@
 // defines: main()
 #include <CLI/CLI.hpp>                    // defines: the command line
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 
+#include "apps/worker_options.h"          // defines: addWorkerOptions (a run's flags, accepted)
 #include "common/errors.h"                // defines: UserError
 #include "model/config.h"                 // defines: ModelConfig (the HF config)
 #include "planner/calibration.h"          // defines: measureHost, deviceFingerprint, the cache
@@ -121,6 +124,10 @@ int run(const Options& o) {
   if (o.nodes > 0) plan.machine.network.nodes = o.nodes;
   if (o.network_gbps > 0) plan.machine.network.gbps = o.network_gbps;
   if (o.network_latency_us >= 0) plan.machine.network.latency_s = o.network_latency_us * 1e-6;
+  if (plan.machine.network.nodes > 1 && !(plan.machine.network.gbps > 0))
+    throwUserError("--nodes {} needs the network's rate: --network-gbps (per node, Gb/s; e.g. 400 "
+                   "for one 400G NIC), or a --machine file whose network.gbps gives it",
+                   plan.machine.network.nodes);
   plan.machine.validate("--nodes/--network-gbps");
   const bool node_sharded = parseNodeLayout(o.node_layout) == NodeLayoutKind::kSharded;
   if (!o.nodes_sweep.empty()) {
@@ -206,13 +213,73 @@ int run(const Options& o) {
   return 0;
 }
 
+/// Every option of `app` and of its option groups.
+void collectOptions(const CLI::App& app, std::vector<const CLI::Option*>& out) {
+  for (const CLI::Option* o : app.get_options()) out.push_back(o);
+  for (const CLI::App* g : app.get_subcommands([](const CLI::App*) { return true; }))
+    collectOptions(*g, out);
+}
+
+/// Declares on `app`, unbound, every option of a run (slidedp_worker) that `app` lacks, so the
+/// run's arguments parse while an unknown flag is still an error. Returns every long name
+/// either of them knows (for the suggestion of a misspelt flag).
+std::vector<std::string> acceptRunOptions(CLI::App& app) {
+  CLI::App run_app;
+  static WorkerOptions sink;  // the run's values are parsed into nothing the plan reads
+  addWorkerOptions(run_app, sink);
+  std::vector<const CLI::Option*> run_opts, plan_opts;
+  collectOptions(run_app, run_opts);
+  collectOptions(app, plan_opts);
+  std::vector<std::string> names;
+  for (const CLI::Option* o : plan_opts)
+    for (const std::string& n : o->get_lnames()) names.push_back("--" + n);
+  // An empty group name keeps them out of --help, which lists what the plan reads.
+  CLI::Option_group* pass = app.add_option_group("");
+  for (const CLI::Option* o : run_opts)
+    for (const std::string& n : o->get_lnames()) {
+      const std::string flag = "--" + n;
+      if (std::find(names.begin(), names.end(), flag) != names.end()) continue;
+      if (o->get_expected_max() == 0) pass->add_flag(flag);  // a flag takes no value
+      else pass->add_option(flag);
+      names.push_back(flag);
+    }
+  return names;
+}
+
+size_t editDistance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+/// The known name closest to `name` ("--seq-lenn" -> "--seq-len"), or "" when none is close.
+std::string closestName(const std::string& name, const std::vector<std::string>& names) {
+  std::string best;
+  size_t best_d = std::max<size_t>(2, name.size() / 4) + 1;
+  for (const std::string& n : names)
+    if (const size_t d = editDistance(name, n); d < best_d) best_d = d, best = n;
+  return best;
+}
+
+std::string didYouMean(const std::string& name) {
+  return name.empty() ? "" : fmt::format(" (did you mean {}?)", name);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"slidedp plan: the step-time model's ranked policies for a run (same arguments as a run)"};
+  CLI::App app{"slidedp plan: the step-time model's ranked policies for a run (same arguments as a "
+               "run: the other flags of slidedp_worker --help are accepted and not used)"};
   Options o;
-  app.allow_extras();
-  app.allow_config_extras(true);
   app.add_option("--model", o.model, "Hugging Face model directory");
   app.add_option("--model-config", o.model_config, "config.json of the model");
   app.add_option("--batch-size", o.batch_size, "Global batch, rows per step")->capture_default_str();
@@ -249,8 +316,35 @@ int main(int argc, char** argv) {
   app.add_option("--nodes-sweep", o.nodes_sweep, "Print the best policy for each of these node counts "
                  "(e.g. 1,2,4,8,16,32,64), both layouts; --batch-size is then rows per node")->delimiter(',');
   app.set_config("--config", "", "A run's TOML config file (keys as the flags)");
+  app.allow_config_extras(CLI::config_extras_mode::error);  // a misspelt key of --config too
+  const std::vector<std::string> known = acceptRunOptions(app);
   try {
     app.parse(argc, argv);
+  } catch (const CLI::ExtrasError& e) {
+    // Neither the plan's flag nor a run's: a typo would otherwise be priced as the default.
+    std::vector<std::string> unknown;
+    for (const std::string& a : app.remaining())
+      if (a.size() > 1 && a[0] == '-') unknown.push_back(a.substr(0, a.find('=')));
+    if (unknown.empty()) unknown = app.remaining();
+    for (const std::string& u : unknown)
+      std::fprintf(stderr, "slidedp plan: error: unknown option %s%s\n", u.c_str(),
+                   didYouMean(closestName(u, known)).c_str());
+    std::fprintf(stderr, "HINT: slidedp_plan --help lists the plan's options; a run's flags "
+                 "(slidedp_worker --help) are accepted too\n");
+    return 2;
+  } catch (const CLI::ConfigError& e) {
+    std::string msg = e.what();
+    const std::string prefix = "INI was not able to parse ";  // CLI11's words for an unknown key
+    if (msg.rfind(prefix, 0) == 0) {
+      const std::string key = msg.substr(prefix.size());
+      const std::string near = closestName("--" + key, known);
+      msg = fmt::format("unknown key '{}' in --config {}{}", key,
+                        app.get_option("--config")->as<std::string>(),
+                        didYouMean(near.empty() ? "" : near.substr(2)));
+    }
+    std::fprintf(stderr, "slidedp plan: error: %s\nHINT: the keys are the flags' names without --\n",
+                 msg.c_str());
+    return 2;
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   }

@@ -128,157 +128,61 @@ double median(std::vector<double> v) {
   return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
 }
 
-}  // namespace
-
-void addTrainOptions(CLI::App& app, TrainJobOptions& o) {
-  auto* g = app.add_option_group("Training", "Train a model (given --model or --model-config)");
-  g->add_option("--model", o.model, "Hugging Face model directory (config.json + safetensors) to fine-tune");
-  g->add_option("--model-config", o.model_config, "config.json of a model to initialise randomly (benchmarks)");
-  g->add_option("--seed", o.seed, "Seed of random initialisation and synthetic data")->capture_default_str();
-  g->add_option("--data", o.data, "Data: a file (a token file of `launcher/slidedp-run prepare` "
-                "(Hugging Face tokenizers, chat templates), .bin token stream (llm.c header or raw), .npy, "
-                ".jsonl with input_ids[/labels] (labels unshifted, as transformers takes them), .txt "
-                "with a SentencePiece --tokenizer), synthetic (random tokens), "
-                "synthetic-packed:MIN:MAX (random tokens in packed documents of MIN..MAX tokens) "
-                "or reference:FILE.safetensors (step{s}.input_ids/labels)")->capture_default_str();
-  g->add_option("--eval-data", o.eval_data, "Held-out data (any --data format; a prepared file for "
-                "chat): its loss and perplexity, forward only, every --eval-every steps and at the end");
-  g->add_option("--eval-every", o.eval_every, "Evaluate on --eval-data every N steps (0: only after "
-                "the last step)")->capture_default_str();
-  g->add_option("--eval-batches", o.eval_batches, "Global batches (of --batch-size rows) per "
-                "evaluation (0: the whole eval set once)")->capture_default_str();
-  g->add_option("--data-format", o.data_format, "Data format: auto (a file of tools/data/prepare.py by "
-                "its header, else by extension), prepared, bin, npy, jsonl, text")->capture_default_str();
-  g->add_option("--tokenizer", o.tokenizer, "SentencePiece tokenizer.model for text data (default: "
-                "the model directory's tokenizer.model)");
-  g->add_option("--token-dtype", o.token_dtype, ".bin without llm.c header: auto (uint16; refused as "
-                "ambiguous when the vocabulary exceeds 65,536), uint16, uint32")->capture_default_str();
-  // Negatable flags spell both values out and state their default as text: CLI11 2.1's
-  // capture_default_str printed (and saved) a default true as "false" for "!--no-x" flags.
-  g->add_flag("--shuffle{true},--no-shuffle{false}", o.shuffle,
-              "Shuffle documents/windows each epoch (seeded)")->default_str(o.shuffle ? "true" : "false");
-  g->add_option("--doc-start-token", o.doc_start_token, "Token streams: id that starts a document "
-                "(positions reset there; e.g. BOS); -1: none")->capture_default_str();
-  g->add_option("--batch-size", o.batch_size, "Global batch, rows (sequences) per step")->capture_default_str();
-  g->add_option("--seq-len", o.seq_len, "Tokens per row T (reference: data has its own B and T)")->capture_default_str();
-  g->add_option("--steps", o.steps, "Optimizer steps (per route with --route-sweep)")->capture_default_str();
-  g->add_option("--delivery", o.delivery, "Delivery route: replicated (each worker reads the whole "
-                "layer from host memory), sharded (1/G each, then NCCL all-gather; MPI on CPU workers) "
-                "or sharded-ipc (1/G each, then CUDA IPC peer copies on the copy engines; GPU workers "
-                "with peer access)")->capture_default_str();
-  g->add_option("--reduction", o.reduction, "Reduction route: cpu (each worker hands its whole "
-                "gradient to the leader, which sums), gpu (NCCL reduce-scatter first; MPI on CPU "
-                "workers) or gpu-ipc (reduce-scatter by CUDA IPC peer copies and one sum kernel; GPU "
-                "workers with peer access)")->capture_default_str();
-  g->add_option("--node-layout", o.node_layout, "State layout across nodes (several nodes only): "
-                "sharded (each node's leader owns 1/N of every chunk's master weights and moments: "
-                "gradients reduce-scattered between the leaders, updated parameters all-gathered; "
-                "host memory per node 12/N B/param + the delivery copy) or replicated (every node "
-                "holds the whole state, 14 B/param; gradients all-reduced)")->capture_default_str();
-  g->add_option("--route-sweep", o.route_sweep, "Benchmark: comma-separated variants "
-                "delivery/reduction[+clip][+offload][+keep|+recompute|+auto][@rows], --steps each, "
-                "e.g. replicated/cpu,sharded/gpu+recompute@32,sharded-ipc/gpu-ipc (@rows: that "
-                "variant's global batch)");
-  g->add_option("--warmup-steps", o.warmup_steps, "Steps left out of the summary (per route)")->capture_default_str();
-  g->add_option("--precision", o.precision, "Worker compute dtype: auto (bf16 on GPUs, fp32 on CPU "
-                "workers), bf16 (from the leader's bf16 copy) or fp32 (from the FP32 master)")
-      ->check(CLI::IsMember({"auto", "bf16", "fp32"}))->capture_default_str();
-  g->add_option("--window", o.train.window_slots, "GPU layer window depth K (>= 2)")->capture_default_str();
-  g->add_option("--micro-batch-rows", o.train.micro_batch_rows, "Rows per micro-batch (0: all of a worker's rows)")->capture_default_str();
-  g->add_option("--activations", o.activations, "What a worker keeps of each decoder layer for "
-                "backward: recompute (only the layer input; backward recomputes the forward), keep "
-                "(the layer's saved activations, no recompute), attention-output (the layer input, "
-                "the attention output and its log-sum-exp: backward recomputes the projections and "
-                "element-wise parts but never the attention; bf16 GPU or CPU workers) or auto (keep "
-                "layers while the GPU memory budget allows, the attention output of the next ones, "
-                "recompute the rest; CPU workers keep)")
-      ->check(CLI::IsMember({"recompute", "keep", "attention-output", "auto"}))->capture_default_str();
-  g->add_option("--attention", o.attention, "Attention kernel of bf16 GPU workers (plain causal "
-                "rows): cudnn or flash (FlashAttention-2); packed documents use torch SDPA with a mask")
-      ->check(CLI::IsMember({"cudnn", "flash"}))->capture_default_str();
-  g->add_option("--embedding-update", o.embedding_update, "How the embedding's AdamW update is "
-                "scheduled: split (the rows outside the step's input tokens are updated right after "
-                "the head, while the layers' backward runs; only the token rows are left for the end "
-                "of the step) or dense (the whole embedding after the last layer). Results agree to "
-                "fp32 rounding; split needs the cpu reduction route and falls back to dense otherwise")
-      ->check(CLI::IsMember({"split", "dense"}))->capture_default_str();
-  g->add_option("--max-kept-layers", o.train.max_kept_layers, "At most this many decoder layers "
-                "keep their activations per step (-1: no cap)")->capture_default_str();
-  g->add_option("--gpu-memory-budget", o.train.gpu_memory_budget_gib, "GiB of its GPU a worker "
-                "may allocate under --activations auto (0: the GPU's memory minus 3 GiB)")->capture_default_str();
-  g->add_flag("--offload-activations", o.train.offload_activations,
-              "Keep the layer-boundary activations of recomputed layers in pinned host memory "
-              "(GPU workers), prefetched back one unit ahead in backward");
-  g->add_option("--mlp-tile-tokens", o.train.mlp_tile_tokens, "Tokens per MLP tile: the "
-                "post-norm, gate/up, SwiGLU and down GEMMs run on this many tokens at a time, so "
-                "the [tokens, 2 x intermediate] gate/up output never exists whole (0: auto, tiled "
-                "only above 4 GiB of it, ~512 MiB tiles; -1: never)")->capture_default_str();
-  g->add_option("--loss-chunk-tokens", o.train.loss_chunk_tokens, "Tokens per LM-head/cross-entropy "
-                "chunk (0: as many as keep the chunk's bf16 logits near 2 GiB)")->capture_default_str();
-  g->add_option("--policy", o.policy, "manual (the route/chunk/activation flags as given) or auto "
-                "(the step-time model's best policy for this machine and batch: routes, chunk size, "
-                "ring slots, window, micro-batch rows, kept layers, offload, leader threads; needs "
-                "the calibration `launcher/slidedp-run --plan` caches, or --machine; it overrides those "
-                "flags); the step line then shows predicted vs measured")
-      ->check(CLI::IsMember({"manual", "auto"}))->capture_default_str();
-  g->add_option("--machine", o.machine, "--policy auto: plan with this machine description "
-                "(tools/machines/*.json) instead of this machine's cached calibration");
-  g->add_option("--calibration", o.calibration, "--policy auto: the calibration cache (default "
-                "$SLIDEDP_CALIBRATION or ~/.cache/slidedp/calibration.json)");
-  g->add_option("--lr", o.train.lr, "Peak learning rate")->capture_default_str();
-  g->add_option("--beta1", o.train.beta1, "AdamW beta1")->capture_default_str();
-  g->add_option("--beta2", o.train.beta2, "AdamW beta2")->capture_default_str();
-  g->add_option("--eps", o.train.eps, "AdamW epsilon")->capture_default_str();
-  g->add_option("--weight-decay", o.train.weight_decay, "Decoupled weight decay (ndim >= 2 parameters only)")->capture_default_str();
-  g->add_option("--max-grad-norm", o.train.max_grad_norm, "Exact global-norm clipping (0: off)")->capture_default_str();
-  g->add_option("--schedule", o.schedule, "LR schedule: constant, linear or cosine")->capture_default_str();
-  g->add_option("--warmup", o.train.warmup_steps, "LR warm-up steps")->capture_default_str();
-  g->add_option("--leader-threads", o.train.leader_threads, "AdamW threads on the leader (0: all)")->capture_default_str();
-  g->add_option("--export", o.export_dir, "Write a Hugging Face directory of the trained weights at the end");
-  g->add_flag("--export-bf16{true},--export-fp32{false}", o.export_bf16,
-              "Dtype of the exported weights: bf16 (true) or fp32 (--export-fp32)")
-      ->default_str(o.export_bf16 ? "true" : "false");
-  g->add_option("--metrics", o.metrics, "Per-step metrics file: JSONL, or CSV when it ends in .csv");
-  g->add_option("--trace", o.trace, "Write a Chrome/Perfetto trace (JSON) of one step's pipeline on every rank");
-  g->add_option("--trace-step", o.trace_step, "The step --trace records")->capture_default_str();
-  g->add_option("--checkpoint-dir", o.checkpoint_dir, "Write full-state checkpoints (FP32 master weights, "
-                "moments, step, data cursor, configuration) under this directory");
-  g->add_option("--checkpoint-every", o.checkpoint_every, "Checkpoint every N steps (0: only at the end "
-                "and on SIGTERM/SIGUSR1)")->capture_default_str();
-  g->add_option("--keep-checkpoints", o.keep_checkpoints, "Newest step checkpoints kept (0: all)")->capture_default_str();
-  g->add_option("--checkpoint-mode", o.checkpoint_mode, "How a periodic checkpoint is written: stream "
-                "(the leader writes it while the next step runs; a unit's update waits only until "
-                "that unit is written, the step line's ckpt-wait) or blocking (training stops until "
-                "it is written). The checkpoints at the end and on a stop signal are complete before "
-                "the job exits either way")
-      ->check(CLI::IsMember({"stream", "blocking"}))->capture_default_str();
-  g->add_option("--checkpoint-staging", o.checkpoint_staging, "Host memory (GiB) a streamed checkpoint "
-                "may fill with copies of the state the next steps update before the disk has it, so "
-                "training does not wait for a disk slower than a step (a copy at memory speed "
-                "instead); reserved at the start and kept; auto: MemAvailable at the start less "
-                "max(8 GiB, 10% of RAM), at most the checkpoint's size; 0: wait for the disk")
-      ->check([](const std::string& v) -> std::string {
-        if (v == "auto") return "";
-        try {
-          size_t used = 0;
-          const double g = std::stod(v, &used);
-          if (used == v.size() && std::isfinite(g) && g >= 0 && g <= 1e9) return "";
-        } catch (const std::exception&) {
-        }
-        return "must be auto, or a number of GiB from 0 to 1e9, e.g. 32";
-      })
-      ->capture_default_str();
-  g->add_option("--checkpoint-at-end", o.checkpoint_at_end, "Also checkpoint after the last step "
-                "(false: only every --checkpoint-every steps and on a stop signal; e.g. a benchmark "
-                "on a disk with room for one checkpoint)")->capture_default_str();
-  g->add_flag("--overwrite-checkpoints", o.overwrite_checkpoints, "Let this run replace the "
-              "checkpoints of another run in --checkpoint-dir (without it, a directory holding "
-              "checkpoints newer than this run's start is refused)");
-  g->add_option("--resume", o.resume, "Continue from a checkpoint: a step directory, a --checkpoint-dir "
-                "(its latest; without a `latest` file its newest complete step), or auto (the same "
-                "for --checkpoint-dir; a fresh start when it holds no checkpoint). Every file's "
-                "checksum is verified first");
+/// The value of `key` in a resolved configuration (the `key=value` lines slidedp_worker prints
+/// and saves with every checkpoint), quotes removed; "" when absent.
+std::string configValue(const std::string& config, const std::string& key) {
+  std::istringstream in(config);
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind(key + "=", 0) == 0) {
+      std::string v = line.substr(key.size() + 1);
+      if (v.size() >= 2 && v.front() == '"' && v.back() == '"') v = v.substr(1, v.size() - 2);
+      return v;
+    }
+  return "";
 }
+
+/// A resume whose --steps (or --schedule, --warmup, --lr) differs from the checkpoint's run: the
+/// LR schedule is re-derived for this run's values from the next step on (as Hugging Face
+/// Trainer and torchtune do with a new max_steps / num_training_steps), which they do silently;
+/// this is the one line that says so, with both totals and the lr of the next step under each.
+/// "" when the lr of every remaining step is unchanged (a constant schedule past its warm-up
+/// with another --steps) or the checkpoint records no configuration.
+std::string scheduleChangeNote(const std::string& saved, const TrainOptions& now, int64_t start) {
+  optim::LrSchedule was, is = now.lrSchedule();
+  try {
+    was.kind = optim::parseLrScheduleKind(configValue(saved, "schedule"));
+    was.baseLr = std::stod(configValue(saved, "lr"));
+    was.warmupSteps = std::stoll(configValue(saved, "warmup"));
+    was.trainingSteps = std::stoll(configValue(saved, "steps"));
+  } catch (const std::exception&) {
+    return "";  // an older checkpoint without these keys: nothing to compare with
+  }
+  auto name = [](const optim::LrSchedule& x) {
+    return x.kind == optim::LrScheduleKind::kCosine ? "cosine"
+           : x.kind == optim::LrScheduleKind::kLinear ? "linear" : "constant";
+  };
+  const bool decays = was.kind != optim::LrScheduleKind::kConstant || is.kind != optim::LrScheduleKind::kConstant;
+  const bool warming = start < std::max(was.warmupSteps, is.warmupSteps);
+  if (was.kind == is.kind && was.baseLr == is.baseLr &&
+      (was.warmupSteps == is.warmupSteps || !warming) &&
+      (was.trainingSteps == is.trainingSteps || !decays))
+    return "";
+  auto describe = [&](const optim::LrSchedule& x) {
+    return fmt::format("--steps {} ({}, warmup {}, lr {:g})", x.trainingSteps, name(x), x.warmupSteps, x.baseLr);
+  };
+  return fmt::format("the LR schedule changes on this resume: the checkpoint's run had {}, this run "
+                     "{}; from step {} on it follows this run's schedule over {} total steps (not "
+                     "the {} of the checkpoint's run): lr {:.3e} at step {} instead of {:.3e}. {}",
+                     describe(was), describe(is), start + 1, is.trainingSteps, was.trainingSteps,
+                     optim::scheduledLr(is, start), start + 1, optim::scheduledLr(was, start),
+                     start < was.trainingSteps
+                         ? fmt::format("To keep the checkpoint's schedule, resume with --steps {} "
+                                       "(and its --schedule/--warmup/--lr)", was.trainingSteps)
+                         : std::string("(The checkpoint's run had finished its schedule; this "
+                                       "extends it with the new one.)"));
+}
+
+}  // namespace
 
 /// One entry of --route-sweep: "delivery/reduction[+clip][+offload][+keep|+recompute|+auto][@B]".
 struct RunVariant {
@@ -406,7 +310,7 @@ int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trai
   const bool interactive = ctx.world_rank == 0 && isatty(STDERR_FILENO);
   int64_t step = trainer.firstStep() - 1;
   const int64_t last = variants.size() > 1 ? o.steps * static_cast<int64_t>(variants.size()) : o.steps;
-  if (step >= last)
+  if (step >= last && ctx.world_rank == 0)  // every rank knows it; one says it
     SLIDEDP_LOG_WARN("the checkpoint is at step {}, and --steps is {}: nothing to do", step, last);
   const auto t_start = std::chrono::steady_clock::now();
   const int64_t first = step + 1;
@@ -526,11 +430,12 @@ int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trai
         }
       }
       if (stopped) {
-        SLIDEDP_LOG_WARN("stopped after step {} on request{}", step,
-                         !o.checkpoint_dir.empty()
-                             ? fmt::format("; resume with --resume {}", o.checkpoint_dir)
-                         : o.export_dir.empty() ? " (no --checkpoint-dir: nothing saved)"
-                                                : " (no --checkpoint-dir: only the partial model is exported)");
+        if (ctx.world_rank == 0)
+          SLIDEDP_LOG_WARN("stopped after step {} on request{}", step,
+                           !o.checkpoint_dir.empty()
+                               ? fmt::format("; resume with --resume {}", o.checkpoint_dir)
+                           : o.export_dir.empty() ? " (no --checkpoint-dir: nothing saved)"
+                                                  : " (no --checkpoint-dir: only the partial model is exported)");
         break;
       }
     }
@@ -810,6 +715,13 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
         SLIDEDP_LOG_INFO("--resume auto: {} holds no checkpoint yet, so this run starts at step 1",
                          o.checkpoint_dir);
       const int64_t start = resume.empty() ? 0 : readTrainerState(resume).at("step").get<int64_t>();
+      if (!resume.empty()) {
+        const nlohmann::json st = readTrainerState(resume);
+        if (st.contains("configuration") && st["configuration"].is_string())
+          if (const std::string note = scheduleChangeNote(st["configuration"].get<std::string>(),
+                                                          o.train, start); !note.empty())
+            SLIDEDP_LOG_WARN("{}", note);
+      }
       if (!resume.empty() && !verifyCheckpointFiles(resume))
         SLIDEDP_LOG_WARN("{} records no file checksums (written by an older slidedp): its values "
                          "are loaded unverified", resume);
@@ -972,6 +884,8 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
   JobGuard::setSegmentName(trainer.segment().name());
   JobGuard guard;
   guard.start(ctx, trainer.segment().control(), WatchdogOptions{0.05, o.heartbeat_timeout_s, o.stall_timeout_s});
+  std::string exported;      // the directory this run wrote the model to ("": none; node 0's leader)
+  int64_t exported_step = 0;  // < the last step: the partial model of a stopped run
   try {
     const int64_t last = variants.size() > 1 ? o.steps * static_cast<int64_t>(variants.size()) : o.steps;
     const int64_t done = runSteps(ctx, o, trainer, *data, variants, synthetic, loader_ptr, eval.get());
@@ -982,9 +896,10 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
     std::string export_to = o.export_dir;
     if (!o.export_dir.empty() && done < last) {
       if (!o.checkpoint_dir.empty()) {
-        SLIDEDP_LOG_WARN("export to {} skipped: the run stopped after step {} of {}; its "
-                         "checkpoint is saved, and --resume {} finishes the run and exports it",
-                         o.export_dir, done, last, o.checkpoint_dir);
+        if (ctx.world_rank == 0)
+          SLIDEDP_LOG_WARN("export to {} skipped: the run stopped after step {} of {}; its "
+                           "checkpoint is saved, and --resume {} finishes the run and exports it",
+                           o.export_dir, done, last, o.checkpoint_dir);
         export_to.clear();
       } else {
         std::string base = o.export_dir;
@@ -997,6 +912,8 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
         killPoint("export", done);
         trainer.exportHf(export_to, o.export_bf16,
                          o.tokenizer.empty() ? "" : formats::parentPath(o.tokenizer));
+        exported = export_to;
+        exported_step = done < last ? done : 0;
         if (ctx.node_id != 0) {
           // only node 0's leader writes (the other leaders sent it their parts)
         } else if (done < last)
@@ -1030,21 +947,28 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
 #else
     const std::string root = ".", bin = "build/bin", py = "python3";
 #endif
+    // Only what exists: the export this run wrote (not a skipped one, nor the name a partial
+    // export was diverted from), and files that were written (a resume with nothing left to
+    // do writes no trace).
     std::string where;
-    if (!o.export_dir.empty()) {
-      const std::string m = quote(abs(o.export_dir));
-      if (formats::isRegularFile(formats::joinPath(o.export_dir, "tokenizer.json")))
-        where += fmt::format("\n  model (Hugging Face format): {}\n    try: {} {}/tools/generate.py --model {} "
-                             "--chat --prompt \"Hello\"", m, py, root, m);
+    if (!exported.empty()) {
+      const std::string m = quote(abs(exported));
+      const std::string what = exported_step > 0 ? fmt::format("PARTIAL model, stopped after step {} "
+                                                               "(Hugging Face format)", exported_step)
+                                                 : std::string("model (Hugging Face format)");
+      if (formats::isRegularFile(formats::joinPath(exported, "tokenizer.json")))
+        where += fmt::format("\n  {}: {}\n    try: {} {}/tools/generate.py --model {} "
+                             "--chat --prompt \"Hello\"", what, m, py, root, m);
       else
-        where += fmt::format("\n  model (Hugging Face format): {}\n    try: {}/slidedp_generate --model {} "
-                             "--prompt \"And God said\"", m, bin, m);
+        where += fmt::format("\n  {}: {}\n    try: {}/slidedp_generate --model {} "
+                             "--prompt \"And God said\"", what, m, bin, m);
     }
-    if (!o.metrics.empty())
+    if (!o.metrics.empty() && formats::isRegularFile(o.metrics))
       where += fmt::format("\n  metrics: {}\n    plot: {} {}/tools/plot/plot_metrics.py {} --out {}.png",
                            quote(abs(o.metrics)), py, root, quote(abs(o.metrics)), quote(abs(o.metrics)));
-    if (!o.trace.empty()) where += fmt::format("\n  trace: {} (open in ui.perfetto.dev)", o.trace);
-    if (!o.checkpoint_dir.empty())
+    if (!o.trace.empty() && formats::isRegularFile(o.trace))
+      where += fmt::format("\n  trace: {} (open in ui.perfetto.dev)", o.trace);
+    if (!o.checkpoint_dir.empty() && formats::isDirectory(o.checkpoint_dir))
       where += fmt::format("\n  checkpoints: {} (continue with --resume {})", o.checkpoint_dir, o.checkpoint_dir);
     if (!where.empty()) SLIDEDP_LOG_INFO("results:{}", where);
   }

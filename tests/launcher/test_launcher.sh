@@ -21,6 +21,10 @@ if [ ! -x "$BIN" ]; then
 fi
 export SLIDEDP_WORKER=$BIN
 unset SLIDEDP_TOPOLOGY_FILE SLIDEDP_NUMACTL SLIDEDP_WORKER_THREADS CUDA_VISIBLE_DEVICES
+# no batch allocation around the checks (the launcher takes the nodes from one)
+unset SLURM_JOB_ID SLURM_JOBID SLURM_JOB_NUM_NODES PBS_NODEFILE PBS_JOBID LSB_JOBID LSB_DJOB_HOSTFILE \
+  PE_HOSTFILE FLUX_JOB_ID OMPI_MCA_orte_default_hostfile OMPI_MCA_prte_default_hostfile \
+  PRTE_MCA_prte_default_hostfile
 FAILS=0
 CHECKS=0
 fail() { echo "FAIL: $*"; FAILS=$((FAILS + 1)); }
@@ -200,6 +204,37 @@ has "srun --nodes=2 --ntasks-per-node=3 --cpu-bind=none --kill-on-bad-exit=1" "$
 has "--exec-rank --worker-threads 4 --cpu-workers 2 --" "$LINE" srun2
 SLURM_JOB_NUM_NODES=3 SLIDEDP_TOPOLOGY_FILE=$FAKE run slurm3 "$RUN" --dry-run --gpus 0,1
 has "--map-by ppr:3:node -np 9" "$LINE" "slurm3 (SLURM_JOB_NUM_NODES)"
+# --plan prices the node count (it is the launcher's flag, not the worker's: passed on)
+SLIDEDP_PLAN=$BIN SLIDEDP_TOPOLOGY_FILE=$FAKE run plan-nodes2 "$RUN" --dry-run --plan --nodes 2 --gpus 0,1 -- --network-gbps 400
+expect_rc 0 plan-nodes2
+has "--gpus 2 --leader-cores 56 --nodes 2 --device cuda --network-gbps 400" "$OUT" "plan-nodes2: --nodes passed to slidedp_plan"
+SLIDEDP_PLAN=$BIN SLIDEDP_TOPOLOGY_FILE=$FAKE run plan-nodes1 "$RUN" --dry-run --plan --gpus 0,1
+hasnt "--nodes" "$OUT" "plan-nodes1"
+# --nodes without a hostfile, --srun or an allocation: refused before mpirun, saying what to do
+bad "nodes without hostfile" "--nodes 2, but no hostfile and no batch allocation" "$RUN" --dry-run --nodes 2 --cpu-workers 2
+has "HINT: give the nodes with --hostfile FILE" "$OUT" "nodes without hostfile: hostfile hint"
+has "salloc/sbatch --nodes=2" "$OUT" "nodes without hostfile: allocation hint"
+has "--cpu-workers 5 -- --virtual-node-size 3" "$OUT" "nodes without hostfile: one-machine hint"
+hasnt "running:" "$OUT" "nodes without hostfile: nothing started"
+SLURM_JOB_ID=7 run "nodes in an allocation" "$RUN" --dry-run --nodes 2 --cpu-workers 2
+expect_rc 0 "nodes in an allocation"
+
+# 9. virtual nodes (--virtual-node-size K, a worker flag or CONFIG key): ranks K, 2K, ... are
+#    leaders, labelled so and placed on the leader's cores; the workers take the GPUs in order
+run vnodes "$RUN" --dry-run --cpu-workers 5 -- --virtual-node-size 3 --steps 2
+expect_rc 0 vnodes
+has "4 worker(s) (CPU worker(s)) + 2 leaders (2 virtual nodes)" "$OUT" "vnodes header"
+has "rank 3 leader" "$OUT" "vnodes: rank 3 leads virtual node 1"
+hasnt "rank 3 worker" "$OUT" "vnodes: rank 3 is no worker"
+has "leader of virtual node 1 (--virtual-node-size 3)" "$OUT" "vnodes: why"
+[ "$(printf '%s\n' "$OUT" | grep -c '^  rank [0-9] worker')" -eq 4 ] && pass || fail "vnodes: expected 4 worker rows"
+printf 'virtual-node-size = 2\n' > "$TMP/vnode.toml"
+SLIDEDP_TOPOLOGY_FILE=$FAKE run vnodes-gpu "$RUN" --dry-run --gpus 0,1,2 "$TMP/vnode.toml"
+expect_rc 0 vnodes-gpu
+has "rank 2 leader" "$OUT" "vnodes-gpu: rank 2 leads virtual node 1 (CONFIG key)"
+has "rank 3 GPU 1 " "$OUT" "vnodes-gpu: rank 3 drives the second GPU"
+has "--physcpubind=0-23,32-63 --interleave=0,1 $BIN" "$(ctx 2)" "vnodes-gpu: rank 2 on the leader's cores"
+
 # what node-local rank 2 of a node execs: GPU 1's worker, pinned on its node as on one node
 OUT=$(OMPI_COMM_WORLD_LOCAL_RANK=2 SLIDEDP_TOPOLOGY_FILE=$FAKE "$RUN" --dry-run --exec-rank --gpus 0,1,2,3 -- --steps 2 2>&1); RC=$?
 echo "--- exec-rank 2 (exit $RC)"; echo "    $OUT"

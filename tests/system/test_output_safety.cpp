@@ -175,9 +175,16 @@ TEST(CheckpointSafety, AStoppedRunDoesNotExportAsTheTrainedModel) {
     EXPECT_EQ(r.exit_code, 0) << r.output;
     EXPECT_EQ(r.output.find("exported the trained model"), std::string::npos) << r.output;
     EXPECT_FALSE(exists(out + "/config.json")) << "partial model exported as the trained one";
+    // Every rank knows it stopped; one says so (the lines were printed once per rank).
+    EXPECT_EQ(countOccurrences(r.output, "on request"), 1) << r.output;
+    // The results block lists only what was written: no trained model at --export.
+    const std::string results = r.output.substr(std::min(r.output.size(), r.output.find("results:")));
+    EXPECT_NE(results, "") << "no results block:\n" << r.output;
+    EXPECT_EQ(results.find("model (Hugging Face format): " + out + "\n"), std::string::npos) << results;
     if (with_checkpoint) {
-      EXPECT_NE(r.output.find("export to " + out + " skipped: the run stopped after step"),
-                std::string::npos) << r.output;
+      EXPECT_EQ(countOccurrences(r.output, "export to " + out + " skipped: the run stopped after step"), 1)
+          << r.output;
+      EXPECT_EQ(results.find("model"), std::string::npos) << "a skipped export listed:\n" << results;
       const std::string latest = latestOf(d);
       ASSERT_EQ(latest.rfind("step-", 0), 0u) << r.output;
       // The resume finishes the run and exports it.
@@ -193,9 +200,59 @@ TEST(CheckpointSafety, AStoppedRunDoesNotExportAsTheTrainedModel) {
       ASSERT_NE(at, std::string::npos) << r.output;
       const int step = std::atoi(r.output.c_str() + at + 19);
       EXPECT_TRUE(exists(fmt::format("{}.partial-step-{}/config.json", out, step))) << r.output;
+      EXPECT_NE(results.find(fmt::format("PARTIAL model, stopped after step {} (Hugging Face format): "
+                                         "{}.partial-step-{}\n", step, out, step)), std::string::npos)
+          << results;
     }
     std::system(("rm -rf " + d + " " + d + ".*").c_str());
   }
+}
+
+// A resume of a finished run has nothing to do: it says so once (not once per rank) and its
+// results block lists only files that exist (its --trace step never ran).
+TEST(CheckpointSafety, AResumeOfAFinishedRunListsOnlyFilesThatExist) {
+  const std::string d = tmpDir("finished");
+  Result r1 = wait(start(train({"--steps", "2", "--checkpoint-dir", d, "--metrics", d + ".m.jsonl"})));
+  ASSERT_EQ(r1.exit_code, 0) << r1.output;
+  Result r2 = wait(start(train({"--steps", "2", "--checkpoint-dir", d, "--resume", "auto", "--metrics",
+                                d + ".m.jsonl", "--trace", d + ".trace.json"})));
+  ASSERT_EQ(r2.exit_code, 0) << r2.output;
+  EXPECT_EQ(countOccurrences(r2.output, "the checkpoint is at step 2, and --steps is 2: nothing to do"), 1)
+      << r2.output;
+  EXPECT_FALSE(exists(d + ".trace.json"));
+  const size_t at = r2.output.find("results:");
+  ASSERT_NE(at, std::string::npos) << r2.output;
+  EXPECT_EQ(r2.output.find("trace:", at), std::string::npos) << "an unwritten trace listed:\n" << r2.output;
+  EXPECT_NE(r2.output.find("metrics: " + d + ".m.jsonl", at), std::string::npos) << r2.output;
+  std::system(("rm -rf " + d + " " + d + ".*").c_str());
+}
+
+// Another --steps on --resume re-derives the LR schedule (as HF Trainer and torchtune do): one
+// line says so, with both totals and the next step's lr under each; the same --steps says nothing.
+TEST(CheckpointSafety, AnotherStepCountOnResumeSaysTheScheduleChanges) {
+  const std::string d = tmpDir("steps");
+  const std::vector<std::string> sched = {"--schedule", "cosine", "--warmup", "1", "--lr", "0.001"};
+  auto run = [&](std::vector<std::string> extra) {
+    extra.insert(extra.end(), sched.begin(), sched.end());
+    return wait(start(train(extra)));
+  };
+  Result r1 = run({"--steps", "4", "--checkpoint-dir", d, "--checkpoint-every", "2"});
+  ASSERT_EQ(r1.exit_code, 0) << r1.output;
+  const std::string ck = d + "/step-00000002";
+  ASSERT_TRUE(exists(ck + "/trainer_state.json")) << r1.output;
+  Result same = run({"--steps", "4", "--resume", ck});
+  ASSERT_EQ(same.exit_code, 0) << same.output;
+  EXPECT_EQ(same.output.find("LR schedule changes"), std::string::npos) << same.output;
+  Result longer = run({"--steps", "8", "--resume", ck});
+  ASSERT_EQ(longer.exit_code, 0) << longer.output;
+  EXPECT_EQ(countOccurrences(longer.output,
+                             "the LR schedule changes on this resume: the checkpoint's run had --steps 4 "
+                             "(cosine, warmup 1, lr 0.001), this run --steps 8 (cosine, warmup 1, lr "
+                             "0.001); from step 3 on it follows this run's schedule over 8 total steps"), 1)
+      << longer.output;
+  EXPECT_NE(longer.output.find("To keep the checkpoint's schedule, resume with --steps 4"), std::string::npos)
+      << longer.output;
+  std::system(("rm -rf " + d + " " + d + ".*").c_str());
 }
 
 // Item 2: outputs that cannot be written are refused before start-up, not after the last step.

@@ -1,0 +1,80 @@
+// slidedp_plan as a user types it: a misspelt flag (or --config key) is refused, naming it and
+// the closest valid one, instead of being priced as the default; a run's own flags pass
+// through; --nodes is priced (the network terms) or refused with what to add. The machine
+// description file makes it fast (no calibration).
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "common/subprocess.h"  // tests/common
+
+using namespace slidedp::test;
+
+namespace {
+
+std::vector<std::string> plan(std::vector<std::string> extra) {
+  std::vector<std::string> a = {SLIDEDP_PLAN_BIN, "--model-config",
+                                std::string(SLIDEDP_SOURCE_DIR) + "/tools/configs/qwen2.5-72b.json",
+                                "--machine", std::string(SLIDEDP_SOURCE_DIR) + "/tools/machines/h200x8.json",
+                                "--batch-size", "16", "--top", "1"};
+  a.insert(a.end(), extra.begin(), extra.end());
+  return a;
+}
+
+/// The step time of the "best:" line (-1 when absent).
+double bestStepSeconds(const std::string& out) {
+  std::smatch m;
+  if (std::regex_search(out, m, std::regex("\nbest: .* -> ([0-9.]+) s/step"))) return std::stod(m[1]);
+  return -1;
+}
+
+}  // namespace
+
+TEST(PlanCli, AnUnknownFlagIsRefusedNamingItAndTheClosestOne) {
+  Result r = wait(start(plan({"--seq-lenn", "4096"})));
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("unknown option --seq-lenn (did you mean --seq-len?)"), std::string::npos)
+      << r.output;
+  EXPECT_EQ(bestStepSeconds(r.output), -1) << "priced anyway:\n" << r.output;
+  Result far = wait(start(plan({"--qqqqqqqq=1"})));
+  EXPECT_EQ(far.exit_code, 2) << far.output;
+  EXPECT_NE(far.output.find("unknown option --qqqqqqqq\n"), std::string::npos) << far.output;
+  // A --config key too.
+  const std::string cfg = fmt::format("/tmp/slidedp-plan-cli-{}.toml", getpid());
+  { std::ofstream(cfg) << "seq-len = 4096\nbatch-sise = 8\n"; }
+  Result key = wait(start(plan({"--config", cfg})));
+  std::remove(cfg.c_str());
+  EXPECT_EQ(key.exit_code, 2) << key.output;
+  EXPECT_NE(key.output.find("unknown key 'batch-sise' in --config " + cfg + " (did you mean batch-size?)"),
+            std::string::npos) << key.output;
+}
+
+TEST(PlanCli, ARunsOwnFlagsAreAcceptedAndDoNotChangeThePlan) {
+  Result bare = wait(start(plan({"--seq-len", "4096"})));
+  ASSERT_EQ(bare.exit_code, 0) << bare.output;
+  // What launcher/slidedp-run --plan passes: the run's flags (values, bools, negated flags).
+  Result run = wait(start(plan({"--seq-len", "4096", "--device", "cpu", "--lr", "1e-5", "--steps", "100",
+                                "--schedule", "cosine", "--no-shuffle", "--checkpoint-at-end", "false",
+                                "--export-fp32", "--log-all-ranks", "--checkpoint-dir=/tmp/x"})));
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_GT(bestStepSeconds(bare.output), 0) << bare.output;
+  EXPECT_EQ(bestStepSeconds(run.output), bestStepSeconds(bare.output)) << run.output;
+}
+
+TEST(PlanCli, NodesArePricedWithTheNetworkOrRefusedSayingWhatToAdd) {
+  Result one = wait(start(plan({"--seq-len", "4096"})));
+  Result two = wait(start(plan({"--seq-len", "4096", "--nodes", "2", "--network-gbps", "400"})));
+  ASSERT_EQ(one.exit_code, 0) << one.output;
+  ASSERT_EQ(two.exit_code, 0) << two.output;
+  EXPECT_NE(two.output.find("nodes: 2, state sharded across them, network 400 Gb/s per node"),
+            std::string::npos) << two.output;
+  EXPECT_NE(bestStepSeconds(two.output), bestStepSeconds(one.output)) << one.output << two.output;
+  Result no_rate = wait(start(plan({"--seq-len", "4096", "--nodes", "2"})));
+  EXPECT_EQ(no_rate.exit_code, 2) << no_rate.output;
+  EXPECT_NE(no_rate.output.find("--nodes 2 needs the network's rate: --network-gbps"), std::string::npos)
+      << no_rate.output;
+}
