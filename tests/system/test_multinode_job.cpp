@@ -2,11 +2,13 @@
 // --virtual-node-size, each virtual node a leader with its own segment + its CPU workers, the
 // state sharded or replicated across the nodes. Checked from outside: a bit-identical resume
 // on 2 nodes (and a resume on another node count refused), the same export from both layouts,
-// kill -9 of a rank on node 1 ends every rank on every node and leaves no segment, and the host
-// bytes per parameter per node of the sharded layout. (Equivalence with the float64 reference
-// on every route: tests/runtime, test_runtime_nodes*.)
+// kill -9 of a rank on node 1 ends every rank on every node and leaves no segment, reference
+// data with fewer rows than the workers refused before start-up, and the host bytes per
+// parameter per node of the sharded layout. (Equivalence with the float64 reference on every
+// route: tests/runtime, test_runtime_nodes*.)
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <regex>
 
@@ -74,6 +76,28 @@ TEST(MultiNodeJob, ShardedTwoNodesResumeBitForBitAndAnotherNodeCountIsRefused) {
   EXPECT_NE(r4.output.find("HINT: resume with 2 nodes"), std::string::npos) << r4.output;
   EXPECT_EQ(r4.output.find("step 7/"), std::string::npos) << r4.output;
   std::system(("rm -rf " + a + " " + b + " " + a + ".csv " + b + ".csv").c_str());
+}
+
+// Reference data (its stored rows are the global batch, whatever --batch-size says) with fewer
+// rows than the workers: 4 rows for 3 nodes x 2 workers is refused before start-up (exit 2,
+// once), not at the first step (where each worker failed after the segments were made).
+TEST(MultiNodeJob, ReferenceDataWithFewerRowsThanWorkersIsRefusedBeforeStartUp) {
+  const std::string ref = "reference:" + sharedDir() + "/reference/stories260K_kjv.reference.safetensors";
+  std::vector<std::string> a = train(3, 2, {"--steps", "2", "--data", ref});
+  // train() passes --batch-size 4 --seq-len 64, the file's own; without them (the default
+  // --batch-size 8 passes the workers' check) only the stored rows can be checked.
+  for (const char* flag : {"--batch-size", "--seq-len"}) {
+    const auto it = std::find(a.begin(), a.end(), std::string(flag));
+    a.erase(it, it + 2);
+  }
+  Result r = wait(start(a));
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  const std::string want = "holds 4 rows, fewer than the 6 workers: every worker needs at least one row";
+  const size_t at = r.output.find(want);
+  EXPECT_NE(at, std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find(want, at + 1), std::string::npos) << "printed more than once\n" << r.output;
+  EXPECT_EQ(r.output.find("host state"), std::string::npos) << "refused after start-up\n" << r.output;
+  EXPECT_EQ(r.output.find("step 1/"), std::string::npos) << r.output;
 }
 
 // Streamed checkpoints on several nodes (train/checkpoint_stream.h): each leader holding a part
