@@ -602,12 +602,17 @@ void checkSettings(const TrainJobOptions& o, int num_workers) {
 }
 
 /// reference:FILE data against the flags: its stored B and T are the run's, its stored steps
-/// bound --steps, and its token ids and labels must fit the vocabulary. Throws UserError.
+/// bound --steps, every stored batch has a row for each of the `num_workers` workers, and its
+/// token ids and labels must fit the vocabulary. Throws UserError.
 void checkReferenceData(data::ReferenceBatches& ref, const TrainJobOptions& o, int64_t steps,
-                        int64_t vocab) {
+                        int64_t vocab, int num_workers) {
   const std::string& path = o.data;
   for (int64_t s = 1; s <= ref.numStoredSteps(); ++s) {
     const GlobalBatch b = ref.batch(s);
+    if (b.B < num_workers)
+      throwUserError("--data {}: stored step {} holds {} rows, fewer than the {} workers: every "
+                     "worker needs at least one row of the global batch.\nHINT: fewer workers "
+                     "(launcher/slidedp-run --gpus, mpirun -np)", path, s - 1, b.B, num_workers);
     if (s == 1 && ((o.batch_size_given && o.batch_size != b.B) || (o.seq_len_given && o.seq_len != b.T)))
       throwUserError("--data {} holds batches of {} rows x {} tokens, but --batch-size {} "
                      "--seq-len {} was asked for (reference data is used as stored).\nHINT: drop "
@@ -652,6 +657,9 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
     o.train.bf16_compute = o.precision == "bf16" || (o.precision == "auto" && ctx.device == DeviceKind::kCuda);
     checkSettings(o, num_workers);
     variants = parseVariants(o);
+    o.train.batch_rows = o.batch_size;  // the fewest rows of any step (a route sweep's included)
+    for (const auto& v : variants)
+      if (v.batch_rows > 0) o.train.batch_rows = std::min(o.train.batch_rows, v.batch_rows);
     for (const auto& v : variants)
       if (v.batch_rows > 0 && v.batch_rows < num_workers)
         throwUserError("--route-sweep item '{}': {} rows is fewer than the {} workers (each needs "
@@ -665,7 +673,8 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
     if (o.data.rfind("reference:", 0) != 0) cfg.checkSequenceLength(o.seq_len);
     if (o.data.rfind("reference:", 0) == 0) {
       auto ref = std::make_unique<data::ReferenceBatches>(o.data.substr(10));
-      checkReferenceData(*ref, o, last_step, cfg.vocabSize);
+      checkReferenceData(*ref, o, last_step, cfg.vocabSize, num_workers);
+      o.train.batch_rows = ref->batch(1).B;  // used as stored, whatever --batch-size says
       data = std::move(ref);
     } else if (o.data.rfind("synthetic-packed:", 0) == 0) {
       parsePackedSynthetic(o.data);  // checked here, before start-up

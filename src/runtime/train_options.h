@@ -76,6 +76,10 @@ struct TrainOptions {
   bool bf16_staging = false;      // gradients cross in bf16 (else fp32)
   bool bf16_compute = false;      // workers compute in bf16 from the bf16 copy (else fp32 master)
   int window_slots = 2;           // K: GPU layer window depth (>= 2: next delivery overlaps)
+  int64_t batch_rows = 0;         // B: rows of every step's global batch (the fewest, when a run
+                                  // varies it). Required: the Trainer refuses < 1, and fewer rows
+                                  // than workers (of every node together: each needs a row),
+                                  // before any start-up work
   int64_t micro_batch_rows = 0;   // rows per micro-batch (0: all of a worker's rows at once)
   int64_t loss_chunk_tokens = 0;  // tokens per LM-head/cross-entropy chunk (0: ~2 GiB of bf16 logits)
   int64_t mlp_tile_tokens = 0;    // tokens per MLP tile (model/mlp_tiles.h; 0: auto, tiled only

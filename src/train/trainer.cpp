@@ -48,6 +48,17 @@ LocalBatch rowsForWorker(const GlobalBatch& batch, int G, int w) {
   return lb;
 }
 
+void checkBatchRows(int64_t batch_rows, const RankContext& ctx) {
+  if (batch_rows < 1)
+    throwUserError("TrainOptions::batch_rows must be the rows of the global batch (>= 1), got {}",
+                   batch_rows);
+  if (batch_rows < ctx.num_workers)
+    throwUserError("the global batch has {} rows but there are {} workers ({} node(s) x {}); every "
+                   "worker needs at least one row.\nHINT: a global batch of {} rows or more, or "
+                   "fewer workers", batch_rows, ctx.num_workers, ctx.num_nodes,
+                   ctx.num_workers / std::max(1, ctx.num_nodes), ctx.num_workers);
+}
+
 namespace {
 
 /// Whether this job's state is sharded across nodes (several nodes and the sharded layout).
@@ -108,6 +119,10 @@ Trainer::Trainer(const RankContext& ctx, const std::string& model_dir, const Tra
   std::string problem;
   std::string resume_dir;
   try {
+    // First, before any start-up work: a worker without a row of the global batch would
+    // throw in step() while its leader (and through it every other rank) waited for its
+    // gradients, without a deadline by default.
+    checkBatchRows(opts.batch_rows, ctx);
     if (!resume.empty()) {
       resume_dir = resolveCheckpoint(resume);
       const nlohmann::json st = readTrainerState(resume_dir);
@@ -569,6 +584,12 @@ StepRecord Trainer::step(int64_t step, BatchSource& data) {
     }
   } else {
     const GlobalBatch gb = data.batch(step);
+    // The leaders never see the batch: a worker throwing here would leave them waiting for its
+    // gradients. The constructor checked batch_rows against the workers; a source yielding fewer
+    // rows than it promised breaks the contract, and the job ends (abort) instead of hanging.
+    SLIDEDP_ASSERT(gb.B >= opts_.batch_rows, "step {}: the batch source yielded {} rows, fewer "
+                   "than TrainOptions::batch_rows = {} (the fewest of any step)", step, gb.B,
+                   opts_.batch_rows);
     const LocalBatch lb = rowsForWorker(gb, ctx_.num_workers, ctx_.worker_rank);
     const WorkerStepStats ws = worker_->step(step, lb);
     mine[0] = ws.loss_sum;

@@ -42,6 +42,11 @@ struct LocalBatch;
 /// have no row).
 LocalBatch rowsForWorker(const GlobalBatch& batch, int G, int w);
 
+/// Throws UserError unless `batch_rows` (B, TrainOptions::batch_rows) is >= 1 and at least
+/// ctx.num_workers (every worker of every node needs a row). Not collective; every rank gets
+/// the same answer. Called by the Trainer's constructor before any start-up work.
+void checkBatchRows(int64_t batch_rows, const RankContext& ctx);
+
 /// What every rank knows after a step (agreed over MPI at the step's end).
 struct StepRecord {
   int64_t step = 0;
@@ -86,7 +91,9 @@ class Trainer {
   /// node's segment (removing stale ones) and reads the checkpoint into it; workers map it.
   /// `shm_name` "" picks a unique name; with several nodes "-n<node>" is appended to a given one
   /// (virtual nodes on one machine each have their segment). Throws AgreedError for configuration errors every rank
-  /// sees, UserError for others.
+  /// sees, UserError for others. First, before any start-up work (reading the model, the
+  /// segment): AgreedError when opts.batch_rows is < 1 or fewer than ctx.num_workers
+  /// (checkBatchRows).
   /// `model_dir`: a Hugging Face directory (config.json + weights), or with `random_init` a
   /// config.json (or a directory holding one) whose weights are initialised from `seed`.
   /// `resume`: a checkpoint step directory (see saveCheckpoint) to continue from: the FP32
@@ -153,7 +160,10 @@ class Trainer {
   const TrainOptions& options() const { return opts_; }
   int numWorkers() const { return spec_.num_workers; }
 
-  /// One step (1-based, consecutive). Collective.
+  /// One step (1-based, consecutive). Collective. Each worker takes its rows of
+  /// data.batch(step) (rowsForWorker), which must hold at least TrainOptions::batch_rows rows:
+  /// fewer is a broken contract and aborts the process (SLIDEDP_ASSERT; the job ends), since
+  /// the leaders, which do not read the batch, would otherwise wait for the workers' gradients.
   StepRecord step(int64_t step, BatchSource& data);
 
   /// The held-out loss of the model after step `after_step` (the last step run) on batches

@@ -77,7 +77,9 @@ TEST(ReferenceEquivalence, ThreeStepsMatchTheFloat64Reference) {
   nlohmann::json meta;
   std::ifstream(base + ".reference.json") >> meta;
 
+  data::ReferenceBatches data(base + ".reference.safetensors");
   TrainOptions o;
+  o.batch_rows = data.batch(1).B;
   o.delivery = parseDeliveryRoute(arg("delivery", "replicated"));
   o.reduction = parseReductionRoute(arg("reduction", "cpu"));
   o.node_layout = parseNodeLayout(arg("node-layout", "sharded"));
@@ -102,7 +104,6 @@ TEST(ReferenceEquivalence, ThreeStepsMatchTheFloat64Reference) {
   auto trainer = std::make_unique<Trainer>(ctx, sharedDir() + "/models/stories260K", o,
                                            fmt::format("slidedp-eqv-{}", pid0));
   Trainer& t = *trainer;
-  data::ReferenceBatches data(base + ".reference.safetensors");
   int overlapping = 0;
   for (int64_t s = 1; s <= 3; ++s) {
     const StepRecord rec = t.step(s, data);
