@@ -187,8 +187,9 @@ TEST(ReferenceEquivalence, ThreeStepsMatchTheFloat64Reference) {
                 overlapping);
     // CPU workers' spans are the compute itself; a CUDA worker's are host issue times, which do
     // not bound when the GPU ran the unit, so the overlap is only asserted for CPU workers.
-    if (!clip && ropts.device == DeviceKind::kCpu)
+    if (!clip && ropts.device == DeviceKind::kCpu) {
       EXPECT_GT(overlapping, 0) << "leader updates never overlapped worker backward";
+    }
   }
   trainer.reset();
   freeRankContext(ctx);

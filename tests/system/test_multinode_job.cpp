@@ -150,7 +150,9 @@ TEST(MultiNodeJob, StreamedCheckpointsOnTwoNodesResumeBitForBit) {
     ASSERT_EQ(streamed.exit_code, 0) << streamed.output;
     EXPECT_NE(streamed.output.find("checkpoint of step 2: streaming to"), std::string::npos) << streamed.output;
     EXPECT_NE(streamed.output.find("checkpoint of step 4: streaming to"), std::string::npos) << streamed.output;
-    if (sharded) EXPECT_GT(stepField(streamed.output, 3, "ckpt-wait"), 0.05) << streamed.output;
+    if (sharded) {
+      EXPECT_GT(stepField(streamed.output, 3, "ckpt-wait"), 0.05) << streamed.output;
+    }
     Result blocking = wait(start(train(2, 1, {"--steps", "4", "--node-layout", layout, "--checkpoint-dir", b,
         "--checkpoint-every", "2", "--keep-checkpoints", "0", "--checkpoint-mode", "blocking"})));
     ASSERT_EQ(blocking.exit_code, 0) << blocking.output;
