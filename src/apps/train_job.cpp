@@ -494,6 +494,13 @@ int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trai
 
 /// The job's host RAM (runtime/host_memory.h) against the node's MemAvailable, before the
 /// leader creates the segment. Collective; throws AgreedError with needed vs available bytes.
+/// Whether the run writes periodic checkpoints while training continues (a checkpoint step
+/// before the last step, --checkpoint-mode stream): only then is staging memory reserved.
+bool streamsCheckpoints(const TrainJobOptions& o) {
+  return !o.checkpoint_dir.empty() && o.checkpoint_every > 0 && o.checkpoint_every < o.steps &&
+         o.checkpoint_mode == "stream";
+}
+
 void checkHostMemoryUpFront(const RankContext& ctx, const TrainJobOptions& o,
                             const std::vector<RunVariant>& variants) {
   std::string problem;
@@ -519,10 +526,18 @@ void checkHostMemoryUpFront(const RankContext& ctx, const TrainJobOptions& o,
       rows = std::max(rows, v.batch_rows);
       offload |= v.opts.offload_activations;
     }
-    const HostMemoryNeed need = estimateHostMemory(HostStateLayout::build(spec), ctx.local_size, rows,
+    HostMemoryNeed need = estimateHostMemory(HostStateLayout::build(spec), ctx.local_size, rows,
                                                    o.seq_len, cfg.hiddenSize, cfg.numLayers,
                                                    offload && ctx.device == DeviceKind::kCuda,
                                                    o.train.micro_batch_rows);
+    // An explicit --checkpoint-staging is reserved at the start (auto takes what is free then).
+    if (streamsCheckpoints(o) && o.checkpoint_staging != "auto") {
+      uint64_t owned = 0;  // elements of the state this node's leader writes (12 B each)
+      for (size_t u = 0; u < spec.unit_numels.size(); ++u)
+        owned += spec.owned_numels.empty() ? spec.unit_numels[u] : spec.owned_numels[u];
+      need.checkpoint_staging_bytes = std::min<uint64_t>(
+          12 * owned, static_cast<uint64_t>(std::stod(o.checkpoint_staging) * (1ull << 30)));
+    }
     const uint64_t available = testHookMemAvailable(memAvailableBytes());
     if (ctx.world_rank == 0)
       SLIDEDP_LOG_INFO("host memory: the job needs {}; {} available", need.describe(),
@@ -834,7 +849,7 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
   JobGuard::enableGracefulStop();
   Trainer trainer(ctx, random_init ? o.model_config : o.model, o.train, o.shm_name, random_init,
                   o.seed, resume);
-  if (!o.checkpoint_dir.empty() && o.checkpoint_every > 0 && o.checkpoint_mode == "stream") {
+  if (streamsCheckpoints(o)) {
     const std::string& cs = o.checkpoint_staging;
     const uint64_t bytes = trainer.reserveCheckpointStaging(cs == "auto" ? -1.0 : std::stod(cs));
     if (ctx.isLeader())

@@ -11,9 +11,12 @@ namespace slidedp {
 
 std::string HostMemoryNeed::describe() const {
   return fmt::format("{} bytes = {} (host state and gradient staging {} + pinned activation "
-                     "offload {} + per-token host buffers {})",
+                     "offload {} + per-token host buffers {}{})",
                      total(), shm::formatBytes(total()), shm::formatBytes(segment_bytes),
-                     shm::formatBytes(offload_bytes), shm::formatBytes(token_bytes));
+                     shm::formatBytes(offload_bytes), shm::formatBytes(token_bytes),
+                     checkpoint_staging_bytes > 0
+                         ? " + checkpoint staging " + shm::formatBytes(checkpoint_staging_bytes)
+                         : std::string());
 }
 
 uint64_t powerOf2Ceil(uint64_t n) {
@@ -71,9 +74,12 @@ void checkHostMemory(const HostMemoryNeed& need, uint64_t available) {
       "killed by the kernel's OOM killer part way through start-up.\nHINT: {}use fewer tokens "
       "per step (--batch-size, --seq-len), or a machine with more memory",
       need.describe(), available, shm::formatBytes(available),
-      need.offload_bytes > 0 ? "drop --offload-activations (recompute keeps only what fits on "
-                               "the GPU), "
-                             : "");
+      std::string(need.checkpoint_staging_bytes > 0
+                      ? "a smaller --checkpoint-staging (or auto, which takes what is free), "
+                      : "") +
+          (need.offload_bytes > 0 ? "drop --offload-activations (recompute keeps only what fits "
+                                    "on the GPU), "
+                                  : ""));
 }
 
 }  // namespace slidedp

@@ -6,6 +6,8 @@
 // printed right before it, and the refused-sequence case never reaches that line.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "common/subprocess.h"
 #include "shm/segment.h"
 
@@ -16,10 +18,10 @@ namespace {
 std::vector<std::string> train(std::vector<std::string> mpirun_extra, std::vector<std::string> extra) {
   std::vector<std::string> a = {SLIDEDP_MPIRUN_BIN, "--oversubscribe", "--bind-to", "none"};
   a.insert(a.end(), mpirun_extra.begin(), mpirun_extra.end());
-  for (const char* s : {"-np", "3", SLIDEDP_WORKER_BIN, "--device", "cpu", "--batch-size", "2",
-                        "--steps", "1", "--model"})
+  for (const char* s : {"-np", "3", SLIDEDP_WORKER_BIN, "--device", "cpu", "--batch-size", "2", "--model"})
     a.push_back(s);
   a.push_back(stories());
+  if (std::find(extra.begin(), extra.end(), "--steps") == extra.end()) a.insert(a.end(), {"--steps", "1"});
   a.insert(a.end(), extra.begin(), extra.end());
   return a;
 }
@@ -51,4 +53,38 @@ TEST(LongSequenceChecks, HostMemoryBeyondMemAvailableIsRefusedWithBytes) {
   Result ok = wait(start(train({}, {"--seq-len", "64", "--shm-name", name})), 180);
   EXPECT_EQ(ok.exit_code, 0) << ok.output;
   EXPECT_NE(ok.output.find("host memory: the job needs"), std::string::npos) << ok.output;
+}
+
+// An explicit --checkpoint-staging is reserved before step 1 (formats/staging_pool.h), so it
+// counts in the up-front check: with MemAvailable just above the job's need without it, a
+// staging reservation is refused before start-up, naming it and what to do; 0 runs.
+TEST(LongSequenceChecks, ExplicitCheckpointStagingCountsInTheUpFrontHostMemoryCheck) {
+  const std::string name = fmt::format("slidedp-stagecheck-{}", getpid());
+  const std::string dir = fmt::format("/tmp/slidedp-stagecheck-{}", getpid());
+  std::system(("rm -rf " + dir).c_str());
+  const std::vector<std::string> ckpt = {"--shm-name", name, "--steps", "2", "--checkpoint-dir",
+                                         dir, "--checkpoint-every", "1"};
+  // The need without staging, as the job prints it ("host memory: the job needs N bytes").
+  auto args = ckpt;
+  args.insert(args.end(), {"--checkpoint-staging", "0"});
+  Result base = wait(start(train({}, args)), 180);
+  ASSERT_EQ(base.exit_code, 0) << base.output;
+  const std::string key = "host memory: the job needs ";
+  const size_t at = base.output.find(key);
+  ASSERT_NE(at, std::string::npos) << base.output;
+  const uint64_t need = std::stoull(base.output.substr(at + key.size()));
+  const std::string avail = "SLIDEDP_TEST_MEM_AVAILABLE=" + std::to_string(need + 4096);
+  std::system(("rm -rf " + dir).c_str());
+  Result ok = wait(start(train({"-x", avail}, args)), 180);
+  EXPECT_EQ(ok.exit_code, 0) << ok.output;
+  std::system(("rm -rf " + dir).c_str());
+  args = ckpt;
+  args.insert(args.end(), {"--checkpoint-staging", "1"});  // 1 GiB: capped at the checkpoint's size
+  Result refused = wait(start(train({"-x", avail}, args)), 180);
+  EXPECT_EQ(refused.exit_code, 2) << refused.output;
+  EXPECT_NE(refused.output.find("+ checkpoint staging "), std::string::npos) << refused.output;
+  EXPECT_NE(refused.output.find("a smaller --checkpoint-staging (or auto"), std::string::npos)
+      << refused.output;
+  EXPECT_FALSE(Segment::exists(name));
+  std::system(("rm -rf " + dir).c_str());
 }
