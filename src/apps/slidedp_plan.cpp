@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <fstream>
 
+#include "apps/option_suggest.h"         // defines: closestName, didYouMean, explainConfigError
 #include "apps/worker_options.h"          // defines: addWorkerOptions (a run's flags, accepted)
 #include "common/errors.h"                // defines: UserError
 #include "model/config.h"                 // defines: ModelConfig (the HF config)
@@ -213,13 +214,6 @@ int run(const Options& o) {
   return 0;
 }
 
-/// Every option of `app` and of its option groups.
-void collectOptions(const CLI::App& app, std::vector<const CLI::Option*>& out) {
-  for (const CLI::Option* o : app.get_options()) out.push_back(o);
-  for (const CLI::App* g : app.get_subcommands([](const CLI::App*) { return true; }))
-    collectOptions(*g, out);
-}
-
 /// Declares on `app`, unbound, every option of a run (slidedp_worker) that `app` lacks, so the
 /// run's arguments parse while an unknown flag is still an error. Returns every long name
 /// either of them knows (for the suggestion of a misspelt flag).
@@ -227,15 +221,10 @@ std::vector<std::string> acceptRunOptions(CLI::App& app) {
   CLI::App run_app;
   static WorkerOptions sink;  // the run's values are parsed into nothing the plan reads
   addWorkerOptions(run_app, sink);
-  std::vector<const CLI::Option*> run_opts, plan_opts;
-  collectOptions(run_app, run_opts);
-  collectOptions(app, plan_opts);
-  std::vector<std::string> names;
-  for (const CLI::Option* o : plan_opts)
-    for (const std::string& n : o->get_lnames()) names.push_back("--" + n);
+  std::vector<std::string> names = longFlagNames(app);
   // An empty group name keeps them out of --help, which lists what the plan reads.
   CLI::Option_group* pass = app.add_option_group("");
-  for (const CLI::Option* o : run_opts)
+  for (const CLI::Option* o : allOptions(run_app))
     for (const std::string& n : o->get_lnames()) {
       const std::string flag = "--" + n;
       if (std::find(names.begin(), names.end(), flag) != names.end()) continue;
@@ -244,34 +233,6 @@ std::vector<std::string> acceptRunOptions(CLI::App& app) {
       names.push_back(flag);
     }
   return names;
-}
-
-size_t editDistance(const std::string& a, const std::string& b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diag = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diag = up;
-    }
-  }
-  return row[b.size()];
-}
-
-/// The known name closest to `name` ("--seq-lenn" -> "--seq-len"), or "" when none is close.
-std::string closestName(const std::string& name, const std::vector<std::string>& names) {
-  std::string best;
-  size_t best_d = std::max<size_t>(2, name.size() / 4) + 1;
-  for (const std::string& n : names)
-    if (const size_t d = editDistance(name, n); d < best_d) best_d = d, best = n;
-  return best;
-}
-
-std::string didYouMean(const std::string& name) {
-  return name.empty() ? "" : fmt::format(" (did you mean {}?)", name);
 }
 
 }  // namespace
@@ -333,15 +294,8 @@ int main(int argc, char** argv) {
                  "(slidedp_worker --help) are accepted too\n");
     return 2;
   } catch (const CLI::ConfigError& e) {
-    std::string msg = e.what();
-    const std::string prefix = "INI was not able to parse ";  // CLI11's words for an unknown key
-    if (msg.rfind(prefix, 0) == 0) {
-      const std::string key = msg.substr(prefix.size());
-      const std::string near = closestName("--" + key, known);
-      msg = fmt::format("unknown key '{}' in --config {}{}", key,
-                        app.get_option("--config")->as<std::string>(),
-                        didYouMean(near.empty() ? "" : near.substr(2)));
-    }
+    const std::string msg =
+        explainConfigError(e.what(), app.get_option("--config")->as<std::string>(), known);
     std::fprintf(stderr, "slidedp plan: error: %s\nHINT: the keys are the flags' names without --\n",
                  msg.c_str());
     return 2;

@@ -18,6 +18,7 @@
 
 #include "common/errors.h"            // defines: UserError, MPI_CHECK
 #include "common/log.h"               // defines: setLogIdentity, SLIDEDP_LOG_*
+#include "apps/option_suggest.h"       // defines: explainConfigError (a misspelt --config key)
 #include "apps/worker_options.h"       // defines: WorkerOptions, addWorkerOptions (the command line)
 #include "runtime/host_state_layout.h"  // defines: ModelShape, HostStateLayout (regions)
 #ifdef SLIDEDP_WITH_TRAINING
@@ -250,6 +251,9 @@ int reportParseError(const CLI::App& app, const CLI::ParseError& e) {
     return e.get_exit_code() == 0 ? 0 : 2;
   }
   std::string msg = e.what();
+  if (dynamic_cast<const CLI::ConfigError*>(&e) != nullptr) {
+    msg = explainConfigError(msg, app.get_option("--config")->as<std::string>(), longFlagNames(app));
+  }
   // CLI11: "--steps: At Most 1 required but received 2" for an option given twice.
   const std::string repeated = ": At Most 1 required but received ";
   if (const auto at = msg.find(repeated); at != std::string::npos && msg.rfind("--", 0) == 0)
@@ -270,6 +274,7 @@ int main(int argc, char** argv) {
   addWorkerOptions(app, opts);
   app.set_config("--config", "", "Read options from this TOML/INI file (key = value per option, "
                  "names as on the command line without --); command-line flags override it");
+  app.allow_config_extras(CLI::config_extras_mode::error);  // a misspelt key is refused, named
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

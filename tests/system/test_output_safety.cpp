@@ -358,6 +358,16 @@ TEST(Configuration, SavedConfigurationMatchesTheRunAndFeedsBack) {
   ASSERT_EQ(again.exit_code, 0) << cfg_text << "\n" << again.output;
   EXPECT_NE(again.output.find("shuffle=true"), std::string::npos) << again.output;
   EXPECT_NE(again.output.find("export-bf16=true"), std::string::npos) << again.output;
+  // A misspelt key of a config file is refused before start-up, once, naming it and the
+  // closest key (it was dropped silently: the run went on with the default).
+  const std::string typo = d + ".typo.toml";
+  { std::ofstream(typo) << cfg_text << "\nwarmupp = 3\n"; }
+  Result bad = wait(start({SLIDEDP_MPIRUN_BIN, "--oversubscribe", "--bind-to", "none", "-np", "3",
+                           SLIDEDP_WORKER_BIN, "--config", typo}));
+  EXPECT_EQ(bad.exit_code, 2) << bad.output;
+  EXPECT_EQ(countOccurrences(bad.output, "unknown key 'warmupp' in --config " + typo +
+                                             " (did you mean warmup?)"), 1) << bad.output;
+  EXPECT_EQ(bad.output.find("resolved configuration"), std::string::npos) << bad.output;
   Result off = wait(start(train({"--steps", "1", "--no-shuffle", "--export-fp32"})));
   ASSERT_EQ(off.exit_code, 0) << off.output;
   EXPECT_NE(off.output.find("shuffle=false"), std::string::npos) << off.output;
