@@ -22,7 +22,24 @@ namespace slidedp {
 namespace {
 
 /// mkdir -p `dir`, then creates, writes and removes a probe file in it.
-void probeDirectory(const std::string& option, const std::string& dir) {
+/// Creates `dir` (and its missing parents) and writes a probe file there. `leave_no_trace`: the
+/// directories it created are removed again (empty), for an output written only at the end
+/// (--export: a run stopped early must not leave an empty export directory behind).
+void probeDirectory(const std::string& option, const std::string& dir, bool leave_no_trace = false) {
+  std::vector<std::string> created;  // deepest first
+  for (std::string d = dir; !d.empty() && d != "/" && d != "." && !formats::isDirectory(d);
+       d = formats::parentPath(d)) {
+    created.push_back(d);
+    if (formats::parentPath(d) == d) break;
+  }
+  struct Undo {
+    const std::vector<std::string>& dirs;
+    bool on;
+    ~Undo() {
+      if (on)
+        for (const auto& d : dirs) ::rmdir(d.c_str());
+    }
+  } undo{created, leave_no_trace};
   try {
     formats::makeDirectories(dir);
   } catch (const UserError& e) {
@@ -107,8 +124,10 @@ void checkOutputPaths(const OutputPlan& p) {
                                              shm::formatBytes(bytes), why));
   }
   if (!p.export_dir.empty()) {
-    probeDirectory("--export", p.export_dir);
-    add(p.export_dir, p.export_bytes, fmt::format("--export {}: {}", p.export_dir,
+    probeDirectory("--export", p.export_dir, /*leave_no_trace=*/true);
+    std::string on = p.export_dir;  // made at the end: its nearest existing ancestor's file system
+    while (!formats::isDirectory(on) && formats::parentPath(on) != on) on = formats::parentPath(on);
+    add(on, p.export_bytes, fmt::format("--export {}: {}", p.export_dir,
                                                   shm::formatBytes(p.export_bytes)));
   }
   for (const auto& [option, file] : {std::pair<const char*, std::string>{"--metrics", p.metrics},

@@ -175,6 +175,8 @@ TEST(CheckpointSafety, AStoppedRunDoesNotExportAsTheTrainedModel) {
     EXPECT_EQ(r.exit_code, 0) << r.output;
     EXPECT_EQ(r.output.find("exported the trained model"), std::string::npos) << r.output;
     EXPECT_FALSE(exists(out + "/config.json")) << "partial model exported as the trained one";
+    // Nor an empty directory there (the up-front writability check made it and left it).
+    EXPECT_FALSE(exists(out)) << "an empty export directory left behind";
     // Every rank knows it stopped; one says so (the lines were printed once per rank).
     EXPECT_EQ(countOccurrences(r.output, "on request"), 1) << r.output;
     // The results block lists only what was written: no trained model at --export.
