@@ -48,8 +48,21 @@ def main(argv=None):
                     "copy the base model's tokenizer files into it (the export copies them)")
     if not os.access(a.binary, os.X_OK):
         return fail(f"{a.binary} not found", "build it: bash tools/setup.sh")
-    from transformers import AutoTokenizer
-    tok = AutoTokenizer.from_pretrained(a.model)
+    sampling = ["--max-new-tokens", str(a.max_new_tokens), "--temperature", str(a.temperature),
+                "--top-p", str(a.top_p), "--seed", str(a.seed), "--device", a.device, "--dtype", a.dtype]
+    only_spm = not os.path.isfile(os.path.join(a.model, "tokenizer.json"))
+    try:
+        from transformers import AutoTokenizer
+        tok = AutoTokenizer.from_pretrained(a.model)
+    except Exception as e:  # e.g. a SentencePiece tokenizer.model without sentencepiece/protobuf
+        if only_spm and not a.chat:
+            # slidedp_generate reads a SentencePiece tokenizer.model itself (BOS prepended).
+            return subprocess.run([a.binary, "--model", a.model, "--prompt", a.prompt] + sampling).returncode
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        return fail(f"transformers cannot load the tokenizer of {a.model}: {first}",
+                    "install what it names into this interpreter"
+                    + (", or drop --chat (a plain prompt is encoded by slidedp_generate itself)"
+                       if only_spm else ""))
     if a.chat:
         if not getattr(tok, "chat_template", None):
             return fail(f"the tokenizer of {a.model} has no chat template", "drop --chat")
@@ -58,9 +71,7 @@ def main(argv=None):
         ids = tok.apply_chat_template(msgs, tokenize=True, add_generation_prompt=True, return_dict=True)["input_ids"]
     else:
         ids = tok(a.prompt, add_special_tokens=True)["input_ids"]
-    cmd = [a.binary, "--model", a.model, "--prompt-ids", ",".join(map(str, ids)), "--print-ids",
-           "--max-new-tokens", str(a.max_new_tokens), "--temperature", str(a.temperature),
-           "--top-p", str(a.top_p), "--seed", str(a.seed), "--device", a.device, "--dtype", a.dtype]
+    cmd = [a.binary, "--model", a.model, "--prompt-ids", ",".join(map(str, ids)), "--print-ids"] + sampling
     r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     if r.returncode != 0:
         sys.stderr.write(r.stderr)

@@ -852,11 +852,14 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
   if (streamsCheckpoints(o)) {
     const std::string& cs = o.checkpoint_staging;
     const uint64_t bytes = trainer.reserveCheckpointStaging(cs == "auto" ? -1.0 : std::stod(cs));
-    if (ctx.isLeader())
-      SLIDEDP_LOG_INFO("checkpoint staging: {} of host memory reserved{} (--checkpoint-staging {}): "
-                       "streamed checkpoints copy into it what the next step updates before the "
-                       "disk has it", shm::formatBytes(bytes),
-                       bytes > 0 ? ", faulted in on a background thread" : "", cs);
+    if (ctx.isLeader() && bytes > 0)
+      SLIDEDP_LOG_INFO("checkpoint staging: {} of host memory reserved, faulted in on a background "
+                       "thread (--checkpoint-staging {}): streamed checkpoints copy into it what "
+                       "the next step updates before the disk has it", shm::formatBytes(bytes), cs);
+    else if (ctx.isLeader())
+      SLIDEDP_LOG_INFO("checkpoint staging: off (--checkpoint-staging {}{}): a unit the next step "
+                       "updates before the disk has it waits for the disk", cs,
+                       cs == "auto" ? ": no memory to spare" : "");
   }
   {
     // Host bytes per parameter on each node (issue 17's target for the sharded layout: 12/N for

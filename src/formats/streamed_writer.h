@@ -69,9 +69,8 @@ struct StreamedWriterOptions {
   /// only waits). Each copy returns to the pool once its group is written. May be shared by
   /// successive writers (one at a time).
   std::shared_ptr<StagingPool> staging;
-  /// The writer and I/O threads run only on otherwise idle cores (SCHED_IDLE): training's
-  /// threads are never preempted by them. False: normal priority (a checkpoint nothing else
-  /// runs beside, e.g. the last one).
+  /// The writer and I/O threads run at nice 19: training's threads keep their cores (the
+  /// writer still progresses). False: normal priority.
   bool background = true;
   /// Threads of one releaseGroup() copy (memcpy of ~1 GB per decoder layer at 4B).
   int copy_threads = 8;

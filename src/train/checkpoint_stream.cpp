@@ -83,10 +83,15 @@ void CheckpointStream::complete(const formats::FileDigest& digest) {
       : std::string("staging off: updates waited for the disk where it was behind");
   if (req_.note)
     req_.note(fmt::format("checkpoint of step {} written to {} ({} in {:.2f} s to the fsync, "
-                          "{:.2f} GB/s; {} of it copied to staging memory in {:.2f} s, {})",
+                          "{}; {} of it copied to staging memory in {:.2f} s, {})",
                           req_.step, final_dir_, shm::formatBytes(digest.bytes), sec,
-                          sec > 0 ? digest.bytes / sec / 1e9 : 0.0, shm::formatBytes(staged),
+                          rate(digest.bytes, sec), shm::formatBytes(staged),
                           writer_->stagingSeconds(), budget));
+}
+
+std::string CheckpointStream::rate(uint64_t bytes, double sec) {
+  const double r = sec > 0 ? bytes / sec : 0.0;
+  return r >= 1e8 ? fmt::format("{:.2f} GB/s", r / 1e9) : fmt::format("{:.1f} MB/s", r / 1e6);
 }
 
 std::string CheckpointStream::finish() {

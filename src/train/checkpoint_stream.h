@@ -91,6 +91,8 @@ class CheckpointStream {
   double seconds() const { return writer_->seconds(); }
 
  private:
+  /// "0.85 GB/s", or "9.1 MB/s" below 0.1 GB/s (a small checkpoint's rate would read 0.00 GB/s).
+  static std::string rate(uint64_t bytes, double sec);
   void complete(const formats::FileDigest& digest);  // writer thread
 
   CheckpointRequest req_;

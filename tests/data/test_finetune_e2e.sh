@@ -10,7 +10,8 @@
 #      eval documents (labels = ids where the mask trains them, else -100): rel. error < 1e-4
 #      (fp32 on CPU both sides; packing blocks attention between documents);
 #   4. launcher/slidedp-run generate --chat: the ids equal transformers' greedy generate on the
-#      exported model, and the text is their decoding;
+#      exported model, and the text is their decoding; and generate on a model with only a
+#      SentencePiece tokenizer.model (stories260K) prints text, no traceback;
 #   5. the chat JSONL given to the runtime directly, and text with this tokenizer.json model,
 #      are refused before the first step with the prepare command in the message.
 #
@@ -126,6 +127,14 @@ text = tok.decode(got, skip_special_tokens=True)
 assert f"[assistant] {text}" in lines, (text, lines)
 print(f"generate: {len(got)} ids equal transformers' greedy decoding: {text!r}")
 PYEOF
+
+# 4b. a model whose only tokenizer is SentencePiece's tokenizer.model (stories260K; the default
+# job's export): generate works whether or not transformers can read it (it needs sentencepiece
+# and protobuf; without them it was a 37-line traceback), greedy from the README's BOS prompt.
+"$RUN" generate --model "$SHARED/models/stories260K" --prompt "Once upon a time" --max-new-tokens 8 \
+  > "$TMP/gen-spm.log" 2>&1 || { rc=$?; cat "$TMP/gen-spm.log"; fail "generate (tokenizer.model only): exit $rc"; }
+grep -q "Traceback" "$TMP/gen-spm.log" && { cat "$TMP/gen-spm.log"; fail "generate (tokenizer.model only): a traceback"; }
+grep -q "^Once upon a time" "$TMP/gen-spm.log" || { cat "$TMP/gen-spm.log"; fail "generate (tokenizer.model only): no text"; }
 
 # 5. refused before the first step, naming the prepare command
 bad() {  # bad NAME MESSAGE DATA

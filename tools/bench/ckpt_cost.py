@@ -71,9 +71,10 @@ def main():
         r"checkpoint of step (\d+): (?:streaming to \S+ while training continues \(([0-9.]+) s to start\))", log)}
     blocking = {int(m.group(1)): float(m.group(2)) for m in re.finditer(
         r"checkpoint of step (\d+): training stopped ([0-9.]+) s for it", log)}
-    written = [(int(m.group(1)), m.group(2), float(m.group(3)), float(m.group(4)), m.group(5) or "0 B",
-                float(m.group(6) or 0)) for m in re.finditer(
-        r"checkpoint of step (\d+) written to \S+ \((\S+ \S+) in ([0-9.]+) s to the fsync, ([0-9.]+) GB/s"
+    written = [(int(m.group(1)), m.group(2), float(m.group(3)),
+                float(m.group(4)) * (1e-3 if m.group(5) == "MB" else 1.0), m.group(6) or "0 B",
+                float(m.group(7) or 0)) for m in re.finditer(
+        r"checkpoint of step (\d+) written to \S+ \((\S+ \S+) in ([0-9.]+) s to the fsync, ([0-9.]+) (GB|MB)/s"
         r"(?:; (\S+ \S+) of it copied to staging memory in ([0-9.]+) s)?", log)]
     held = sum(float(x) for x in re.findall(r"held training ([0-9.]+) s before the checkpoint", log))
     end_wait = sum(float(x) for x in re.findall(r"waited ([0-9.]+) s after the last step for the streamed", log))
