@@ -66,7 +66,8 @@ DeviceKind resolveDevice(const std::string& want, int* visible_gpus) {
   *visible_gpus = cuda::visibleDeviceCount(&why);
   if (want == "cuda" && *visible_gpus == 0)
     throwUserError("--device cuda, but no GPU is visible ({}).\nHINT: check nvidia-smi and "
-                   "CUDA_VISIBLE_DEVICES, or run CPU workers with --device cpu", why);
+                   "CUDA_VISIBLE_DEVICES, or run CPU workers (launcher/slidedp-run "
+                   "--cpu-workers N; under mpirun directly: --device cpu)", why);
   if (want == "cuda" || (want == "auto" && *visible_gpus > 0)) return DeviceKind::kCuda;
 #else
   if (want == "cuda")

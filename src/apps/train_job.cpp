@@ -610,7 +610,9 @@ void checkSettings(const TrainJobOptions& o, int num_workers) {
   if (o.keep_checkpoints < 0)
     throwUserError("--keep-checkpoints must be >= 0 (0: keep all), got {}", o.keep_checkpoints);
   if (o.checkpoint_dir.empty() && (o.checkpoint_every > 0 || o.overwrite_checkpoints))
-    throwUserError("--checkpoint-every and --overwrite-checkpoints need a --checkpoint-dir");
+    throwUserError("{} needs a --checkpoint-dir.\nHINT: add --checkpoint-dir DIR",
+                   o.checkpoint_every > 0 ? fmt::format("--checkpoint-every {}", o.checkpoint_every)
+                                          : std::string("--overwrite-checkpoints"));
   if (o.resume == "auto" && o.checkpoint_dir.empty())
     throwUserError("--resume auto continues from --checkpoint-dir, but none was given.\nHINT: add "
                    "--checkpoint-dir DIR, or pass --resume DIR");

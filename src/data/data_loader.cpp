@@ -11,6 +11,7 @@
 
 #include "common/errors.h"
 #include "data/permutation.h"
+#include "formats/fs_util.h"
 
 namespace slidedp::data {
 namespace {
@@ -30,6 +31,9 @@ std::string prepareCommand(const DataSpec& spec) {
 }
 
 std::string resolveFormat(const DataSpec& spec) {
+  if (!formats::isRegularFile(spec.path))
+    throwUserError("data file {} {}.\nHINT: check the --data path", spec.path,
+                   formats::isDirectory(spec.path) ? "is a directory, not a file" : "does not exist");
   std::string f = spec.format;
   if (f == "txt") f = "text";
   if (f == "auto" && PreparedFile::detect(spec.path)) return "prepared";
@@ -42,7 +46,7 @@ std::string resolveFormat(const DataSpec& spec) {
     throwUserError("cannot tell the format of data file {} from its extension '{}'\nHINT: use "
                    ".bin (llm.c / nanoGPT tokens), .npy, .jsonl (input_ids, labels), .txt "
                    "(with a tokenizer) or a file of tools/data/prepare.py, or set the format "
-                   "explicitly (prepared, bin, npy, jsonl, text).",
+                   "with --data-format (prepared, bin, npy, jsonl, text).",
                    spec.path, e);
   }
   if (f != "bin" && f != "npy" && f != "jsonl" && f != "text" && f != "prepared") {

@@ -28,7 +28,7 @@ namespace {
 std::ifstream openText(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    throwUserError("cannot open data file {}: {}\nHINT: check DataSpec.path (--data).", path,
+    throwUserError("cannot open data file {}: {}\nHINT: check the --data path.", path,
                    std::strerror(errno));
   }
   return in;

@@ -94,7 +94,7 @@ void TokenFile::map(const std::string& path) {
   path_ = path;
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
-    throwUserError("cannot open data file {}: {}\nHINT: check DataSpec.path (--data).", path,
+    throwUserError("cannot open data file {}: {}\nHINT: check the --data path.", path,
                    std::strerror(errno));
   }
   struct stat st {};

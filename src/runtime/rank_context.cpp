@@ -171,7 +171,8 @@ RankContext makeRankContext(const RankOptions& opts) {
       problem = fmt::format(
           "host {} has {} workers but {} GPU(s) are visible{}. Each worker drives one GPU.\n"
           "HINT: start 1+{} ranks per node (or fewer virtual nodes), make more GPUs visible, "
-          "or run CPU workers with --device cpu",
+          "or run CPU workers (launcher/slidedp-run --cpu-workers N; under mpirun directly: "
+          "--device cpu)",
           ctx.hostname, workers_here, opts.visible_gpus,
           cvd ? fmt::format(" (CUDA_VISIBLE_DEVICES={})", cvd) : std::string(), opts.visible_gpus);
     }

@@ -60,6 +60,9 @@ std::vector<StepCheckpoint> listStepCheckpoints(const std::string& root) {
 
 std::string resolveCheckpoint(const std::string& path, std::string* note) {
   using namespace formats;
+  if (!isDirectory(path))
+    throwUserError("{} does not exist{}.\nHINT: pass the --checkpoint-dir of an earlier run, or one "
+                   "of its step-* directories", path, pathExists(path) ? " as a directory" : "");
   if (isRegularFile(joinPath(path, "trainer_state.json"))) return path;
   const std::string latest = joinPath(path, "latest");
   if (isRegularFile(latest)) {

@@ -555,7 +555,12 @@ TEST(Errors, FormatsAndSpec) {
   f.format = "arrow";
   expectUserError([&] { DataLoader::open(f); }, {"unknown data format 'arrow'", "HINT"});
   expectUserError([&] { DataLoader::open(spec(dir.path("missing.bin"), 1, 2)); },
-                  {"cannot open data file", "missing.bin", "HINT"});
+                  {"data file", "missing.bin", "does not exist", "HINT: check the --data path"});
+  // A missing file says so, whatever its extension (it was "cannot tell the format ... from its
+  // extension '.text'"), and a directory is named as one.
+  expectUserError([&] { DataLoader::open(spec(dir.path("kjv.text"), 1, 2)); },
+                  {"kjv.text", "does not exist"});
+  expectUserError([&] { DataLoader::open(spec(dir.path(""), 1, 2)); }, {"is a directory, not a file"});
   expectUserError([&] { DataLoader::open(spec(dir.path("x.bin"), 0, 2)); }, {"B = 0"});
   expectUserError([&] { DataLoader::open(spec(dir.path("x.bin"), 1, 2, 0)); },
                   {"vocab_size = 0", "HINT"});

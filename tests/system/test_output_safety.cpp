@@ -305,6 +305,8 @@ TEST(EarlyChecks, BadSettingsAreRefusedBeforeStartUpAndPrintedOnce) {
       {{"--steps", "2", "--data", ref, "--seq-len", "32"}, "holds batches of 4 rows x 64 tokens, but --batch-size 8 --seq-len 32"},
       {{"--steps", "2", "--layers", "3"}, "--layers sizes the start-up self-check"},
       {{"--steps", "2", "--resume", "auto"}, "--resume auto continues from --checkpoint-dir"},
+      {{"--steps", "2", "--resume", "/nonexistent/ckpt"}, "/nonexistent/ckpt does not exist"},
+      {{"--steps", "2", "--checkpoint-every", "1"}, "--checkpoint-every 1 needs a --checkpoint-dir"},
   };
   for (const auto& [args, want] : cases) {
     std::vector<std::string> a = {SLIDEDP_MPIRUN_BIN, "--oversubscribe", "--bind-to", "none", "-np",
