@@ -688,6 +688,50 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
     // covers (max_position_embeddings, rope scaling) is refused at once.
     const model::ModelConfig cfg = model::ModelConfig::load(o.model.empty() ? o.model_config : o.model);
     if (o.data.rfind("reference:", 0) != 0) cfg.checkSequenceLength(o.seq_len);
+    // Where the run continues from, and what its outputs need: checked by rank 0 (single node:
+    // the leader's file systems) before the model is loaded, and agreed before the data is read
+    // (tokenising a large text corpus takes minutes; a read-only --export must not wait for it).
+    std::string early;
+    if (ctx.world_rank == 0) try {
+      const std::string want = o.resume == "auto" ? o.checkpoint_dir : o.resume;
+      const bool auto_fresh = o.resume == "auto" && listStepCheckpoints(o.checkpoint_dir).empty() &&
+                              !formats::isRegularFile(formats::joinPath(o.checkpoint_dir, "latest"));
+      if (!want.empty() && !auto_fresh) resume = resolveCheckpoint(want, &resume_note);
+      if (auto_fresh)
+        SLIDEDP_LOG_INFO("--resume auto: {} holds no checkpoint yet, so this run starts at step 1",
+                         o.checkpoint_dir);
+      const int64_t start = resume.empty() ? 0 : readTrainerState(resume).at("step").get<int64_t>();
+      if (!resume.empty()) {
+        const nlohmann::json st = readTrainerState(resume);
+        if (st.contains("configuration") && st["configuration"].is_string())
+          if (const std::string note = scheduleChangeNote(st["configuration"].get<std::string>(),
+                                                          o.train, start); !note.empty())
+            SLIDEDP_LOG_WARN("{}", note);
+      }
+      if (!resume.empty() && !verifyCheckpointFiles(resume))
+        SLIDEDP_LOG_WARN("{} records no file checksums (written by an older slidedp): its values "
+                         "are loaded unverified", resume);
+      if (!o.checkpoint_dir.empty())
+        checkCheckpointRootBeforeStart(o.checkpoint_dir, start, o.overwrite_checkpoints);
+      const uint64_t params = static_cast<uint64_t>(model::ParamLayout::build(cfg).parameterCount());
+      OutputPlan plan;
+      plan.checkpoint_dir = o.checkpoint_dir;
+      plan.checkpoint_bytes = params * 12 + (1u << 20);  // master, m, v in fp32 + header, JSON
+      const int64_t every = o.checkpoint_every;
+      plan.checkpoints_written = (every > 0 ? last_step / every - start / every : 0) +
+                                 (o.checkpoint_at_end && (every == 0 || last_step % every != 0) ? 1 : 0);
+      plan.keep = o.keep_checkpoints;
+      plan.export_dir = o.export_dir;
+      plan.export_bytes = params * (o.export_bf16 ? 2 : 4) + (1u << 20);
+      plan.metrics = o.metrics;
+      plan.trace = o.trace;
+      checkOutputPaths(plan);
+    } catch (const UserError& e) {
+      early = e.what();
+    } catch (const nlohmann::json::exception& e) {
+      early = fmt::format("{}/trainer_state.json: {}", resume, e.what());
+    }
+    agreeOrThrow(ctx.world, early.empty(), early);  // collective: every rank gets here or below
     if (o.data.rfind("reference:", 0) == 0) {
       auto ref = std::make_unique<data::ReferenceBatches>(o.data.substr(10));
       checkReferenceData(*ref, o, last_step, cfg.vocabSize, num_workers);
@@ -730,43 +774,8 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
     if (o.eval_every < 0 || o.eval_batches < 0)
       throwUserError("--eval-every and --eval-batches must be >= 0 (got {} and {})", o.eval_every,
                      o.eval_batches);
-    // Where the run continues from, and what its outputs need: checked by rank 0 (single node:
-    // the leader's file systems) before the model is loaded.
-    if (ctx.world_rank == 0) {
-      const std::string want = o.resume == "auto" ? o.checkpoint_dir : o.resume;
-      const bool auto_fresh = o.resume == "auto" && listStepCheckpoints(o.checkpoint_dir).empty() &&
-                              !formats::isRegularFile(formats::joinPath(o.checkpoint_dir, "latest"));
-      if (!want.empty() && !auto_fresh) resume = resolveCheckpoint(want, &resume_note);
-      if (auto_fresh)
-        SLIDEDP_LOG_INFO("--resume auto: {} holds no checkpoint yet, so this run starts at step 1",
-                         o.checkpoint_dir);
-      const int64_t start = resume.empty() ? 0 : readTrainerState(resume).at("step").get<int64_t>();
-      if (!resume.empty()) {
-        const nlohmann::json st = readTrainerState(resume);
-        if (st.contains("configuration") && st["configuration"].is_string())
-          if (const std::string note = scheduleChangeNote(st["configuration"].get<std::string>(),
-                                                          o.train, start); !note.empty())
-            SLIDEDP_LOG_WARN("{}", note);
-      }
-      if (!resume.empty() && !verifyCheckpointFiles(resume))
-        SLIDEDP_LOG_WARN("{} records no file checksums (written by an older slidedp): its values "
-                         "are loaded unverified", resume);
-      if (!o.checkpoint_dir.empty())
-        checkCheckpointRootBeforeStart(o.checkpoint_dir, start, o.overwrite_checkpoints);
-      const uint64_t params = static_cast<uint64_t>(model::ParamLayout::build(cfg).parameterCount());
-      OutputPlan plan;
-      plan.checkpoint_dir = o.checkpoint_dir;
-      plan.checkpoint_bytes = params * 12 + (1u << 20);  // master, m, v in fp32 + header, JSON
-      const int64_t every = o.checkpoint_every;
-      plan.checkpoints_written = (every > 0 ? last_step / every - start / every : 0) +
-                                 (o.checkpoint_at_end && (every == 0 || last_step % every != 0) ? 1 : 0);
-      plan.keep = o.keep_checkpoints;
-      plan.export_dir = o.export_dir;
-      plan.export_bytes = params * (o.export_bf16 ? 2 : 4) + (1u << 20);
-      plan.metrics = o.metrics;
-      plan.trace = o.trace;
-      checkOutputPaths(plan);
-    }
+  } catch (const AgreedError&) {
+    throw;  // already agreed by every rank (the early check above)
   } catch (const UserError& e) {
     problem = e.what();
   } catch (const nlohmann::json::exception& e) {

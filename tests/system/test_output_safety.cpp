@@ -271,6 +271,19 @@ TEST(OutputChecks, UnwritableOutputPathsAreRefusedBeforeTheFirstStep) {
   std::remove(file.c_str());
 }
 
+// An output path that cannot be written is refused before the data is read: tokenising a
+// large text corpus takes minutes, and the check used to come after it.
+TEST(OutputChecks, AnUnwritableExportIsRefusedBeforeTheCorpusIsTokenised) {
+  Result r = wait(start({SLIDEDP_MPIRUN_BIN, "--oversubscribe", "--bind-to", "none", "-np", "3",
+                         SLIDEDP_WORKER_BIN, "--device", "cpu", "--model", stories(), "--data",
+                         sharedDir() + "/data/kjv.txt", "--batch-size", "2", "--seq-len", "64",
+                         "--steps", "2", "--export", "/proc/slidedp-no/out"}));
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_EQ(countOccurrences(r.output, "--export /proc/slidedp-no/out: the directory cannot be created"), 1)
+      << r.output;
+  EXPECT_EQ(r.output.find("data: text"), std::string::npos) << "the corpus was read first:\n" << r.output;
+}
+
 // Item 2: the disk space the checkpoints will take is compared with the free space up front.
 TEST(OutputChecks, TooLittleDiskSpaceForTheCheckpointsIsRefusedWithNeededAndFreeBytes) {
   const std::string d = tmpDir("space");
