@@ -49,6 +49,7 @@ function(slidedp_add_mpi_gtest name)
     set(A_TIMEOUT 300)
   endif()
   add_executable(${name} ${A_SOURCES} ${CMAKE_SOURCE_DIR}/tests/common/mpi_gtest_main.cpp)
+  target_include_directories(${name} PRIVATE ${CMAKE_SOURCE_DIR}/tests)  # tests/common/*.h
   target_link_libraries(${name} PRIVATE ${A_LIBS} GTest::gtest MPI::MPI_C)
   foreach(np ${A_NP})
     add_test(NAME ${name}_np${np}

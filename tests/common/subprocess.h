@@ -3,6 +3,8 @@
 // read the rank pids a slidedp_worker --pid-file wrote.
 #pragma once
 
+#include "common/fixtures.h"  // sharedDir, stories
+
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -147,13 +149,6 @@ inline void waitUntilExists(const std::string& name, double timeout_s = 60) {
   ASSERT_TRUE(slidedp::shm::Segment::exists(name));
 }
 
-/// The shared fixtures' folder: $SLIDEDP_SHARED_DIR, else the one the build was configured with.
-inline std::string sharedDir() {
-  const char* env = std::getenv("SLIDEDP_SHARED_DIR");
-  return env ? env : SLIDEDP_SHARED_DIR;
-}
-/// The real stories260K model of the shared fixtures (Hugging Face format).
-inline std::string stories() { return sharedDir() + "/models/stories260K"; }
 
 /// Whether `text` appears in p's log within timeout_s seconds (polled every 20 ms).
 inline bool waitForText(const Proc& p, const std::string& text, double timeout_s) {

@@ -25,33 +25,19 @@
 
 #include "data/reference_batches.h"
 #include "runtime/rank_context.h"
+#include "common/mpi_test_args.h"
 #include "train/trainer.h"
 
 using namespace slidedp;
+using slidedp::test::arg;
+using slidedp::test::sharedDir;
+using slidedp::test::relErr;
 
 namespace {
 
 constexpr int kSteps = 3;
 
-std::string arg(const std::string& key, const std::string& dflt) {
-  for (const auto& a : testing::internal::GetArgvs())
-    if (a.rfind("--" + key + "=", 0) == 0) return a.substr(key.size() + 3);
-  return dflt;
-}
 
-std::string sharedDir() {
-  const char* env = std::getenv("SLIDEDP_SHARED_DIR");
-  return env ? env : SLIDEDP_SHARED_DIR;
-}
-
-double relErr(const float* a, const float* b, int64_t n) {
-  double d = 0, r = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    d += (double(a[i]) - b[i]) * (double(a[i]) - b[i]);
-    r += double(b[i]) * b[i];
-  }
-  return r > 0 ? std::sqrt(d / r) : std::sqrt(d);
-}
 
 /// Step s: the reference fixture's stored steps s-1, s, s+1 (mod 3) stacked, [12, 64].
 class StackedBatches : public BatchSource {

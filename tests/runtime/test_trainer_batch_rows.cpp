@@ -13,22 +13,14 @@
 
 #include "runtime/rank_context.h"
 #include "shm/segment.h"
+#include "common/mpi_test_args.h"
 #include "train/trainer.h"
 
 using namespace slidedp;
+using slidedp::test::arg;
+using slidedp::test::sharedDir;
 
 namespace {
-
-std::string arg(const std::string& key, const std::string& dflt) {
-  for (const auto& a : testing::internal::GetArgvs())
-    if (a.rfind("--" + key + "=", 0) == 0) return a.substr(key.size() + 3);
-  return dflt;
-}
-
-std::string sharedDir() {
-  const char* env = std::getenv("SLIDEDP_SHARED_DIR");
-  return env ? env : SLIDEDP_SHARED_DIR;
-}
 
 /// Constructs a Trainer with `rows` and returns the AgreedError's message ("" when none was
 /// thrown; another exception fails the test: the refusal must be agreed by every rank).

@@ -199,56 +199,43 @@ TEST(MultiNodeJob, ShardedAndReplicatedLayoutsExportTheSameModelOnTwoNodes) {
   EXPECT_TRUE(model["sharded"] == model["replicated"]) << "the exports of the two layouts differ";
 }
 
+namespace {
+/// kill -9 of rank `victim` of `nodes` virtual nodes x 1 worker during training: every rank of
+/// every node is gone within 10 s, the job fails, and no node's segment is left.
+void killNineEndsEveryRank(int nodes, int victim) {
+  const int ranks = 2 * nodes;
+  const std::string name = fmt::format("slidedp-mnkill{}-{}-{}", nodes, getpid(), victim);
+  const std::string pids_file = "/tmp/" + name + ".pids";
+  std::remove(pids_file.c_str());
+  Proc p = start(train(nodes, 1, {"--shm-name", name, "--pid-file", pids_file, "--steps", "100000"}));
+  const auto pids = waitForPids(pids_file, ranks);
+  ASSERT_EQ(pids.size(), static_cast<size_t>(ranks));
+  ASSERT_TRUE(waitForText(p, "step 3/", 120)) << readFile(p.log);
+  const auto t0 = steady_clock::now();
+  kill(pids[victim], SIGKILL);
+  Result r = wait(p, 60);
+  EXPECT_TRUE(waitAllGone(pids, 10)) << "a rank outlived the job by 10 s";
+  const double s = duration<double>(steady_clock::now() - t0).count();
+  std::printf("kill -9 of rank %d (node %d) during training: all %d ranks of %d nodes gone %.2f s later\n",
+              victim, victim / 2, ranks, nodes, s);
+  EXPECT_LT(s, 10.0) << r.output;
+  EXPECT_NE(r.exit_code, 0);
+  for (int n = 0; n < nodes; ++n)
+    EXPECT_FALSE(Segment::exists(fmt::format("{}-n{}", name, n))) << "node " << n << "\n" << r.output;
+  std::remove(pids_file.c_str());
+}
+}  // namespace
+
 TEST(MultiNodeJob, KillNineOnNodeOneEndsEveryRankOnEveryNode) {
   // Ranks: 0 leader of node 0, 1 its worker, 2 leader of node 1, 3 its worker.
-  for (int victim : {3, 2}) {
-    const std::string name = fmt::format("slidedp-mnkill-{}-{}", getpid(), victim);
-    const std::string pids_file = "/tmp/" + name + ".pids";
-    std::remove(pids_file.c_str());
-    Proc p = start(train(2, 1, {"--shm-name", name, "--pid-file", pids_file, "--steps", "100000"}));
-    const auto pids = waitForPids(pids_file, 4);
-    ASSERT_EQ(pids.size(), 4u);
-    ASSERT_TRUE(waitForText(p, "step 3/", 120)) << readFile(p.log);
-    const auto t0 = steady_clock::now();
-    kill(pids[victim], SIGKILL);
-    Result r = wait(p, 60);
-    EXPECT_TRUE(waitAllGone(pids, 10)) << "a rank outlived the job by 10 s";
-    const double s = duration<double>(steady_clock::now() - t0).count();
-    std::printf("kill -9 of rank %d (node 1) during training: all 4 ranks of 2 nodes gone %.2f s later\n",
-                victim, s);
-    EXPECT_LT(s, 10.0) << r.output;
-    EXPECT_NE(r.exit_code, 0);
-    for (int n = 0; n < 2; ++n)
-      EXPECT_FALSE(Segment::exists(fmt::format("{}-n{}", name, n))) << "node " << n << "\n" << r.output;
-    std::remove(pids_file.c_str());
-  }
+  for (int victim : {3, 2}) killNineEndsEveryRank(2, victim);
 }
 
 TEST(MultiNodeJob, KillNineOnNodeTwoOfThreeEndsEveryRankOnEveryNode) {
   // 3 nodes x 1 worker. Ranks: 0, 2, 4 the leaders of nodes 0, 1, 2; 1, 3, 5 their workers.
   // Node 2's leader: node 0's and node 1's leaders are then inside the leaders' collectives
   // or waiting for their own workers, not for node 2's segment.
-  for (int victim : {4, 5}) {
-    const std::string name = fmt::format("slidedp-mnkill3-{}-{}", getpid(), victim);
-    const std::string pids_file = "/tmp/" + name + ".pids";
-    std::remove(pids_file.c_str());
-    Proc p = start(train(3, 1, {"--shm-name", name, "--pid-file", pids_file, "--steps", "100000"}));
-    const auto pids = waitForPids(pids_file, 6);
-    ASSERT_EQ(pids.size(), 6u);
-    ASSERT_TRUE(waitForText(p, "step 3/", 120)) << readFile(p.log);
-    const auto t0 = steady_clock::now();
-    kill(pids[victim], SIGKILL);
-    Result r = wait(p, 60);
-    EXPECT_TRUE(waitAllGone(pids, 10)) << "a rank outlived the job by 10 s";
-    const double s = duration<double>(steady_clock::now() - t0).count();
-    std::printf("kill -9 of rank %d (node 2) during training: all 6 ranks of 3 nodes gone %.2f s later\n",
-                victim, s);
-    EXPECT_LT(s, 10.0) << r.output;
-    EXPECT_NE(r.exit_code, 0);
-    for (int n = 0; n < 3; ++n)
-      EXPECT_FALSE(Segment::exists(fmt::format("{}-n{}", name, n))) << "node " << n << "\n" << r.output;
-    std::remove(pids_file.c_str());
-  }
+  for (int victim : {4, 5}) killNineEndsEveryRank(3, victim);
 }
 
 TEST(MultiNodeJob, HostBytesPerParameterPerNode) {
