@@ -30,12 +30,21 @@ echo "$r" | grep -q 'slidedp-run --gpus 0 -- --model-config .*--seq-len 65536 --
 echo "$r" | grep -q 'peer_train.py --system fsdp2 --liger --ac .*--seq-len 65536' \
   || fail "dry run: no peer line"
 grep -q '"max_position_embeddings": 65536' "$out"/c/probes-*/config-65536.json || fail "config not raised"
+# a probe that ends in an error (not a lack of memory) is run once more before it counts
+r=$(SLIDEDP_LONGEST_SIMULATE=slidedp=600000 SLIDEDP_LONGEST_SIMULATE_ERROR=slidedp=65536 python3 "$py" \
+    --systems slidedp --out "$out/f" 2>&1) || fail "search with an error: $r"
+echo "$r" | grep -q 'slidedp T=65536: error .*probing the same length once more' || fail "no second probe: $r"
+echo "$r" | grep -Eq '^slidedp +589824 +1695 +655360 ' || fail "one error ended the search: $r"
+[ "$(wc -l < "$out"/f/probes-*/longest.jsonl)" -eq 10 ] || fail "expected 10 probe records (9 + the error)"
 python3 "$py" --systems nope --out "$out/d" > /dev/null 2>&1 && fail "an unknown system was accepted"
 if [ -n "${1:-}" ]; then
   shared="${SLIDEDP_SHARED_DIR:-$here/../../../shared}"
   r=$(SLIDEDP_WORKER="$1" python3 "$py" --config "$shared/models/stories260K/config.json" --systems slidedp \
       --cpu-workers 1 --start 64 --max 256 --align 64 --out "$out/e" 2>&1) || fail "CPU probes: $r"
   echo "$r"
+  if ! echo "$r" | grep -Eq 'slidedp T=256: ok'; then  # the failing probes' whole logs, for the record
+    for f in "$out"/e/probes-*/*.log; do echo "== $f"; cat "$f"; done
+  fi
   echo "$r" | grep -Eq 'slidedp T=256: ok in [0-9]+ s [0-9]+ tok/s' || fail "the 256-token CPU probe did not train"
   echo "$r" | grep -Eq '^slidedp +256 +[0-9]+ +- ' || fail "CPU search: no longest 256 with its tokens/s"
 fi

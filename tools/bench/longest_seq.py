@@ -48,6 +48,11 @@ OOM = re.compile(r"out of memory|OutOfMemoryError|CUDA_ERROR_OUT_OF_MEMORY|CUBLA
                  r"|signal 9|Killed|needs .* of host RAM|cudaErrorMemoryAllocation", re.I)
 
 
+# Lines of a probe's log that say why it ended: slidedp's failure lines and mpirun's report.
+WHY = re.compile(r"slidedp: .*(failed|error|detected|caught|exits)|exited on signal|process rank \d+ with PID"
+                 r"|[Ee]rror:", re.I)
+
+
 def log(msg):
     print(f"longest_seq: {msg}", flush=True)
 
@@ -117,9 +122,9 @@ def raised_config(a, T, folder):
     return path
 
 
-def command(a, system, T, cfg, folder, steps):
+def command(a, system, T, cfg, folder, steps, tag=""):
     """(argv, environment additions, metrics file) of one probe of `steps` optimizer steps."""
-    metrics = os.path.join(folder, f"{system}-{T}.jsonl")
+    metrics = os.path.join(folder, f"{system}-{T}{tag}.jsonl")
     if system == "slidedp":
         worker = os.environ.get("SLIDEDP_WORKER", os.path.join(ROOT, "build/bin/slidedp_worker"))
         where = ["--cpu-workers", str(a.cpu_workers)] if a.cpu_workers else ["--gpus", a.gpus]
@@ -138,29 +143,35 @@ def command(a, system, T, cfg, folder, steps):
     return argv, {}, metrics
 
 
-def simulated(system, T):
+def simulated(system, T, tag=""):
     """Testing hook: SLIDEDP_LONGEST_SIMULATE="slidedp=300000,fsdp2_liger_ac=100000" makes a
     probe of SYSTEM train (ok, tokens/s = 1e9 / T) iff T <= its number, else fail with oom,
-    without running anything; None when the hook is off or names no such system."""
+    without running anything; None when the hook is off or names no such system.
+    SLIDEDP_LONGEST_SIMULATE_ERROR="slidedp=65536" makes that probe's first run end in error."""
     spec = os.environ.get("SLIDEDP_LONGEST_SIMULATE", "")
     limits = dict(item.split("=", 1) for item in spec.split(",") if "=" in item)
     if system not in limits:
         return None
+    errs = os.environ.get("SLIDEDP_LONGEST_SIMULATE_ERROR", "")
+    if not tag and f"{system}={T}" in errs.split(","):
+        return {"system": system, "T": T, "steps": 1, "seconds": 1.0, "rc": 1, "status": "error",
+                "tokens_per_s": None, "tail": "simulated error"}
     ok = T <= int(limits[system])
     return {"system": system, "T": T, "steps": 1, "seconds": 1.0, "rc": 0 if ok else 1,
             "status": "ok" if ok else "oom", "tokens_per_s": 1e9 / T if ok else None}
 
 
-def run_probe(a, system, T, limit_s, folder, steps):
-    sim = simulated(system, T)
+def run_probe(a, system, T, limit_s, folder, steps, tag=""):
+    """One probe; `tag` tells a repeated probe's files apart."""
+    sim = simulated(system, T, tag)
     if sim is not None:
         return sim
     cfg = raised_config(a, T, folder)
-    argv, env_add, metrics = command(a, system, T, cfg, folder, steps)
+    argv, env_add, metrics = command(a, system, T, cfg, folder, steps, tag)
     if a.dry_run:
         log(f"[dry run] {system} T={T}: {' '.join(argv)}")
         return {"system": system, "T": T, "status": "dry-run", "seconds": 0.0}
-    logfile = os.path.join(folder, f"{system}-{T}.log")
+    logfile = os.path.join(folder, f"{system}-{T}{tag}.log")
     env = dict(os.environ, **env_add)
     t0 = time.monotonic()
     status = None
@@ -212,8 +223,11 @@ def run_probe(a, system, T, limit_s, folder, steps):
     rec["status"] = status
     rec["tokens_per_s"] = tokens_per_s
     if status != "ok":
-        tail = [l for l in text.splitlines() if l.strip()][-3:]
-        rec["tail"] = " | ".join(x[:200] for x in tail)
+        # The job's own error lines (a rank's failure, a caught signal) and mpirun's verdict
+        # (which rank, which PID) first, then the last lines.
+        lines = [l for l in text.splitlines() if l.strip()]
+        why = [l for l in lines if WHY.search(l)][:4]
+        rec["tail"] = " | ".join(x[:200] for x in why + [l for l in lines[-3:] if l not in why])
     return rec
 
 
@@ -253,6 +267,16 @@ def search(a, system, deadline, folder, results):
                 + (f", the probe would take about {predicted:.0f} s" if predicted else ""))
             break
         rec = run_probe(a, system, T, limit, folder, steps)
+        if rec["status"] == "error" and not a.dry_run and deadline - time.monotonic() > limit / 2:
+            # An error that is not a lack of memory says nothing about the length (Open MPI
+            # 4.1 can report a rank that finalized as "exiting improperly" under load): the
+            # same probe once more; both are in longest.jsonl.
+            log(f"{system} T={T}: error in {rec['seconds']:.0f} s ({rec.get('tail', '')}); "
+                "probing the same length once more")
+            results.append(rec)
+            with open(os.path.join(folder, "longest.jsonl"), "a") as f:
+                f.write(json.dumps(rec) + "\n")
+            rec = run_probe(a, system, T, min(limit, deadline - time.monotonic()), folder, steps, "-again")
         results.append(rec)
         with open(os.path.join(folder, "longest.jsonl"), "a") as f:
             f.write(json.dumps(rec) + "\n")
