@@ -56,21 +56,22 @@ struct Options {
 
 /// The best policy for `nodes` nodes of `m` (rows per node fixed: global rows = rows_per_node x
 /// nodes), one table row; a workload that fits nowhere says why.
-std::string nodesRow(Workload w, MachineDescription m, int nodes, bool sharded, int64_t rows_per_node,
-                     double gpu_budget_bytes, bool bf16_staging) {
+std::string nodesRow(Workload w, MachineDescription m, int nodes, NodeLayoutKind layout_kind,
+                     int64_t rows_per_node, double gpu_budget_bytes, bool bf16_staging) {
   w.nodes = nodes;
-  w.node_sharded = sharded;
+  w.node_sharded = shardsState(layout_kind);
+  w.copy_sharded = layout_kind == NodeLayoutKind::kFullySharded;
   w.global_rows = rows_per_node * nodes;
   m.network.nodes = nodes;
   SearchOptions so;
   so.gpu_budget_bytes = gpu_budget_bytes;
   so.bf16_staging = bf16_staging;
-  const char* layout = nodes == 1 ? "-" : sharded ? "sharded" : "replicated";
+  const char* layout = nodes == 1 ? "-" : nodeLayoutName(layout_kind);
   try {
     const SearchResult res = searchPolicies(w, m, so);
     const RankedPolicy& b = res.ranked.front();
     const Prediction& pr = b.prediction;
-    return fmt::format("{:>5} {:<10} {:>8.2f} {:>11.0f} {:>9.0f} {:>8.2f} {:>8.2f} {:>8.2f} {:<10} {:>9.0f}  {}",
+    return fmt::format("{:>5} {:<13} {:>8.2f} {:>11.0f} {:>9.0f} {:>8.2f} {:>8.2f} {:>8.2f} {:<10} {:>9.0f}  {}",
                        nodes, layout, pr.step_s, pr.tokens_per_s,
                        pr.tokens_per_s / (double(nodes) * w.G), pr.busy.gpu_compute,
                        pr.busy.cpu_update, pr.busy.network, pr.bottleneck,
@@ -78,7 +79,7 @@ std::string nodesRow(Workload w, MachineDescription m, int nodes, bool sharded, 
   } catch (const UserError& e) {
     std::string why = e.what();
     why = why.substr(0, why.find('\n'));
-    return fmt::format("{:>5} {:<10} does not fit: {}", nodes, layout, why);
+    return fmt::format("{:>5} {:<13} does not fit: {}", nodes, layout, why);
   }
 }
 
@@ -130,7 +131,7 @@ int run(const Options& o) {
                    "for one 400G NIC), or a --machine file whose network.gbps gives it",
                    plan.machine.network.nodes);
   plan.machine.validate("--nodes/--network-gbps");
-  const bool node_sharded = parseNodeLayout(o.node_layout) == NodeLayoutKind::kSharded;
+  const NodeLayoutKind node_layout = parseNodeLayout(o.node_layout);
   if (!o.nodes_sweep.empty()) {
     if (!(plan.machine.network.gbps > 0))
       throwUserError("--nodes-sweep needs the network's rate: --network-gbps (per node, Gb/s)");
@@ -142,8 +143,11 @@ int run(const Options& o) {
     std::printf("%5s %-10s %8s %11s %9s %8s %8s %8s %-10s %9s  %s\n", "nodes", "layout", "step_s",
                 "tokens/s", "tok/s/GPU", "gpu_s", "update_s", "net_s", "bound", "host_GiB", "best policy");
     for (int n : o.nodes_sweep)
-      for (bool sh : n == 1 ? std::vector<bool>{true} : std::vector<bool>{true, false})
-        std::printf("%s\n", nodesRow(plan.workload, plan.machine, n, sh, o.batch_size,
+      for (NodeLayoutKind k : n == 1 ? std::vector<NodeLayoutKind>{NodeLayoutKind::kSharded}
+                                     : std::vector<NodeLayoutKind>{NodeLayoutKind::kSharded,
+                                                                   NodeLayoutKind::kFullySharded,
+                                                                   NodeLayoutKind::kReplicated})
+        std::printf("%s\n", nodesRow(plan.workload, plan.machine, n, k, o.batch_size,
                                      plan.gpu_budget_bytes, r.bf16_staging).c_str());
     return 0;
   }
@@ -152,7 +156,8 @@ int run(const Options& o) {
       throwUserError("--nodes {} needs the network's rate: --network-gbps (per node, Gb/s)",
                      plan.machine.network.nodes);
     plan.workload.nodes = plan.machine.network.nodes;
-    plan.workload.node_sharded = node_sharded;
+    plan.workload.node_sharded = shardsState(node_layout);
+    plan.workload.copy_sharded = node_layout == NodeLayoutKind::kFullySharded;
     SearchOptions so;
     so.gpu_budget_bytes = plan.gpu_budget_bytes;
     so.bf16_staging = r.bf16_staging;
@@ -168,7 +173,7 @@ int run(const Options& o) {
   std::printf("machine: %s (%s)\n", plan.machine.name.c_str(), plan.machine_from.c_str());
   if (w.nodes > 1)
     std::printf("nodes: %d, state %s across them, network %.0f Gb/s per node; the batch is split "
-                "over %d workers\n", w.nodes, node_sharded ? "sharded" : "replicated",
+                "over %d workers\n", w.nodes, nodeLayoutName(node_layout),
                 plan.machine.network.gbps, w.nodes * w.G);
   if (o.evaluate) {
     Policy p;
@@ -273,7 +278,7 @@ int main(int argc, char** argv) {
   app.add_option("--nodes", o.nodes, "Nodes (each 1 leader + --gpus workers); 0: the machine file's network.nodes")->capture_default_str();
   app.add_option("--network-gbps", o.network_gbps, "Network rate per node, Gb/s (e.g. 400 for one 400G NIC)");
   app.add_option("--network-latency-us", o.network_latency_us, "Latency per ring step, microseconds (default 5)");
-  app.add_option("--node-layout", o.node_layout, "sharded or replicated across nodes")->capture_default_str();
+  app.add_option("--node-layout", o.node_layout, "sharded, fully-sharded or replicated across nodes")->capture_default_str();
   app.add_option("--nodes-sweep", o.nodes_sweep, "Print the best policy for each of these node counts "
                  "(e.g. 1,2,4,8,16,32,64), both layouts; --batch-size is then rows per node")->delimiter(',');
   app.set_config("--config", "", "A run's TOML config file (keys as the flags)");

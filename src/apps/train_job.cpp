@@ -515,10 +515,19 @@ void checkHostMemoryUpFront(const RankContext& ctx, const TrainJobOptions& o,
     spec.grad_dtype = o.train.bf16_staging ? shm::DType::kBF16 : shm::DType::kF32;
     spec.grad_accumulation = o.train.max_grad_norm > 0 || o.train.reserve_grad_accumulation;
     if (o.train.split_embedding) spec.token_row_words = TokenRows::wordsFor(cfg.vocabSize);
-    if (ctx.num_nodes > 1 && o.train.node_layout == NodeLayoutKind::kSharded) {
+    uint64_t gather_bytes = 0;
+    if (ctx.num_nodes > 1 && shardsState(o.train.node_layout)) {
       const ChunkPlan plan = ChunkPlan::build(spec.unit_numels, static_cast<int64_t>(spec.chunk_numel));
       spec.owned_numels = NodeShards::build(plan, ctx.num_nodes, ctx.node_id).owned_numels;
       spec.f32_delivery = !o.train.bf16_compute;
+      spec.shard_copy = o.train.node_layout == NodeLayoutKind::kFullySharded;
+      if (spec.shard_copy) {
+        const int G = spec.num_workers;
+        const int buffers = ctx.device == DeviceKind::kCuda ? o.train.window_slots : 1;
+        gather_bytes = static_cast<uint64_t>(G) * buffers *
+                       NodeShards::gatherSpanNumel(plan, G, G > 1 && isSharded(o.train.delivery)) *
+                       (o.train.bf16_compute ? 2 : 4);
+      }
     }
     int64_t rows = o.batch_size;
     bool offload = o.train.offload_activations;
@@ -530,6 +539,7 @@ void checkHostMemoryUpFront(const RankContext& ctx, const TrainJobOptions& o,
                                                    o.seq_len, cfg.hiddenSize, cfg.numLayers,
                                                    offload && ctx.device == DeviceKind::kCuda,
                                                    o.train.micro_batch_rows);
+    need.gather_bytes = gather_bytes;
     // An explicit --checkpoint-staging is reserved at the start (auto takes what is free then).
     if (streamsCheckpoints(o) && o.checkpoint_staging != "auto") {
       uint64_t owned = 0;  // elements of the state this node's leader writes (12 B each)
@@ -847,14 +857,14 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
                        "route; route {}/{} reduces on the workers)", routeName(v.opts.delivery),
                        routeName(v.opts.reduction));
     }
-  if (o.train.split_embedding && ctx.num_nodes > 1 && o.train.node_layout == NodeLayoutKind::kSharded) {
+  if (o.train.split_embedding && ctx.num_nodes > 1 && shardsState(o.train.node_layout)) {
     // The split's token pass hands off the step's token rows packed, which the sharded layout's
     // cut (node p owns part p of every chunk, in element order) does not follow: each node's
     // token rows would need their own cut across the leaders. Replicated runs it as on one node.
     o.train.split_embedding = false;
     SLIDEDP_LOG_INFO("embedding update: dense (the row-split update's packed token-row hand-offs "
-                     "are not cut across nodes: --node-layout sharded on {} nodes; replicated "
-                     "runs it)", ctx.num_nodes);
+                     "are not cut across nodes: --node-layout {} on {} nodes; replicated "
+                     "runs it)", nodeLayoutName(o.train.node_layout), ctx.num_nodes);
   }
   checkHostMemoryUpFront(ctx, o, variants);
   JobGuard::enableGracefulStop();
@@ -883,11 +893,15 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
       for (const char* r : {kStagingRegion, kGradAccumRegion})
         if (const shm::Region* reg = trainer.segment().layout().find(r)) staging += reg->bytes();
       const uint64_t total = trainer.segmentBytes();
+      // Fully sharded: each worker's gather buffers (routes/node_gather.h; one on CPU workers,
+      // one per window slot on GPU workers) of its largest span, outside the segment.
+      const uint64_t gather = trainer.workerGatherBytes();
       line = fmt::format("node {}: host state {} bytes for {} params: {:.3f} B/param without "
-                         "staging ({} staging bytes; {:.3f} B/param in all), state {} across {} "
+                         "staging ({} staging bytes{}; {:.3f} B/param in all), state {} across {} "
                          "node(s)", ctx.node_id, total - staging, params,
-                         static_cast<double>(total - staging) / params, staging,
-                         static_cast<double>(total) / params,
+                         static_cast<double>(total - staging) / params, staging + gather,
+                         gather ? fmt::format(", of which {} the workers' gather buffers", gather) : "",
+                         static_cast<double>(total + gather) / params,
                          ctx.num_nodes > 1 ? nodeLayoutName(o.train.node_layout) : "whole",
                          ctx.num_nodes);
     }

@@ -51,8 +51,10 @@ void addTrainOptions(CLI::App& app, TrainJobOptions& o) {
   g->add_option("--node-layout", o.node_layout, "State layout across nodes (several nodes only): "
                 "sharded (each node's leader owns 1/N of every chunk's master weights and moments: "
                 "gradients reduce-scattered between the leaders, updated parameters all-gathered; "
-                "host memory per node 12/N B/param + the delivery copy) or replicated (every node "
-                "holds the whole state, 14 B/param; gradients all-reduced)")->capture_default_str();
+                "host memory per node 12/N B/param + the delivery copy), fully-sharded (the "
+                "delivery copy too: 14/N B/param, and every delivery all-gathers the unit from "
+                "every node over the network) or replicated (every node holds the whole state, "
+                "14 B/param; gradients all-reduced)")->capture_default_str();
   g->add_option("--route-sweep", o.route_sweep, "Benchmark: comma-separated variants "
                 "delivery/reduction[+clip][+offload][+keep|+recompute|+auto][@rows], --steps each, "
                 "e.g. replicated/cpu,sharded/gpu+recompute@32,sharded-ipc/gpu-ipc (@rows: that "

@@ -31,7 +31,7 @@ Leader::Leader(const RankContext& ctx, const shm::Segment& seg, const HostStateS
   SLIDEDP_ASSERT(shards.parts.size() == plan.chunks.size(), "node shards of another plan");
   node_layout_ = makeNodeLayout(opts.node_layout, NodeLayoutEnv{&ctx, &seg, &state, &plan,
                                                                 &shards, &engine_});
-  SLIDEDP_ASSERT(sharded() == (std::string(node_layout_->name()) == "sharded"),
+  SLIDEDP_ASSERT(sharded() == (std::string(node_layout_->name()).find("sharded") != std::string::npos),
                  "segment sharded {} but node layout {}", sharded(), node_layout_->name());
   unit_chunks_.resize(layout.numUnits());
   for (int64_t i = 0; i < plan.chunksPerStep(); ++i)  // each range once: the row-split
@@ -76,7 +76,7 @@ float* Leader::expAvgSq(int u) const {
 }
 uint16_t* Leader::bf16Copy(int u) const {
   if (seg_.layout().find(kComputeCopyRegion) == nullptr) return nullptr;
-  return seg_.regionAs<uint16_t>(kComputeCopyRegion) + state_.units[u].offset;
+  return seg_.regionAs<uint16_t>(kComputeCopyRegion) + state_.copy[u].offset;
 }
 
 void Leader::storeWholeUnit(int u, const float* full) {
@@ -89,7 +89,11 @@ void Leader::storeWholeUnit(int u, const float* full) {
     std::memcpy(m + p.offset, full + p.begin, p.numel() * sizeof(float));
   }
   const int64_t n = layout_.units[u].numel;
-  if (uint16_t* b = bf16Copy(u)) {
+  if (state_.copy_sharded) {
+    // Only this node's parts, laid out as the master (fp32 compute: the master is the copy).
+    if (uint16_t* b = bf16Copy(u))
+      for (int64_t e = 0; e < owned; ++e) b[e] = optim::floatToBf16(m[e]);
+  } else if (uint16_t* b = bf16Copy(u)) {
 #pragma omp parallel for schedule(static) num_threads(engine_.teamFor(n))
     for (int64_t i = 0; i < n; ++i) b[i] = optim::floatToBf16(full[i]);
   } else {
@@ -199,8 +203,9 @@ void Leader::loadState(const std::string& file) {
       // This node's parts into the delivery copy, then every node's parts from the others.
       for (int64_t i : unit_chunks_[u]) {
         const OwnedPart& p = shards_.parts[i];
+        const int64_t at = state_.copy_sharded ? p.offset : p.begin;  // the part in the copy
         if (uint16_t* b = bf16Copy(u))
-          for (int64_t e = 0; e < p.numel(); ++e) b[p.begin + e] = optim::floatToBf16(master(u)[p.offset + e]);
+          for (int64_t e = 0; e < p.numel(); ++e) b[at + e] = optim::floatToBf16(master(u)[p.offset + e]);
         node_layout_->publish(i);
       }
       continue;

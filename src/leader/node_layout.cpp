@@ -23,8 +23,11 @@ OwnedState NodeLayout::state(int64_t i) {
   s.master = env_.seg->regionAs<float>(kMasterRegion) + at;
   s.exp_avg = env_.seg->regionAs<float>(kExpAvgRegion) + at;
   s.exp_avg_sq = env_.seg->regionAs<float>(kExpAvgSqRegion) + at;
+  // The copy's own span: the whole unit (its part at p.begin), or only this node's parts laid
+  // out as the master (at p.offset) when the copy is sharded too.
   s.bf16 = bf16_scratch_.empty()
-               ? env_.seg->regionAs<uint16_t>(kComputeCopyRegion) + env_.state->units[c.unit].offset + p.begin
+               ? env_.seg->regionAs<uint16_t>(kComputeCopyRegion) + env_.state->copy[c.unit].offset +
+                     (env_.state->copy_sharded ? p.offset : p.begin)
                : bf16_scratch_.data();
   return s;
 }
@@ -53,7 +56,9 @@ std::unique_ptr<NodeLayout> makeOneNodeLayout(const NodeLayoutEnv& env) {
 
 std::unique_ptr<NodeLayout> makeNodeLayout(NodeLayoutKind kind, const NodeLayoutEnv& env) {
   if (env.ctx->num_nodes == 1) return makeOneNodeLayout(env);
-  return kind == NodeLayoutKind::kSharded ? makeShardedNodeLayout(env) : makeReplicatedNodeLayout(env);
+  // fully-sharded: the sharded exchange; the copy's layout (HostStateLayout::copy_sharded) says
+  // whether publish() all-gathers the copy between the leaders or the workers gather it.
+  return shardsState(kind) ? makeShardedNodeLayout(env) : makeReplicatedNodeLayout(env);
 }
 
 }  // namespace slidedp

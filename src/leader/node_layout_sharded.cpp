@@ -6,6 +6,9 @@
 //   3. publish(): the updated part of the delivery copy (bf16; or fp32, a copy of the master,
 //      when the workers compute in fp32) is MPI_Allgatherv'ed in place into every node's whole
 //      delivery copy, before the unit's version is published to the node's workers.
+//      Fully sharded (--node-layout fully-sharded: HostStateLayout::copy_sharded), nothing: the
+//      update wrote this node's bf16 part in place (fp32 compute delivers from the master), and
+//      the workers all-gather the unit across the nodes when they deliver it (routes/node_gather.h).
 // The global gradient norm is the sum of the leaders' squared norms of their parts.
 #include <mpi.h>
 
@@ -29,7 +32,7 @@ class ShardedNodeLayout final : public NodeLayout {
                    env.shards->num_nodes, env.ctx->node_id, N_);
     f32_delivery_ = env.seg->layout().find(kDeliveryF32Region) != nullptr;
   }
-  const char* name() const override { return "sharded"; }
+  const char* name() const override { return env_.state->copy_sharded ? "fully-sharded" : "sharded"; }
 
   optim::GradView gradient(int64_t i, const optim::GradView& staged, int64_t n) override {
     SLIDEDP_ASSERT(n < 0 || n == env_.plan->chunks[i].numel(),
@@ -43,6 +46,7 @@ class ShardedNodeLayout final : public NodeLayout {
   }
 
   void publish(int64_t i) override {
+    if (env_.state->copy_sharded) return;
     const Chunk& c = env_.plan->chunks[i];
     setCounts(i);
     const uint64_t unit_at = env_.state->units[c.unit].offset + c.begin;  // chunk in the copy

@@ -108,12 +108,29 @@ double hostBytes(const Workload& w, const MachineDescription& m, const Policy& p
   double state = 0;
   for (int64_t u : w.unit_numels) state += double((u + 1023) / 1024 * 1024);
   const double gs = p.bf16_staging ? 2 : 4;
-  // sharded across N nodes: master, m, v (and clipping) for 1/N, the delivery copy whole
+  // sharded across N nodes: master, m, v (and clipping) for 1/N, the delivery copy whole; fully
+  // sharded, the copy's 1/N too (fp32 compute delivers from the master: none), and each worker's
+  // gather buffers (one unit; one per window slot on GPU workers)
   const bool node_sharded = w.nodes > 1 && w.node_sharded;
-  const double per_param = node_sharded ? 12.0 / w.nodes + w.compute_bytes : 14.0;
+  const bool copy_sharded = node_sharded && w.copy_sharded;
+  const double copy_bpp = w.compute_bytes == 4 ? 0.0 : w.compute_bytes;
+  const double per_param = copy_sharded   ? (12.0 + copy_bpp) / w.nodes
+                           : node_sharded ? 12.0 / w.nodes + w.compute_bytes
+                                          : 14.0;
   // the staging ring is sized for G sub-slots on either route (host_state_layout.h)
   double bytes = per_param * state + double(p.ring_slots) * w.G * double(p.chunk_numel) * gs;
   if (w.clip) bytes += 4.0 * state / (node_sharded ? w.nodes : 1);
+  if (copy_sharded) {
+    // each worker's gather buffers: the largest unit (replicated route) or its 1/G shard
+    // widened to chunk bounds (sharded routes; at most a chunk more on each side)
+    int64_t unit = 0;
+    for (int64_t u : w.unit_numels) unit = std::max(unit, u);
+    const bool shard = w.G > 1 && p.delivery != DeliveryRoute::kReplicated;
+    const double span = shard ? std::min<double>(double(unit), double(ChunkPlan::shardNumel(unit, w.G)) +
+                                                                    2.0 * double(p.chunk_numel))
+                              : double(unit);
+    bytes += double(w.G) * (w.cuda ? p.window : 1) * span * w.compute_bytes;
+  }
   if (w.cuda) {
     int off = 0;
     for (LayerActivation a : p.layers(w.L)) off += a == LayerActivation::kOffload;
@@ -168,6 +185,13 @@ Prediction predict(const Workload& w, const MachineDescription& m, const Policy&
   Prediction out;
   ResourceBusy& busy = out.busy;
   double h2d_bytes = 0, d2h_bytes = 0, via_host_bytes = 0;
+  // several nodes (see the header): ring collectives between the leaders over the NIC, and,
+  // fully sharded (copy_sharded), the workers' all-gathers of every unit they deliver
+  const int NN = std::max(1, w.nodes);  // nodes (N in the header; N is a unit's numel below)
+  const bool xnode = NN > 1, nsh = xnode && w.node_sharded, csh = nsh && w.copy_sharded;
+  const double r_net = xnode ? m.network.gbps / 8.0 * 1e9 * m.network.efficiency : 1.0;
+  const double lat = m.network.latency_s, frac = double(NN - 1) / NN;
+  double net_bytes = 0;
 
   // ---- per-unit work ----------------------------------------------------------------------
   auto fwdTime = [&](int64_t u) {
@@ -205,11 +229,22 @@ Prediction predict(const Workload& w, const MachineDescription& m, const Policy&
   // Delivery of unit u: PCIe bytes then the all-gather, on the copy stream.
   auto deliverTime = [&](int64_t u, bool backward) {
     const double N = double(w.unit_numels[u]);
+    double t = 0;
+    if (csh) {
+      // fully sharded: the node's G workers gather the other nodes' parts of their ranges at
+      // once, on the host, over the node's NIC, before the PCIe copy (routes/node_gather.h):
+      // the whole unit each on the replicated route, about 1/G of it each on the sharded ones
+      const double bytes = (sharded ? 1.0 : double(G)) * frac * N * es;
+      const double chunks = std::ceil(N / double(p.chunk_numel));
+      net_bytes += bytes;
+      busy.network += bytes / r_net;
+      t += bytes / r_net + chunks * (NN - 1) * lat;
+    }
     const double pcie = (sharded ? double(ChunkPlan::shardNumel(w.unit_numels[u], G)) : N) * es;
     const double rate = backward ? r.h2d_bwd : r.h2d_fwd;
     h2d_bytes += pcie;
     busy.h2d_gpu += pcie / rate;
-    double t = pcie / rate;
+    t += pcie / rate;
     if (sharded) {
       const double ag = N * es * (G - 1) / G;
       busy.collective += ag / r.coll;
@@ -334,12 +369,7 @@ Prediction predict(const Workload& w, const MachineDescription& m, const Policy&
   std::vector<double> d2h_free(G, 0.0);
   std::vector<double> leader_end;
   double leader = 0;
-  // several nodes (see the header): ring collectives between the leaders over the NIC
-  const int NN = std::max(1, w.nodes);  // nodes (N in the header; N is a unit's numel below)
-  const bool xnode = NN > 1, nsh = xnode && w.node_sharded;
-  const double r_net = xnode ? m.network.gbps / 8.0 * 1e9 * m.network.efficiency : 1.0;
-  const double lat = m.network.latency_s, frac = double(NN - 1) / NN;
-  double leader_bytes = 0, net_bytes = 0;
+  double leader_bytes = 0;
   // The exchange of a chunk's gradient (c elements, fp32) and, sharded, the all-gather of the
   // updated delivery copy; seconds on the NIC.
   auto gradExchange = [&](double c) {
@@ -349,7 +379,7 @@ Prediction predict(const Workload& w, const MachineDescription& m, const Policy&
     return bytes / r_net + (nsh ? 1.0 : 2.0) * (NN - 1) * lat;
   };
   auto paramGather = [&](double c) {
-    if (!nsh) return 0.0;
+    if (!nsh || csh) return 0.0;  // fully sharded: nothing is published between the leaders
     const double bytes = frac * w.compute_bytes * c;
     net_bytes += bytes;
     return bytes / r_net + (NN - 1) * lat;

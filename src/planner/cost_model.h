@@ -72,9 +72,15 @@
 //   UCX/RDMA reaches ~80% of line rate for MiB messages: an assumption, not measured here);
 //   lat = per step latency. Clipping: the exchange per chunk, then after the barrier the update
 //   (P, or P/N sharded) and, sharded, the all-gathers of every unit ((N-1)/N e P / R_net).
+//     fully sharded (copy_sharded): the reduce-scatter and the update as sharded, no all-gather
+//       between the leaders; instead every delivery of a unit of n elements (forward, backward)
+//       first gathers its other nodes' parts on each of the node's G workers, G (N-1)/N e n /
+//       R_net + ceil(n / chunk) (N-1) lat on the NIC, before the PCIe copy (routes/node_gather.h).
 //   Busy: "network" = the seconds the NIC carries; host memory also counts the NIC's DMA bytes.
 //   Host bytes per node, sharded: 12/N B/param (master, m, v) + the whole delivery copy (e) +
-//   staging (+ 4/N clipping); replicated: 14 B/param as on one node. Not modelled: GPU-side
+//   staging (+ 4/N clipping); fully sharded: (12 + 2)/N (bf16; fp32 compute delivers from the
+//   master: 12/N) + staging + G gather buffers of the largest unit (K each on GPU workers);
+//   replicated: 14 B/param as on one node. Not modelled: GPU-side
 //   cross-node NCCL (not implemented: the leaders exchange on the CPU), and the overlap of one
 //   chunk's network time with the next chunk's sum (the runtime does not overlap them either).
 #pragma once

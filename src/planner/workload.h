@@ -27,6 +27,8 @@ struct Workload {
   int G = 1;                       // workers per node (GPUs, or CPU workers)
   int nodes = 1;                   // N nodes, each a leader + G workers (design.md "Several nodes")
   bool node_sharded = true;        // N > 1: state sharded across nodes (else replicated)
+  bool copy_sharded = false;       // N > 1, sharded: the delivery copy too (fully-sharded): the
+                                   // workers all-gather every unit they deliver over the network
   int64_t global_rows = 8;         // B: rows per step over all workers
   int64_t T = 4096;                // tokens per row
   bool cuda = true;                // GPU workers (else CPU workers)

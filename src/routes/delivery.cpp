@@ -6,6 +6,8 @@
 
 #include <cstring>
 
+#include "common/errors.h"
+#include "routes/node_gather.h"
 #include "runtime/host_state_layout.h"
 #include "shm/control_block.h"
 
@@ -32,16 +34,40 @@ Delivery::Delivery(const RouteEnv& env, bool allocate_window)
   if (allocate_window)
     for (int k = 0; k < env_.window_slots; ++k)
       window_.push_back(at::empty({env_.window_numel}, at::TensorOptions().dtype(env_.cdtype).device(env_.device)));
+  // Fully sharded: CPU workers copy synchronously, one buffer; GPU workers one per slot, so a
+  // gather never overwrites what a queued host-to-device copy still reads (grown on first use).
+  if (env_.node_gather) gathered_.resize(env_.cuda ? env_.window_slots : 1);
 }
 
 Delivery::~Delivery() = default;
 
-const char* Delivery::hostUnit(int u) const {
-  const auto& unit = env_.state->units[u];
+const char* Delivery::localCopy(int u) const {
+  const auto& span = env_.state->copy[u];
   const char* region = deliveryRegion(*env_.state, env_.cdtype == at::kFloat);
   if (env_.cdtype == at::kFloat)
-    return reinterpret_cast<const char*>(env_.seg->regionAs<float>(region) + unit.offset);
-  return reinterpret_cast<const char*>(env_.seg->regionAs<uint16_t>(region) + unit.offset);
+    return reinterpret_cast<const char*>(env_.seg->regionAs<float>(region) + span.offset);
+  return reinterpret_cast<const char*>(env_.seg->regionAs<uint16_t>(region) + span.offset);
+}
+
+void Delivery::copyUnitRange(void* dst, int u, int64_t b, int64_t e) {
+  if (!env_.node_gather) {
+    if (e > b) copyFromHost(dst, localCopy(u) + b * es_, static_cast<size_t>(e - b) * es_);
+    return;
+  }
+  SLIDEDP_ASSERT(filling_slot_ >= 0 && !range_copied_, "copyUnitRange outside deliver() or twice in one fill");
+  range_copied_ = true;
+  at::Tensor& buf = gathered_[env_.cuda ? filling_slot_ : 0];
+#ifdef SLIDEDP_WITH_CUDA
+  if (env_.cuda) slot_ready_[filling_slot_]->synchronize();  // the last copy out of buf is done
+#endif
+  // Every worker of this index on every node gathers, an empty range included (the collective).
+  const int64_t need = env_.node_gather->span(u, b, e).second;
+  if (!buf.defined() || buf.numel() < need)
+    buf = at::empty({std::max<int64_t>(need, 1)}, at::TensorOptions().dtype(env_.cdtype).pinned_memory(env_.cuda));
+  const int64_t first = env_.node_gather->gather(u, b, e, localCopy(u), buf.data_ptr());
+  if (e > b)
+    copyFromHost(dst, static_cast<const char*>(buf.data_ptr()) + (b - first) * es_,
+                 static_cast<size_t>(e - b) * es_);
 }
 
 void Delivery::copyFromHost(void* dst, const void* src, size_t bytes) {
@@ -61,17 +87,21 @@ at::Tensor Delivery::deliver(int u, int slot) {
   const int64_t n = env_.layout->units[u].numel;
   if (!env_.cuda) {
     const uint64_t t0 = shm::monotonicNs();
+    filling_slot_ = slot, range_copied_ = false;
     fill(u, slot);
+    filling_slot_ = -1;
     cpu_busy_s_ += (shm::monotonicNs() - t0) * 1e-9;
   }
 #ifdef SLIDEDP_WITH_CUDA
   if (env_.cuda) {
+    filling_slot_ = slot, range_copied_ = false;
     c10::cuda::CUDAStreamGuard guard(*copy_stream_);
     slot_free_[slot]->block(*copy_stream_);  // the slot's previous compute is done
     events_.emplace_back(std::make_shared<at::cuda::CUDAEvent>(cudaEventDefault),
                          std::make_shared<at::cuda::CUDAEvent>(cudaEventDefault));
     events_.back().first->record(*copy_stream_);
-    fill(u, slot);
+    fill(u, slot);  // fully sharded: its copyUnitRange gathers on the host, then queues the copy
+    filling_slot_ = -1;
     slot_ready_[slot]->record(*copy_stream_);
     events_.back().second->record(*copy_stream_);
   }

@@ -6,6 +6,11 @@
 //   sharded_nccl_delivery.cpp  GPU workers: 1/G H2D, then ncclAllGather (SM kernels)
 //   sharded_ipc_delivery.cpp   GPU workers: 1/G H2D, then CUDA IPC peer copies (copy engines)
 //
+// A route's fill() reads the unit from host memory with copyUnitRange(): from the segment's
+// delivery copy, or, fully sharded across nodes (RouteEnv::node_gather), from a host buffer the
+// range's chunks were first all-gathered into from every node's parts (routes/node_gather.h;
+// pinned, one per slot, on GPU workers).
+//
 // The window is K slots of RouteEnv::window_numel elements of the compute dtype, owned by the
 // delivery (the IPC route allocates it with cudaMalloc and exports it to its peers). deliver() is
 // the template every route shares: the slot's previous compute must be done (release), then the
@@ -70,9 +75,13 @@ class Delivery {
   /// copyStream() (current when called; the slot's previous compute is already waited for).
   virtual void fill(int u, int slot) = 0;
 
-  /// The unit's bytes in the segment: the FP32 master or whole fp32 copy (fp32 compute; see
-  /// deliveryRegion) or the bf16 copy.
-  const char* hostUnit(int u) const;
+  /// Copies elements [b, e) of unit u from host memory to `dst` (device, or host for CPU
+  /// workers; asynchronous on the copy stream on GPU workers): from the unit's span of the
+  /// segment's delivery region (the FP32 master or whole fp32 copy for fp32 compute, see
+  /// deliveryRegion; or the bf16 copy), or, fully sharded across nodes, after all-gathering the
+  /// range's chunks from every node (collective: every worker of this index on every node asks
+  /// for the same range). At most once per fill().
+  void copyUnitRange(void* dst, int u, int64_t b, int64_t e);
   /// Element size of the compute dtype, in bytes.
   size_t elementSize() const { return es_; }
   /// Copies `bytes` from the segment to the device (or host, for CPU workers) at `dst`: H2D on
@@ -86,8 +95,17 @@ class Delivery {
 #endif
 
  private:
+  /// This node's span of unit u in the segment's delivery region (the whole unit unless the
+  /// copy is sharded across nodes).
+  const char* localCopy(int u) const;
+
   size_t es_ = 4;
   double cpu_busy_s_ = 0;
+  // node_gather: host buffers (one on CPU workers; one per slot, pinned, on GPU workers), grown
+  // to the largest span gathered; the slot being filled and whether its range was copied.
+  std::vector<at::Tensor> gathered_;
+  int filling_slot_ = -1;
+  bool range_copied_ = false;
 #ifdef SLIDEDP_WITH_CUDA
   std::optional<c10::cuda::CUDAStream> copy_stream_;
   std::vector<std::shared_ptr<at::cuda::CUDAEvent>> slot_ready_, slot_free_;

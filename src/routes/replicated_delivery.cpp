@@ -16,7 +16,7 @@ class ReplicatedDelivery final : public Delivery {
  protected:
   void fill(int u, int slot) override {
     const int64_t n = env_.layout->units[u].numel;
-    copyFromHost(window_[slot].data_ptr(), hostUnit(u), n * elementSize());
+    copyUnitRange(window_[slot].data_ptr(), u, 0, n);
   }
 };
 

@@ -14,6 +14,8 @@
 
 namespace slidedp::routes {
 
+class NodeGather;
+
 struct RouteEnv {
   const RankContext* ctx = nullptr;
   const shm::Segment* seg = nullptr;
@@ -29,6 +31,9 @@ struct RouteEnv {
   int window_slots = 2;                // K
   int64_t window_numel = 0;            // elements per slot: max over units of max(n, G * shard)
   double wait_timeout_s = 300;         // bounded waits on peers (seconds)
+  /// Fully sharded across nodes (state->copy_sharded): the worker's all-gather of a unit from
+  /// every node's parts, run by Delivery::deliver() before the route's fill(); else null.
+  const NodeGather* node_gather = nullptr;
 };
 
 }  // namespace slidedp::routes

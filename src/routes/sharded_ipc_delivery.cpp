@@ -62,7 +62,7 @@ class ShardedIpcDelivery final : public Delivery {
       for (int p = 0; p < G; ++p)
         if (p != w) peers_->waitRecorded(p, kPulled, pulled_ev, prev, stream, "pulled slot");
     const auto [sb, se] = ChunkPlan::shard(n, G, w);  // 3.
-    copyFromHost(mine + w * shard * es, hostUnit(u) + sb * es, (se - sb) * es);
+    copyUnitRange(mine + w * shard * es, u, sb, se);
     peers_->recordAndPublish(kFilled, filled_ev, use, stream);  // 4.
     for (int p = 0; p < G; ++p) {  // 5.
       if (p == w) continue;

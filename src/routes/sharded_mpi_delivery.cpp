@@ -25,7 +25,7 @@ class ShardedMpiDelivery final : public Delivery {
     const int64_t shard = ChunkPlan::shardNumel(n, env_.G);
     const auto [sb, se] = ChunkPlan::shard(n, env_.G, env_.w);
     auto* dbase = static_cast<char*>(window_[slot].data_ptr());
-    copyFromHost(dbase + env_.w * shard * es, hostUnit(u) + sb * es, (se - sb) * es);
+    copyUnitRange(dbase + env_.w * shard * es, u, sb, se);
     MPI_CHECK(MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, dbase, static_cast<int>(shard * es),
                             MPI_BYTE, env_.ctx->node_workers));
   }

@@ -24,7 +24,7 @@ class ShardedNcclDelivery final : public Delivery {
     const int64_t shard = ChunkPlan::shardNumel(n, env_.G);
     const auto [sb, se] = ChunkPlan::shard(n, env_.G, env_.w);
     auto* dbase = static_cast<char*>(window_[slot].data_ptr());
-    copyFromHost(dbase + env_.w * shard * es, hostUnit(u) + sb * es, (se - sb) * es);
+    copyUnitRange(dbase + env_.w * shard * es, u, sb, se);
     NCCL_CHECK(ncclAllGather(dbase + env_.w * shard * es, dbase, shard,
                              env_.cdtype == at::kFloat ? ncclFloat : ncclBfloat16, nccl_.get(),
                              copyStream().stream()));

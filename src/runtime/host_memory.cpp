@@ -11,12 +11,14 @@ namespace slidedp {
 
 std::string HostMemoryNeed::describe() const {
   return fmt::format("{} bytes = {} (host state and gradient staging {} + pinned activation "
-                     "offload {} + per-token host buffers {}{})",
+                     "offload {} + per-token host buffers {}{}{})",
                      total(), shm::formatBytes(total()), shm::formatBytes(segment_bytes),
                      shm::formatBytes(offload_bytes), shm::formatBytes(token_bytes),
                      checkpoint_staging_bytes > 0
                          ? " + checkpoint staging " + shm::formatBytes(checkpoint_staging_bytes)
-                         : std::string());
+                         : std::string(),
+                     gather_bytes > 0 ? " + the workers' gather buffers " + shm::formatBytes(gather_bytes)
+                                      : std::string());
 }
 
 uint64_t powerOf2Ceil(uint64_t n) {

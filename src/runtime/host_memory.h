@@ -31,7 +31,11 @@ struct HostMemoryNeed {
   uint64_t checkpoint_staging_bytes = 0;  // --checkpoint-staging GiB given explicitly (capped at
                                           // the checkpoint's 12 B/param; auto adapts instead),
                                           // reserved at the start (formats/staging_pool.h)
-  uint64_t total() const { return segment_bytes + offload_bytes + token_bytes + checkpoint_staging_bytes; }
+  uint64_t gather_bytes = 0;   // fully sharded across nodes: the workers' gather buffers
+                               // (routes/node_gather.h; NodeShards::gatherSpanNumel each)
+  uint64_t total() const {
+    return segment_bytes + offload_bytes + token_bytes + checkpoint_staging_bytes + gather_bytes;
+  }
   /// "N bytes = 52.43 GiB (host state and gradient staging 52.41 GiB + pinned activation
   /// offload 0 B + per-token host buffers 24.00 MiB[ + checkpoint staging 10.00 GiB])".
   std::string describe() const;

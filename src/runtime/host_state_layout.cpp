@@ -49,14 +49,20 @@ HostStateLayout HostStateLayout::build(const HostStateSpec& spec) {
   const uint64_t off = spans(numels, h.units, false);
   const uint64_t owned = h.sharded ? spans(spec.owned_numels, h.owned, true) : off;
   if (!h.sharded) h.owned = h.units;
+  if (spec.shard_copy && !h.sharded) throwUserError("a sharded delivery copy needs sharded state");
+  h.copy_sharded = spec.shard_copy;
+  h.copy = h.copy_sharded ? h.owned : h.units;
   h.param_region_numel = off;
   h.layout.add(kMasterRegion, shm::DType::kF32, owned);
   h.layout.add(kExpAvgRegion, shm::DType::kF32, owned);
   h.layout.add(kExpAvgSqRegion, shm::DType::kF32, owned);
-  if (h.sharded && spec.f32_delivery)
+  if (h.copy_sharded) {
+    if (!spec.f32_delivery) h.layout.add(kComputeCopyRegion, shm::DType::kBF16, owned);
+  } else if (h.sharded && spec.f32_delivery) {
     h.layout.add(kDeliveryF32Region, shm::DType::kF32, off);
-  else
+  } else {
     h.layout.add(kComputeCopyRegion, shm::DType::kBF16, off);
+  }
   h.layout.add(kStagingRegion, spec.grad_dtype,
                static_cast<uint64_t>(spec.num_slots) * spec.num_workers * spec.chunk_numel);
   if (spec.grad_accumulation) h.layout.add(kGradAccumRegion, shm::DType::kF32, owned);

@@ -4,7 +4,9 @@
 // Sharded across N nodes (leader/node_layout.h), master, m, v (and the clipping region) hold
 // only the elements this node owns (runtime/node_shards.h: 1/N of every chunk), 12/N bytes per
 // parameter, while the delivery copy the workers read stays whole: bf16 (2 B/param) or, for
-// fp32 compute, fp32 (4 B/param).
+// fp32 compute, fp32 (4 B/param). Fully sharded (shard_copy), the bf16 copy too holds only the
+// node's parts, laid out as master (2/N B/param; fp32 compute delivers from the master itself),
+// and the workers all-gather each unit across the nodes as they deliver it (routes/node_gather.h).
 // Parameters are stored per layer unit as one flat buffer (embedding, each decoder layer,
 // final norm + LM head); every unit starts on a 4 KiB boundary inside each region, so a
 // unit moves as one transfer and a chunk is a contiguous range of it.
@@ -62,6 +64,9 @@ struct HostStateSpec {
   /// Sharded across nodes with fp32 compute: the delivery copy is a whole fp32 region
   /// (kDeliveryF32Region) instead of the bf16 one (the master holds only this node's part).
   bool f32_delivery = false;
+  /// Sharded across nodes, fully: the delivery copy holds only this node's parts too (spans
+  /// HostStateLayout::copy = owned); fp32 compute then delivers from the master's parts.
+  bool shard_copy = false;
 
   std::vector<int64_t> unitNumels() const {
     return unit_numels.empty() ? model.unitNumels() : unit_numels;
@@ -70,9 +75,11 @@ struct HostStateSpec {
 
 struct HostStateLayout {
   shm::Layout layout;            // regions, without the segment's own header/control
-  std::vector<UnitSpan> units;   // spans in the delivery copies (bf16, or fp32 when sharded)
+  std::vector<UnitSpan> units;   // whole units: every element of each, 4 KiB aligned
   std::vector<UnitSpan> owned;   // spans in master / m / v / clipping (= units unless sharded)
+  std::vector<UnitSpan> copy;    // spans in the delivery region (= owned if copy_sharded, else units)
   bool sharded = false;          // master/m/v hold only this node's part
+  bool copy_sharded = false;     // the delivery region holds only this node's part too
   uint64_t param_region_numel = 0;
 
   static HostStateLayout build(const HostStateSpec& spec);
@@ -94,10 +101,13 @@ inline constexpr const char* kGradAccumRegion = "grad.accum.f32";
 inline constexpr const char* kTokenRowsRegion = "embed.token_rows.u64";
 inline constexpr const char* kDeliveryF32Region = "state.params.f32";  // sharded, fp32 compute
 
-/// The region a worker delivers units from: the FP32 master (fp32 compute, every element on
-/// this node), the whole fp32 copy (fp32 compute, sharded across nodes) or the bf16 copy.
+/// The region a worker delivers units from (its spans: HostStateLayout::copy): the FP32 master
+/// (fp32 compute, every element on this node, or this node's parts when the copy is sharded
+/// too), the whole fp32 copy (fp32 compute, sharded across nodes) or the bf16 copy.
 inline const char* deliveryRegion(const HostStateLayout& h, bool fp32_compute) {
-  return !fp32_compute ? kComputeCopyRegion : h.sharded ? kDeliveryF32Region : kMasterRegion;
+  return !fp32_compute ? kComputeCopyRegion
+         : h.sharded && !h.copy_sharded ? kDeliveryF32Region
+                                        : kMasterRegion;
 }
 
 }  // namespace slidedp

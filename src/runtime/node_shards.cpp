@@ -58,4 +58,22 @@ std::vector<int> NodeShards::partCounts(const Chunk& c, int num_nodes) {
   return counts;
 }
 
+int64_t NodeShards::gatherSpanNumel(const ChunkPlan& plan, int G, bool sharded_route) {
+  std::vector<std::vector<std::pair<int64_t, int64_t>>> units(plan.unit_numels.size());
+  for (const Chunk& c : plan.chunks)
+    if (c.pass == ChunkPass::kWhole) units[c.unit].push_back({c.begin, c.end});
+  int64_t most = 0;
+  for (size_t u = 0; u < units.size(); ++u) {
+    const int64_t n = plan.unit_numels[u];
+    for (int w = 0; w < (sharded_route ? G : 1); ++w) {
+      const auto [b, e] = sharded_route ? ChunkPlan::shard(n, G, w) : std::pair<int64_t, int64_t>{0, n};
+      int64_t first = -1, last = -1;
+      for (const auto& [cb, ce] : units[u])
+        if (ce > b && cb < e) first = first < 0 ? cb : std::min(first, cb), last = std::max(last, ce);
+      if (first >= 0) most = std::max(most, last - first);
+    }
+  }
+  return most;
+}
+
 }  // namespace slidedp

@@ -37,6 +37,12 @@ struct NodeShards {
 
   /// The element counts of chunk `c`'s N parts, in node order (MPI recvcounts); sums to c.numel().
   static std::vector<int> partCounts(const Chunk& c, int num_nodes);
+
+  /// Fully sharded (routes/node_gather.h): elements of the largest span one of G workers gathers
+  /// for one delivery, the chunks under its range (the whole largest unit on the replicated
+  /// route; its 1/G shard widened to chunk bounds on the sharded ones): each gather buffer's
+  /// size. Pure.
+  static int64_t gatherSpanNumel(const ChunkPlan& plan, int G, bool sharded_route);
 };
 
 }  // namespace slidedp

@@ -5,14 +5,18 @@
 namespace slidedp {
 
 const char* nodeLayoutName(NodeLayoutKind k) {
-  return k == NodeLayoutKind::kSharded ? "sharded" : "replicated";
+  return k == NodeLayoutKind::kFullySharded ? "fully-sharded"
+         : k == NodeLayoutKind::kSharded    ? "sharded"
+                                            : "replicated";
 }
 
 NodeLayoutKind parseNodeLayout(const std::string& s) {
   if (s == "replicated") return NodeLayoutKind::kReplicated;
   if (s == "sharded") return NodeLayoutKind::kSharded;
+  if (s == "fully-sharded") return NodeLayoutKind::kFullySharded;
   throwUserError("unknown node layout '{}': expected replicated (every node holds the whole "
-                 "state) or sharded (each node's leader owns 1/N of it)", s);
+                 "state), sharded (each node's leader owns 1/N of it) or fully-sharded (the "
+                 "delivery copy too)", s);
 }
 
 const char* routeName(DeliveryRoute r) {

@@ -46,10 +46,17 @@ enum class NodeLayoutKind : uint8_t {
   kSharded = 1,     // node p owns 1/N of every chunk (master, m, v): node gradients
                     // reduce-scattered by the leaders, each updates its part, the updated
                     // delivery-copy parts all-gathered to every node
+  kFullySharded = 2,  // as kSharded, and the delivery copy too holds only the node's parts:
+                      // each delivery all-gathers the unit from every node (the workers of the
+                      // same index, over the network): host memory 12/N (+2/N bf16) B/param
 };
 
+/// Whether the optimizer state (master, m, v) is cut across nodes by `k` (sharded or
+/// fully-sharded; nothing is cut on one node).
+inline bool shardsState(NodeLayoutKind k) { return k != NodeLayoutKind::kReplicated; }
+
 const char* nodeLayoutName(NodeLayoutKind k);
-/// "replicated" | "sharded". Throws UserError otherwise.
+/// "replicated" | "sharded" | "fully-sharded". Throws UserError otherwise.
 NodeLayoutKind parseNodeLayout(const std::string& s);
 const char* routeName(DeliveryRoute r);
 const char* routeName(ReductionRoute r);

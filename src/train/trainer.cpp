@@ -63,7 +63,7 @@ namespace {
 
 /// Whether this job's state is sharded across nodes (several nodes and the sharded layout).
 bool shardedAcrossNodes(const RankContext& ctx, const TrainOptions& o) {
-  return ctx.num_nodes > 1 && o.node_layout == NodeLayoutKind::kSharded;
+  return ctx.num_nodes > 1 && shardsState(o.node_layout);
 }
 
 /// The checkpoint file of this node's optimizer state: one file for the whole state, or one
@@ -92,14 +92,15 @@ void checkResumeNodes(const std::string& dir, const nlohmann::json& st, int num_
   const nlohmann::json nodes = st.value("nodes", nlohmann::json{{"num_nodes", 1}, {"layout", "whole"}});
   const int n = nodes.value("num_nodes", 1);
   const std::string layout = nodes.value("layout", "whole");
-  const bool want_sharded = num_nodes > 1 && o.node_layout == NodeLayoutKind::kSharded;
+  // sharded and fully-sharded cut (and save) the optimizer state alike.
+  const bool want_sharded = num_nodes > 1 && shardsState(o.node_layout);
   if (layout == "sharded") {
     const int64_t chunk = nodes.value("chunk_numel", int64_t{0});
     if (n != num_nodes || !want_sharded || chunk != o.chunk_numel)
       throwUserError("{} holds the state sharded across {} nodes (--node-layout sharded, "
                      "--chunk-numel {}), but this run has {} node(s) with --node-layout {} and "
                      "--chunk-numel {}. Each node's file holds the elements that node owned.\n"
-                     "HINT: resume with {} nodes, --node-layout sharded and --chunk-numel {} "
+                     "HINT: resume with {} nodes, --node-layout sharded (or fully-sharded) and --chunk-numel {} "
                      "(then --export gathers one Hugging Face checkpoint)",
                      dir, n, chunk, num_nodes, nodeLayoutName(o.node_layout), o.chunk_numel, n, chunk);
     return;
@@ -159,6 +160,7 @@ Trainer::Trainer(const RankContext& ctx, const std::string& model_dir, const Tra
   if (shardedAcrossNodes(ctx, opts)) {
     spec_.owned_numels = shards_.owned_numels;
     spec_.f32_delivery = !opts.bf16_compute;
+    spec_.shard_copy = opts.node_layout == NodeLayoutKind::kFullySharded;
   }
   state_ = HostStateLayout::build(spec_);
 
@@ -682,6 +684,14 @@ EvalRecord Trainer::evaluate(int64_t after_step, BatchSource& data, int64_t num_
   rec.loss = all[0] / all[1];
   rec.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return rec;
+}
+
+uint64_t Trainer::workerGatherBytes() const {
+  if (!state_.copy_sharded) return 0;
+  const int G = ctx_.local_size - 1;
+  const int64_t span = NodeShards::gatherSpanNumel(plan_, G, G > 1 && isSharded(opts_.delivery));
+  const int buffers = ctx_.device == DeviceKind::kCuda ? opts_.window_slots : 1;
+  return static_cast<uint64_t>(G) * buffers * span * (opts_.bf16_compute ? 2 : 4);
 }
 
 }  // namespace slidedp

@@ -191,6 +191,10 @@ class Trainer {
   void exportHf(const std::string& dir, bool bf16, const std::string& tokenizer_dir = "") const;
   /// Bytes of this node's segment (the host state, staging and control block).
   uint64_t segmentBytes() const { return seg_.bytes(); }
+  /// Fully sharded across nodes: the host bytes of the gather buffers of this node's workers
+  /// together (routes/node_gather.h: one per worker on CPU workers, one per window slot on GPU
+  /// workers, each of the largest span a worker gathers); 0 otherwise.
+  uint64_t workerGatherBytes() const;
 
  private:
   const RankContext& ctx_;

@@ -21,6 +21,7 @@
 #include "model/decoder.h"
 #include "model/mlp_tiles.h"
 #include "common/bf16.h"
+#include "routes/node_gather.h"
 #include "routes/registry.h"
 #include "runtime/fault_injection.h"
 #include "runtime/token_rows.h"
@@ -77,6 +78,9 @@ struct Worker::Impl {
   at::ScalarType sdtype = at::kFloat;   // staging dtype
   int64_t max_window_numel = 0;        // elements per window slot
   // The routes (src/routes/): the delivery owns the window of K slots.
+  // Fully sharded across nodes: the delivery copy's all-gather between the nodes (declared
+  // first: the delivery points to it).
+  std::unique_ptr<routes::NodeGather> node_gather;
   std::unique_ptr<routes::RouteResources> route_resources;
   std::unique_ptr<routes::Delivery> delivery;
   std::unique_ptr<routes::Reduction> reduction;
@@ -164,6 +168,8 @@ struct Worker::Impl {
       throwUserError("--activations attention-output needs the attention's log-sum-exp, which "
                      "fp32 GPU workers do not keep.\nHINT: use --precision bf16 (the default on GPUs)");
     // Last: the routes' set-up is collective over the workers (NCCL communicators, IPC handles).
+    if (state.copy_sharded)
+      node_gather = std::make_unique<routes::NodeGather>(ctx, plan, state, at::elementSize(cdtype));
     route_resources = std::make_unique<routes::RouteResources>(routeEnv());
     makeRoutes();
     handoff_thread = std::thread([this] { handoffLoop(); });
@@ -199,6 +205,7 @@ struct Worker::Impl {
     e.window_slots = opts.window_slots;
     e.window_numel = max_window_numel;
     e.wait_timeout_s = opts.wait_timeout_s;
+    e.node_gather = node_gather.get();
     return e;
   }
   /// (Re)creates the delivery and reduction of opts. Collective over the workers.

@@ -1,5 +1,5 @@
 // Under mpirun with N * K ranks and --virtual-node-size=K (N virtual nodes of 1 leader + K - 1
-// CPU workers) --node-layout=replicated|sharded [--clip=1]: the same job run first on ONE node
+// CPU workers) --node-layout=replicated|sharded|fully-sharded [--clip=1]: the same job run first on ONE node
 // (all N * K ranks: 1 leader + N * K - 1 workers) and then on the N virtual nodes, once per
 // delivery x reduction route a CPU worker has (replicated|sharded x cpu|gpu, a fresh Trainer
 // each), gives the same losses and gradient norms at every step and the same parameters after

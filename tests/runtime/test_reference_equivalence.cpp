@@ -4,7 +4,7 @@
 // every step — on the route combination and chunking given on the command line:
 //   --delivery=replicated|sharded --reduction=cpu|gpu --clip=0|1 --chunk=N
 // and, for several nodes on one machine, --virtual-node-size=K (N = ranks / K nodes of 1 leader +
-// K - 1 workers) --node-layout=replicated|sharded: the 4 rows of the reference batch are split
+// K - 1 workers) --node-layout=replicated|sharded|fully-sharded: the 4 rows of the reference batch are split
 // over every worker of every node, and the result must be the same (within the same bounds).
 // The embedding's update is the default row-split one on the cpu reduction route (one node, and
 // replicated across nodes, where each leader exchanges the dense pass and the packed token

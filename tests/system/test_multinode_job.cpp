@@ -185,9 +185,10 @@ TEST(MultiNodeJob, ShardedAndReplicatedLayoutsExportTheSameModelOnTwoNodes) {
   // the same element-wise AdamW, so the gathered export of the sharded run must equal, byte for
   // byte, the replicated run's (whose node 0 holds the whole model). Both with the dense
   // embedding update: replicated would otherwise run the row-split one (sharded cannot), whose
-  // fp32 sum of a token row's gradient is in another order (embedding_split.h).
+  // fp32 sum of a token row's gradient is in another order (embedding_split.h). Fully sharded,
+  // the workers gather every unit from the two nodes' parts of the copy: the same values.
   std::map<std::string, std::string> model;
-  for (const char* layout : {"sharded", "replicated"}) {
+  for (const char* layout : {"sharded", "replicated", "fully-sharded"}) {
     const std::string d = tmpDir(layout);
     Result r = wait(start(train(2, 2, {"--steps", "3", "--node-layout", layout, "--embedding-update", "dense", "--export", d})));
     ASSERT_EQ(r.exit_code, 0) << r.output;
@@ -197,17 +198,46 @@ TEST(MultiNodeJob, ShardedAndReplicatedLayoutsExportTheSameModelOnTwoNodes) {
     std::system(("rm -rf " + d).c_str());
   }
   EXPECT_TRUE(model["sharded"] == model["replicated"]) << "the exports of the two layouts differ";
+  EXPECT_TRUE(model["fully-sharded"] == model["sharded"]) << "fully-sharded exports another model";
+}
+
+TEST(MultiNodeJob, AShardedCheckpointResumesFullyShardedBitForBit) {
+  // Both cut the optimizer state alike (one file per node); fully-sharded cuts the delivery copy
+  // too, which a checkpoint does not hold (it is rebuilt from the master). A sharded run
+  // checkpointed at step 3 and resumed fully sharded on 2 nodes x 2 workers ends byte-identical
+  // to the straight sharded run, and a fully-sharded checkpoint resumes sharded as well.
+  const std::string a = tmpDir("fs-straight"), b = tmpDir("fs-half"), c = tmpDir("fs-back");
+  const std::vector<std::string> files = {"optimizer-node0-of-2.safetensors", "optimizer-node1-of-2.safetensors"};
+  Result straight = wait(start(train(2, 2, {"--steps", "6", "--node-layout", "sharded", "--checkpoint-dir", a,
+                                            "--checkpoint-every", "3", "--keep-checkpoints", "0"})));
+  ASSERT_EQ(straight.exit_code, 0) << straight.output;
+  Result resumed = wait(start(train(2, 2, {"--steps", "6", "--node-layout", "fully-sharded", "--checkpoint-dir", b,
+                                           "--resume", a + "/step-00000003", "--checkpoint-every", "2",
+                                           "--keep-checkpoints", "0"})));
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
+  EXPECT_NE(resumed.output.find("state fully-sharded across 2 node(s)"), std::string::npos) << resumed.output;
+  for (const auto& f : files)
+    EXPECT_TRUE(readFile(a + "/step-00000006/" + f) == readFile(b + "/step-00000006/" + f))
+        << f << ": sharded 1-6 and sharded 1-3 + fully-sharded 4-6 differ";
+  Result back = wait(start(train(2, 2, {"--steps", "6", "--node-layout", "sharded", "--checkpoint-dir", c,
+                                        "--resume", b + "/step-00000004"})));
+  ASSERT_EQ(back.exit_code, 0) << back.output;
+  for (const auto& f : files)
+    EXPECT_TRUE(readFile(a + "/step-00000006/" + f) == readFile(c + "/step-00000006/" + f))
+        << f << ": a fully-sharded checkpoint resumed sharded differs from the straight run";
+  std::system(("rm -rf " + a + " " + b + " " + c).c_str());
 }
 
 namespace {
 /// kill -9 of rank `victim` of `nodes` virtual nodes x 1 worker during training: every rank of
 /// every node is gone within 10 s, the job fails, and no node's segment is left.
-void killNineEndsEveryRank(int nodes, int victim) {
+void killNineEndsEveryRank(int nodes, int victim, const char* layout = "sharded") {
   const int ranks = 2 * nodes;
-  const std::string name = fmt::format("slidedp-mnkill{}-{}-{}", nodes, getpid(), victim);
+  const std::string name = fmt::format("slidedp-mnkill{}-{}-{}-{}", nodes, getpid(), victim, layout);
   const std::string pids_file = "/tmp/" + name + ".pids";
   std::remove(pids_file.c_str());
-  Proc p = start(train(nodes, 1, {"--shm-name", name, "--pid-file", pids_file, "--steps", "100000"}));
+  Proc p = start(train(nodes, 1, {"--shm-name", name, "--pid-file", pids_file, "--steps", "100000",
+                                  "--node-layout", layout}));
   const auto pids = waitForPids(pids_file, ranks);
   ASSERT_EQ(pids.size(), static_cast<size_t>(ranks));
   ASSERT_TRUE(waitForText(p, "step 3/", 120)) << readFile(p.log);
@@ -231,6 +261,12 @@ TEST(MultiNodeJob, KillNineOnNodeOneEndsEveryRankOnEveryNode) {
   for (int victim : {3, 2}) killNineEndsEveryRank(2, victim);
 }
 
+TEST(MultiNodeJob, KillNineOfAWorkerInTheNodesGatherEndsEveryRank) {
+  // Fully sharded, the workers of every node all-gather each unit between them: node 1's worker
+  // killed while node 0's waits in that collective.
+  killNineEndsEveryRank(2, 3, "fully-sharded");
+}
+
 TEST(MultiNodeJob, KillNineOnNodeTwoOfThreeEndsEveryRankOnEveryNode) {
   // 3 nodes x 1 worker. Ranks: 0, 2, 4 the leaders of nodes 0, 1, 2; 1, 3, 5 their workers.
   // Node 2's leader: node 0's and node 1's leaders are then inside the leaders' collectives
@@ -244,7 +280,10 @@ TEST(MultiNodeJob, HostBytesPerParameterPerNode) {
   // every chunk (12/N B/param) and the whole delivery copy the workers read (fp32 here: CPU
   // workers compute in fp32; bf16, 2 B/param, on GPU workers), plus the bounded staging ring.
   // Issue 17's target, <= 14.5/N + staging, holds for the optimizer state; the delivery copy is
-  // counted with the staging (it is what every node's workers stream from).
+  // counted with the staging (it is what every node's workers stream from). Fully sharded, the
+  // copy is cut too: a node holds 12/N (fp32 compute: delivered from the master) or 14/N (bf16)
+  // B/param, the target with nothing set aside; the workers' gather buffers are staging (one
+  // unit each). With 65536-element chunks (parts of 32768 on 2 nodes, 21888 on 3).
   const std::string dir = tmpDir("bytes");
   std::system(("mkdir -p " + dir).c_str());
   {
@@ -261,10 +300,14 @@ TEST(MultiNodeJob, HostBytesPerParameterPerNode) {
   struct Case { int nodes; const char* layout; double delivery_bpp; const char* precision; };
   for (const Case c : {Case{1, "sharded", 0, "fp32"}, Case{2, "sharded", 4, "fp32"},
                        Case{3, "sharded", 4, "fp32"}, Case{2, "replicated", 0, "fp32"},
-                       Case{2, "sharded", 2, "bf16"}}) {
-    Result r = wait(start(train(c.nodes, 1, {"--steps", "1", "--node-layout", c.layout,
-                                             "--precision", c.precision},
-                                dir + "/config.json")), 300);
+                       Case{2, "sharded", 2, "bf16"}, Case{2, "fully-sharded", 0, "fp32"},
+                       Case{3, "fully-sharded", 0, "fp32"}, Case{2, "fully-sharded", 0, "bf16"}}) {
+    const bool fully = std::string(c.layout) == "fully-sharded";
+    std::vector<std::string> args = train(c.nodes, 1, {"--steps", "1", "--node-layout", c.layout,
+                                                       "--precision", c.precision},
+                                          dir + "/config.json");
+    if (fully) *(std::find(args.begin(), args.end(), "--chunk-numel") + 1) = "65536";
+    Result r = wait(start(args), 300);
     ASSERT_EQ(r.exit_code, 0) << r.output;
     int seen = 0;
     for (std::sregex_iterator it(r.output.begin(), r.output.end(), line), end; it != end; ++it) {
@@ -273,7 +316,12 @@ TEST(MultiNodeJob, HostBytesPerParameterPerNode) {
       std::printf("%d node(s), %s, %s: node %s holds %.3f B/param without staging (%s staging bytes); "
                   "optimizer state %.3f B/param, target 14.5/N = %.3f\n", c.nodes, c.layout, c.precision,
                   (*it)[1].str().c_str(), bpp, (*it)[5].str().c_str(), state_bpp, 14.5 / c.nodes);
-      if (c.nodes > 1 && std::string(c.layout) == "sharded") {
+      if (fully) {
+        const double whole = std::string(c.precision) == "bf16" ? 14.0 : 12.0;
+        EXPECT_LE(bpp, 14.5 / c.nodes) << (*it)[0];
+        EXPECT_LE(bpp, 1.01 * whole / c.nodes + 0.02) << (*it)[0];
+        EXPECT_GE(bpp, 0.99 * whole / c.nodes) << (*it)[0];
+      } else if (c.nodes > 1 && std::string(c.layout) == "sharded") {
         EXPECT_LE(state_bpp, 14.5 / c.nodes) << (*it)[0];
         // Parts are 64-element aligned: with 5000-element chunks node 0 owns up to 1728/5000 of
         // each on 3 nodes (not 1/3), so 12/N is allowed 5% more here (0.01% at 4 M-element chunks).
