@@ -24,7 +24,7 @@ TRANSFORMERS_VERSION=5.17.0   # the GPU machine's, and the one shared/ fixtures 
 # tokenizers (Hugging Face tokenizer.json), jinja2 (chat templates) and tqdm (progress) for
 # tools/data/prepare.py and tools/generate.py; transformers pulls tokenizers and tqdm in too.
 PY_PACKAGES=("torch==$TORCH_VERSION" "transformers==$TRANSFORMERS_VERSION" "safetensors" "numpy" "sentencepiece" "matplotlib"
-             "tokenizers" "jinja2" "tqdm")
+             "tokenizers" "jinja2" "tqdm" "protobuf")
 APT_PACKAGES=(build-essential cmake ninja-build pkg-config python3-venv
   openmpi-bin libopenmpi-dev libboost-dev libnuma-dev numactl libgtest-dev libgmock-dev
   nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev libsentencepiece-dev
@@ -71,6 +71,11 @@ if [ -z "$PY" ]; then
   fi
 fi
 has_stack "$PY" || { echo "[setup] ERROR: $PY lacks torch $TORCH_VERSION / transformers" >&2; exit 1; }
+# protobuf: transformers reads a tokenizer.model through it (without it, a 5-line warning and a
+# slower fallback); added to the project's own venv when an older one lacks it.
+if [ "$PY" = "$VENV/bin/python" ] && ! "$PY" -c "import google.protobuf" 2>/dev/null; then
+  "$PY" -m pip install -q protobuf || log "WARNING: could not install protobuf (tools/generate.py still works)"
+fi
 log "python: $PY (torch $("$PY" -c 'import torch; print(torch.__version__)'))"
 
 # ---- configure and build ------------------------------------------------------------------

@@ -21,6 +21,14 @@ namespace slidedp {
 
 namespace {
 
+/// Whether two existing paths are the same directory (after symbolic links and "..").
+bool sameDirectory(const std::string& a, const std::string& b) {
+  if (a.empty() || b.empty() || !formats::isDirectory(a) || !formats::isDirectory(b)) return false;
+  struct stat sa {}, sb {};
+  return ::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev &&
+         sa.st_ino == sb.st_ino;
+}
+
 /// mkdir -p `dir`, then creates, writes and removes a probe file in it.
 /// Creates `dir` (and its missing parents) and writes a probe file there. `leave_no_trace`: the
 /// directories it created are removed again (empty), for an output written only at the end
@@ -91,6 +99,14 @@ uint64_t freeBytesAt(const std::string& path) {
 }
 
 void checkOutputPaths(const OutputPlan& p) {
+  if (!p.export_dir.empty() && sameDirectory(p.export_dir, p.model_dir))
+    throwUserError("--export {} is the --model directory the run starts from: the export would "
+                   "overwrite its weights with the fine-tuned ones.\nHINT: export to a new "
+                   "directory, e.g. --export {}-finetuned", p.export_dir, p.model_dir);
+  if (!p.export_dir.empty() && sameDirectory(p.export_dir, p.checkpoint_dir))
+    throwUserError("--export {} is also the --checkpoint-dir: the exported model would be mixed "
+                   "into the checkpoints.\nHINT: export to a directory of its own (a "
+                   "subdirectory of the checkpoint directory is fine)", p.export_dir);
   std::map<dev_t, Need> needs;  // per file system: the outputs may share one
   auto add = [&](const std::string& dir, uint64_t bytes, std::string what) {
     Need& n = needs[deviceOf(dir)];

@@ -19,12 +19,15 @@ struct OutputPlan {
   int keep = 2;                    // --keep-checkpoints (<= 0: all kept)
   std::string export_dir;          // "" = none
   uint64_t export_bytes = 0;
+  std::string model_dir;           // --model, the directory the run loads ("" = random init)
   std::string metrics;             // files, "" = none
   std::string trace;
 };
 
 /// Throws UserError (message: the option, the path, what failed; for space: needed and
-/// available bytes of the file system) for the first output that cannot be written.
+/// available bytes of the file system) for the first output that cannot be written, and for an
+/// --export that is the --model directory or the --checkpoint-dir (it would overwrite the
+/// weights the run starts from, or mix a model into the checkpoints).
 void checkOutputPaths(const OutputPlan& plan);
 
 /// Free bytes (statvfs f_bavail * f_frsize) of the file system holding `path`; throws UserError.

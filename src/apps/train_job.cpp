@@ -1,6 +1,7 @@
 #include "apps/train_job.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cmath>
 #include <fstream>
@@ -8,6 +9,7 @@
 #include <sstream>
 #include <climits>
 #include <cstdlib>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
@@ -341,14 +343,17 @@ int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trai
         }
         SLIDEDP_LOG_INFO(
             "{}step {}/{} (ETA {}) | {} | loss {:.4f}{} | lr {:.2e} | gnorm {:.3f} | {:.0f} tok/s | "
-            "{:.1f} TFLOPS/GPU{} | {:.3f} s | fwd {:.3f} head {:.3f} bwd {:.3f} h2d {:.3f} d2h "
+            "{}{} | {:.3f} s | fwd {:.3f} head {:.3f} bwd {:.3f} h2d {:.3f} d2h "
             "{:.3f} ver-wait {:.3f} handoff-wait {:.3f} | leader wait {:.3f} update {:.3f}{}{}{}",
             bar, step, last, formatDuration(eta), v.label, rec.loss,
             ev.tokens > 0 ? fmt::format(" | eval loss {:.4f} ppl {:.2f} ({} tokens, {:.2f} s)", ev.loss,
                                         std::exp(ev.loss), ev.tokens, ev.seconds)
                           : std::string(),
             rec.lr, rec.grad_norm,
-            tokens / rec.seconds, tflops_gpu,
+            tokens / rec.seconds,
+            // CPU workers: GFLOPS per worker (their TFLOPS read 0.0) and no MFU (no GPU peak)
+            ctx.device == DeviceKind::kCuda ? fmt::format("{:.1f} TFLOPS/GPU", tflops_gpu)
+                                            : fmt::format("{:.2f} GFLOPS/worker", tflops_gpu * 1e3),
             ctx.device == DeviceKind::kCuda ? fmt::format(" | MFU {:.1f}%", 100 * tflops_gpu / kH200PeakBf16Tflops) : "",
             rec.seconds, rec.fwd_s, rec.head_s, rec.bwd_s, rec.h2d_s, rec.d2h_s, rec.version_wait_s,
             rec.handoff_wait_s, rec.leader_wait_s, rec.leader_update_s,
@@ -733,6 +738,7 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
       plan.keep = o.keep_checkpoints;
       plan.export_dir = o.export_dir;
       plan.export_bytes = params * (o.export_bf16 ? 2 : 4) + (1u << 20);
+      plan.model_dir = o.model;
       plan.metrics = o.metrics;
       plan.trace = o.trace;
       checkOutputPaths(plan);
@@ -938,9 +944,11 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
   guard.start(ctx, trainer.segment().control(), WatchdogOptions{0.05, o.heartbeat_timeout_s, o.stall_timeout_s});
   std::string exported;      // the directory this run wrote the model to ("": none; node 0's leader)
   int64_t exported_step = 0;  // < the last step: the partial model of a stopped run
+  const int64_t last = variants.size() > 1 ? o.steps * static_cast<int64_t>(variants.size()) : o.steps;
+  int64_t done = 0;
+  const auto job_start = std::chrono::system_clock::now();
   try {
-    const int64_t last = variants.size() > 1 ? o.steps * static_cast<int64_t>(variants.size()) : o.steps;
-    const int64_t done = runSteps(ctx, o, trainer, *data, variants, synthetic, loader_ptr, eval.get());
+    done = runSteps(ctx, o, trainer, *data, variants, synthetic, loader_ptr, eval.get());
     // A run stopped early (signal) never writes its partial model where the trained one goes:
     // with a checkpoint the state is safe and a resume finishes and exports it; without one,
     // the partial weights are the only record of the run, so they go beside the export
@@ -1015,13 +1023,32 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
         where += fmt::format("\n  {}: {}\n    try: {}/slidedp_generate --model {} "
                              "--prompt \"And God said\"", what, m, bin, m);
     }
-    if (!o.metrics.empty() && formats::isRegularFile(o.metrics))
+    // The trace only if this run wrote it (a resume with nothing left to do records none, and
+    // an earlier run's would be listed as this one's); the metrics file is the whole run's.
+    auto writtenNow = [&](const std::string& f) {
+      struct stat st {};
+      return !f.empty() && ::stat(f.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+             std::chrono::system_clock::from_time_t(st.st_mtime) >=
+                 std::chrono::time_point_cast<std::chrono::seconds>(job_start);
+    };
+    if (!o.metrics.empty() && formats::isRegularFile(o.metrics)) {
+      // the plot next to the metrics, named as the README's example (metrics.jsonl -> metrics.png)
+      std::string png = abs(o.metrics);
+      const size_t dot = png.find_last_of('.'), slash = png.find_last_of('/');
+      if (dot != std::string::npos && (slash == std::string::npos || dot > slash)) png.resize(dot);
       where += fmt::format("\n  metrics: {}\n    plot: {} {}/tools/plot/plot_metrics.py {} --out {}.png",
-                           quote(abs(o.metrics)), py, root, quote(abs(o.metrics)), quote(abs(o.metrics)));
-    if (!o.trace.empty() && formats::isRegularFile(o.trace))
-      where += fmt::format("\n  trace: {} (open in ui.perfetto.dev)", o.trace);
-    if (!o.checkpoint_dir.empty() && formats::isDirectory(o.checkpoint_dir))
-      where += fmt::format("\n  checkpoints: {} (continue with --resume {})", o.checkpoint_dir, o.checkpoint_dir);
+                           quote(abs(o.metrics)), py, root, quote(abs(o.metrics)), quote(png));
+    }
+    if (writtenNow(o.trace))
+      where += fmt::format("\n  trace: {} (open in ui.perfetto.dev)", quote(abs(o.trace)));
+    if (!o.checkpoint_dir.empty() && formats::isDirectory(o.checkpoint_dir)) {
+      const std::string dir = quote(abs(o.checkpoint_dir));
+      if (done < last)
+        where += fmt::format("\n  checkpoints: {} (continue with --resume {})", dir, dir);
+      else
+        where += fmt::format("\n  checkpoints: {} (the run is complete; to train further: --resume {} "
+                             "--steps N with N > {})", dir, dir, last);
+    }
     if (!where.empty()) SLIDEDP_LOG_INFO("results:{}", where);
   }
   return 0;

@@ -127,10 +127,21 @@ SearchResult searchPolicies(const Workload& w, const MachineDescription& m, cons
                 }
   if (res.ranked.empty()) {
     const double gib = double(1ull << 30);
+    // The hint names what does not fit: the GPU budget, host RAM, or both.
+    const bool gpu_short = min_gpu > budget, host_short = min_host > m.host.ram_gib * gib;
+    const std::string hint =
+        gpu_short && !host_short
+            ? "fewer rows per step (--batch-size), a shorter --seq-len, more GPUs, or a larger "
+              "--gpu-memory-budget"
+        : host_short && !gpu_short
+            ? "host RAM is the limit: a smaller model or --seq-len (the host holds the state, 14 "
+              "B/param, and the offloaded activations), a machine with more RAM, or several nodes "
+              "with the state sharded across them (--nodes N, --node-layout sharded or "
+              "fully-sharded)"
+            : "fewer rows per step (--batch-size), a shorter --seq-len, more GPUs or more host RAM";
     throwUserError("no policy fits: the smallest GPU peak per worker is {:.1f} GiB (budget {:.1f} GiB), "
-                   "the smallest host need {:.1f} GiB (RAM {:.1f} GiB).\nHINT: fewer rows per step "
-                   "(--batch-size), a shorter --seq-len, more GPUs, or a larger --gpu-memory-budget",
-                   min_gpu / gib, budget / gib, min_host / gib, m.host.ram_gib);
+                   "the smallest host need {:.1f} GiB (RAM {:.1f} GiB).\nHINT: {}",
+                   min_gpu / gib, budget / gib, min_host / gib, m.host.ram_gib, hint);
   }
   std::stable_sort(res.ranked.begin(), res.ranked.end(), [](const RankedPolicy& a, const RankedPolicy& b) {
     return a.prediction.step_s < b.prediction.step_s;

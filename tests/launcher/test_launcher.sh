@@ -31,11 +31,11 @@ fail() { echo "FAIL: $*"; FAILS=$((FAILS + 1)); }
 pass() { CHECKS=$((CHECKS + 1)); }
 
 # run NAME ARGS...: runs the launcher, keeps stdout+stderr in $OUT, the exit status in $RC and
-# the printed mpirun line (the line after 'running:') in $LINE
+# the printed mpirun line (the line after 'running:', or 'would run (--dry-run):') in $LINE
 run() {
   local name=$1; shift
   OUT=$("$@" 2>&1); RC=$?
-  LINE=$(printf '%s\n' "$OUT" | sed -n '/running:$/{n;s/^  //;p}')
+  LINE=$(printf '%s\n' "$OUT" | sed -n -E '/(running|would run \(--dry-run\)):$/{n;s/^  //;p}')
   echo "--- $name (exit $RC)"; printf '%s\n' "$OUT" | sed 's/^/    /'
 }
 expect_rc() { if [ "$RC" -eq "$1" ]; then pass; else fail "$2: exit $RC, expected $1"; fi; }
@@ -208,6 +208,11 @@ has "--map-by ppr:3:node -np 9" "$LINE" "slurm3 (SLURM_JOB_NUM_NODES)"
 SLIDEDP_PLAN=$BIN SLIDEDP_TOPOLOGY_FILE=$FAKE run plan-nodes2 "$RUN" --dry-run --plan --nodes 2 --gpus 0,1 -- --network-gbps 400
 expect_rc 0 plan-nodes2
 has "--gpus 2 --leader-cores 56 --nodes 2 --device cuda --network-gbps 400" "$OUT" "plan-nodes2: --nodes passed to slidedp_plan"
+# virtual nodes are priced as the nodes they stand for: 6 ranks in groups of 3 = 2 x 2 workers
+SLIDEDP_PLAN=$BIN run plan-vnodes "$RUN" --dry-run --plan --cpu-workers 5 -- --virtual-node-size 3 --network-gbps 100
+expect_rc 0 plan-vnodes
+has "--gpus 2 --leader-cores" "$OUT" "plan-vnodes: 2 workers per node"
+has " --nodes 2 --device cpu" "$OUT" "plan-vnodes: 2 nodes"
 SLIDEDP_PLAN=$BIN SLIDEDP_TOPOLOGY_FILE=$FAKE run plan-nodes1 "$RUN" --dry-run --plan --gpus 0,1
 hasnt "--nodes" "$OUT" "plan-nodes1"
 # --nodes without a hostfile, --srun or an allocation: refused before mpirun, saying what to do
@@ -223,11 +228,18 @@ expect_rc 0 "nodes in an allocation"
 #    leaders, labelled so and placed on the leader's cores; the workers take the GPUs in order
 run vnodes "$RUN" --dry-run --cpu-workers 5 -- --virtual-node-size 3 --steps 2
 expect_rc 0 vnodes
+has "would run (--dry-run):" "$OUT" "vnodes: a dry run says it runs nothing"
 has "4 worker(s) (CPU worker(s)) + 2 leaders (2 virtual nodes)" "$OUT" "vnodes header"
 has "rank 3 leader" "$OUT" "vnodes: rank 3 leads virtual node 1"
 hasnt "rank 3 worker" "$OUT" "vnodes: rank 3 is no worker"
 has "leader of virtual node 1 (--virtual-node-size 3)" "$OUT" "vnodes: why"
 [ "$(printf '%s\n' "$OUT" | grep -c '^  rank [0-9] worker')" -eq 4 ] && pass || fail "vnodes: expected 4 worker rows"
+# a size that does not divide the ranks: refused by the launcher, before mpirun, with the counts
+run vnodes-odd "$RUN" --dry-run --cpu-workers 4 -- --virtual-node-size 3 --steps 2
+expect_rc 2 vnodes-odd
+has "--virtual-node-size 3 does not divide the 5 ranks" "$OUT" "vnodes-odd: the reason"
+has "give 5, 8, 11" "$OUT" "vnodes-odd: counts that fit"
+hasnt "mpirun --bind-to" "$OUT" "vnodes-odd: nothing started"
 printf 'virtual-node-size = 2\n' > "$TMP/vnode.toml"
 SLIDEDP_TOPOLOGY_FILE=$FAKE run vnodes-gpu "$RUN" --dry-run --gpus 0,1,2 "$TMP/vnode.toml"
 expect_rc 0 vnodes-gpu

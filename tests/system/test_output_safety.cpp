@@ -271,6 +271,27 @@ TEST(OutputChecks, UnwritableOutputPathsAreRefusedBeforeTheFirstStep) {
   std::remove(file.c_str());
 }
 
+// An export into the model directory the run starts from would overwrite its weights; into the
+// checkpoint directory it would mix a model into the checkpoints: both refused before start-up
+// (a copy of the model, so a regression cannot overwrite the shared fixture).
+TEST(OutputChecks, AnExportOverTheModelOrIntoTheCheckpointDirIsRefused) {
+  const std::string m = tmpDir("model-copy"), ck = tmpDir("ck-export");
+  std::system(("cp -r " + stories() + " " + m + " && mkdir -p " + ck).c_str());
+  const std::string before = readFile(m + "/model.safetensors");
+  ASSERT_FALSE(before.empty());
+  std::vector<std::string> a = train({"--steps", "2", "--export", m + "/."});
+  *(std::find(a.begin(), a.end(), "--model") + 1) = m;
+  Result r = wait(start(a));
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_EQ(countOccurrences(r.output, "is the --model directory the run starts from"), 1) << r.output;
+  EXPECT_EQ(r.output.find("step 1/"), std::string::npos) << r.output;
+  EXPECT_TRUE(readFile(m + "/model.safetensors") == before) << "the model was overwritten";
+  Result c = wait(start(train({"--steps", "2", "--checkpoint-dir", ck, "--export", ck})));
+  EXPECT_EQ(c.exit_code, 2) << c.output;
+  EXPECT_EQ(countOccurrences(c.output, "is also the --checkpoint-dir"), 1) << c.output;
+  std::system(("rm -rf " + m + " " + ck).c_str());
+}
+
 // An output path that cannot be written is refused before the data is read: tokenising a
 // large text corpus takes minutes, and the check used to come after it.
 TEST(OutputChecks, AnUnwritableExportIsRefusedBeforeTheCorpusIsTokenised) {
