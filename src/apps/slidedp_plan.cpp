@@ -140,7 +140,7 @@ int run(const Options& o) {
                 plan.machine.name.c_str(), plan.machine_from.c_str(), plan.workload.G,
                 plan.machine.network.gbps, plan.machine.network.efficiency,
                 plan.machine.network.latency_s * 1e6, (long long)o.batch_size, (long long)o.seq_len);
-    std::printf("%5s %-10s %8s %11s %9s %8s %8s %8s %-10s %9s  %s\n", "nodes", "layout", "step_s",
+    std::printf("%5s %-13s %8s %11s %9s %8s %8s %8s %-10s %9s  %s\n", "nodes", "layout", "step_s",
                 "tokens/s", "tok/s/GPU", "gpu_s", "update_s", "net_s", "bound", "host_GiB", "best policy");
     for (int n : o.nodes_sweep)
       for (NodeLayoutKind k : n == 1 ? std::vector<NodeLayoutKind>{NodeLayoutKind::kSharded}
@@ -280,7 +280,7 @@ int main(int argc, char** argv) {
   app.add_option("--network-latency-us", o.network_latency_us, "Latency per ring step, microseconds (default 5)");
   app.add_option("--node-layout", o.node_layout, "sharded, fully-sharded or replicated across nodes")->capture_default_str();
   app.add_option("--nodes-sweep", o.nodes_sweep, "Print the best policy for each of these node counts "
-                 "(e.g. 1,2,4,8,16,32,64), both layouts; --batch-size is then rows per node")->delimiter(',');
+                 "(e.g. 1,2,4,8,16,32,64), every layout (sharded, fully-sharded, replicated); --batch-size is then rows per node")->delimiter(',');
   app.set_config("--config", "", "A run's TOML config file (keys as the flags)");
   app.allow_config_extras(CLI::config_extras_mode::error);  // a misspelt key of --config too
   const std::vector<std::string> known = acceptRunOptions(app);

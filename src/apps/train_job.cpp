@@ -506,6 +506,14 @@ bool streamsCheckpoints(const TrainJobOptions& o) {
          o.checkpoint_mode == "stream";
 }
 
+/// Fully sharded: whether every variant delivers on a sharded route, so each worker's gather
+/// buffers hold about 1/G of a unit (routes/node_gather.h); one replicated variant of a
+/// --route-sweep grows them to the whole largest unit.
+bool shardedDeliveryOnly(const std::vector<RunVariant>& variants) {
+  return std::all_of(variants.begin(), variants.end(),
+                     [](const RunVariant& v) { return isSharded(v.opts.delivery); });
+}
+
 void checkHostMemoryUpFront(const RankContext& ctx, const TrainJobOptions& o,
                             const std::vector<RunVariant>& variants) {
   std::string problem;
@@ -530,7 +538,7 @@ void checkHostMemoryUpFront(const RankContext& ctx, const TrainJobOptions& o,
         const int G = spec.num_workers;
         const int buffers = ctx.device == DeviceKind::kCuda ? o.train.window_slots : 1;
         gather_bytes = static_cast<uint64_t>(G) * buffers *
-                       NodeShards::gatherSpanNumel(plan, G, G > 1 && isSharded(o.train.delivery)) *
+                       NodeShards::gatherSpanNumel(plan, G, G > 1 && shardedDeliveryOnly(variants)) *
                        (o.train.bf16_compute ? 2 : 4);
       }
     }
@@ -901,7 +909,7 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
       const uint64_t total = trainer.segmentBytes();
       // Fully sharded: each worker's gather buffers (routes/node_gather.h; one on CPU workers,
       // one per window slot on GPU workers) of its largest span, outside the segment.
-      const uint64_t gather = trainer.workerGatherBytes();
+      const uint64_t gather = trainer.workerGatherBytes(shardedDeliveryOnly(variants));
       line = fmt::format("node {}: host state {} bytes for {} params: {:.3f} B/param without "
                          "staging ({} staging bytes{}; {:.3f} B/param in all), state {} across {} "
                          "node(s)", ctx.node_id, total - staging, params,

@@ -97,18 +97,21 @@ void checkResumeNodes(const std::string& dir, const nlohmann::json& st, int num_
   if (layout == "sharded") {
     const int64_t chunk = nodes.value("chunk_numel", int64_t{0});
     if (n != num_nodes || !want_sharded || chunk != o.chunk_numel)
-      throwUserError("{} holds the state sharded across {} nodes (--node-layout sharded, "
-                     "--chunk-numel {}), but this run has {} node(s) with --node-layout {} and "
+      throwUserError("{} holds the state sharded across {} nodes (--node-layout sharded or "
+                     "fully-sharded, --chunk-numel {}), but this run has {} node(s) with --node-layout {} and "
                      "--chunk-numel {}. Each node's file holds the elements that node owned.\n"
                      "HINT: resume with {} nodes, --node-layout sharded (or fully-sharded) and --chunk-numel {} "
                      "(then --export gathers one Hugging Face checkpoint)",
                      dir, n, chunk, num_nodes, nodeLayoutName(o.node_layout), o.chunk_numel, n, chunk);
     return;
   }
+  // (A whole state resumes unsharded: replicated on any node count, or on one node; the node
+  // count it was saved with is no help when that was several nodes, replicated.)
   if (want_sharded)
     throwUserError("{} holds the whole state (saved by {} node(s), not sharded), but this run "
-                   "shards it across {} nodes.\nHINT: resume with --node-layout replicated (any "
-                   "node count), or on the node count it was saved with", dir, n, num_nodes);
+                   "shards it across {} nodes (--node-layout {}).\nHINT: resume with "
+                   "--node-layout replicated (any node count) or on one node",
+                   dir, n, num_nodes, nodeLayoutName(o.node_layout));
 }
 
 }  // namespace
@@ -686,10 +689,10 @@ EvalRecord Trainer::evaluate(int64_t after_step, BatchSource& data, int64_t num_
   return rec;
 }
 
-uint64_t Trainer::workerGatherBytes() const {
+uint64_t Trainer::workerGatherBytes(bool sharded_delivery) const {
   if (!state_.copy_sharded) return 0;
   const int G = ctx_.local_size - 1;
-  const int64_t span = NodeShards::gatherSpanNumel(plan_, G, G > 1 && isSharded(opts_.delivery));
+  const int64_t span = NodeShards::gatherSpanNumel(plan_, G, G > 1 && sharded_delivery);
   const int buffers = ctx_.device == DeviceKind::kCuda ? opts_.window_slots : 1;
   return static_cast<uint64_t>(G) * buffers * span * (opts_.bf16_compute ? 2 : 4);
 }

@@ -193,8 +193,10 @@ class Trainer {
   uint64_t segmentBytes() const { return seg_.bytes(); }
   /// Fully sharded across nodes: the host bytes of the gather buffers of this node's workers
   /// together (routes/node_gather.h: one per worker on CPU workers, one per window slot on GPU
-  /// workers, each of the largest span a worker gathers); 0 otherwise.
-  uint64_t workerGatherBytes() const;
+  /// workers, each of the largest span a worker gathers); 0 otherwise. `sharded_delivery`:
+  /// every delivery of the run is on a sharded route (each worker gathers about 1/G of a
+  /// unit; else the whole unit: a --route-sweep with a replicated variant grows them to that).
+  uint64_t workerGatherBytes(bool sharded_delivery) const;
 
  private:
   const RankContext& ctx_;

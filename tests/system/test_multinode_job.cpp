@@ -4,7 +4,9 @@
 // on 2 and on 3 nodes (and a resume on another node count refused), the same export from both
 // layouts, kill -9 of a rank on node 1 of 2 and on node 2 of 3 ends every rank on every node
 // and leaves no segment, reference data with fewer rows than the workers refused before
-// start-up, and the host bytes per parameter per node of the sharded layout. (Equivalence with
+// start-up, and the host bytes per parameter per node of the sharded layout; a checkpoint
+// refused on another layout or node count says what resumes it, and the fully-sharded workers'
+// gather buffers are counted for the widest route of a --route-sweep. (Equivalence with
 // the float64 reference and with a single-node run on every route: tests/runtime,
 // test_runtime_nodes*.)
 #include <gtest/gtest.h>
@@ -226,6 +228,54 @@ TEST(MultiNodeJob, AShardedCheckpointResumesFullyShardedBitForBit) {
     EXPECT_TRUE(readFile(a + "/step-00000006/" + f) == readFile(c + "/step-00000006/" + f))
         << f << ": a fully-sharded checkpoint resumed sharded differs from the straight run";
   std::system(("rm -rf " + a + " " + b + " " + c).c_str());
+}
+
+TEST(MultiNodeJob, ACheckpointRefusedOnAnotherLayoutSaysWhatResumesIt) {
+  // A whole state (replicated on 2 nodes) resumes unsharded only: replicated on any node count,
+  // or on one node; the hint named "the node count it was saved with", which is this one. A
+  // fully-sharded checkpoint is recorded as sharded (the same files): refused on 3 nodes, it
+  // names both layouts that resume it.
+  const std::string rep = tmpDir("whole"), fs = tmpDir("fs-other-count");
+  Result saved = wait(start(train(2, 1, {"--steps", "1", "--node-layout", "replicated", "--checkpoint-dir", rep})));
+  ASSERT_EQ(saved.exit_code, 0) << saved.output;
+  Result r = wait(start(train(2, 1, {"--steps", "2", "--node-layout", "fully-sharded", "--resume", rep})));
+  EXPECT_NE(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("but this run shards it across 2 nodes (--node-layout fully-sharded).\n"
+                          "HINT: resume with --node-layout replicated (any node count) or on one node"),
+            std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("node count it was saved with"), std::string::npos) << r.output;
+  saved = wait(start(train(2, 1, {"--steps", "1", "--node-layout", "fully-sharded", "--checkpoint-dir", fs})));
+  ASSERT_EQ(saved.exit_code, 0) << saved.output;
+  r = wait(start(train(3, 1, {"--steps", "2", "--node-layout", "fully-sharded", "--resume", fs})));
+  EXPECT_NE(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("holds the state sharded across 2 nodes (--node-layout sharded or fully-sharded, "
+                          "--chunk-numel 5000), but this run has 3 node(s)"),
+            std::string::npos) << r.output;
+  std::system(("rm -rf " + rep + " " + fs).c_str());
+}
+
+TEST(MultiNodeJob, FullyShardedGatherBuffersAreCountedForTheWidestRouteOfASweep) {
+  // Fully sharded, a worker's gather buffer holds the chunks under its delivery range: about
+  // 1/G of a unit on the sharded routes, the whole unit on the replicated one (grown on first
+  // use). A --route-sweep with a replicated variant grows it to the whole unit whatever
+  // --delivery says, so the up-front memory check and the B/param line count that (they counted
+  // --delivery's route only: half the bytes here, 1/G of the largest unit on G GPUs).
+  const std::regex line(R"(of which (\d+) the workers' gather buffers)");
+  const std::regex check(R"(the workers' gather buffers ([0-9.]+ [KMG]?i?B)\))");
+  auto gathered = [&](std::vector<std::string> extra) -> std::pair<long long, std::string> {
+    extra.insert(extra.end(), {"--steps", "1", "--node-layout", "fully-sharded"});
+    Result r = wait(start(train(2, 2, extra)));
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    std::smatch m, c;
+    const bool found = std::regex_search(r.output, m, line) && std::regex_search(r.output, c, check);
+    EXPECT_TRUE(found) << r.output;
+    return found ? std::pair<long long, std::string>{std::stoll(m[1]), c[1]} : std::pair<long long, std::string>{-1, ""};
+  };
+  const auto whole = gathered({"--delivery", "replicated"});
+  const auto shard = gathered({"--delivery", "sharded"});
+  EXPECT_GT(whole.first, shard.first);  // 5000-element chunks: a shard's span is not a whole unit
+  EXPECT_EQ(gathered({"--delivery", "sharded", "--route-sweep", "sharded/cpu,replicated/cpu"}), whole);
+  EXPECT_EQ(gathered({"--delivery", "replicated", "--route-sweep", "sharded/cpu,sharded/gpu"}), shard);
 }
 
 namespace {

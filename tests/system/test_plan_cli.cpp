@@ -1,12 +1,14 @@
 // slidedp_plan as a user types it: a misspelt flag (or --config key) is refused, naming it and
 // the closest valid one, instead of being priced as the default; a run's own flags pass
-// through; --nodes is priced (the network terms) or refused with what to add. The machine
+// through; --nodes is priced (the network terms) or refused with what to add; the nodes sweep's
+// table keeps its columns under its header. The machine
 // description file makes it fast (no calibration).
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <fstream>
 #include <regex>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -77,4 +79,29 @@ TEST(PlanCli, NodesArePricedWithTheNetworkOrRefusedSayingWhatToAdd) {
   EXPECT_EQ(no_rate.exit_code, 2) << no_rate.output;
   EXPECT_NE(no_rate.output.find("--nodes 2 needs the network's rate: --network-gbps"), std::string::npos)
       << no_rate.output;
+}
+
+TEST(PlanCli, TheNodesSweepTableHasItsColumnsUnderItsHeader) {
+  // The layout column is as wide as "fully-sharded": every row's step time ends where the
+  // header's "step_s" does (it was 3 characters off once the fully-sharded rows came).
+  Result r = wait(start(plan({"--seq-len", "4096", "--network-gbps", "400", "--nodes-sweep", "1,2"})));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::istringstream lines(r.output);
+  std::string line;
+  size_t step_end = std::string::npos;
+  int rows = 0;
+  while (std::getline(lines, line)) {
+    if (line.rfind("nodes layout", 0) == 0) {
+      step_end = line.find("step_s") + 6;
+      continue;
+    }
+    std::smatch m;
+    if (step_end == std::string::npos ||
+        !std::regex_search(line, m, std::regex(R"(^ +[0-9]+ (-|sharded|fully-sharded|replicated) +([0-9.]+) )")))
+      continue;
+    EXPECT_EQ(static_cast<size_t>(m.position(2) + m.length(2)), step_end) << line << "\n" << r.output;
+    ++rows;
+  }
+  EXPECT_EQ(rows, 4) << r.output;  // 1 node, then 2 nodes x 3 layouts
+  EXPECT_NE(r.output.find("    2 fully-sharded "), std::string::npos) << r.output;
 }
