@@ -213,6 +213,10 @@ SLIDEDP_PLAN=$BIN run plan-vnodes "$RUN" --dry-run --plan --cpu-workers 5 -- --v
 expect_rc 0 plan-vnodes
 has "--gpus 2 --leader-cores" "$OUT" "plan-vnodes: 2 workers per node"
 has " --nodes 2 --device cpu" "$OUT" "plan-vnodes: 2 nodes"
+# a machine description prices that machine: none of this one's GPUs, cores or device passed
+SLIDEDP_PLAN=$BIN SLIDEDP_TOPOLOGY_FILE=$FAKE run plan-machine "$RUN" --dry-run --plan --gpus 0,1 -- --machine tools/machines/h200x8.json --reduction cpu
+expect_rc 0 plan-machine
+has "plan: $BIN --machine tools/machines/h200x8.json --reduction cpu" "$OUT" "plan-machine: only the run's arguments"
 SLIDEDP_PLAN=$BIN SLIDEDP_TOPOLOGY_FILE=$FAKE run plan-nodes1 "$RUN" --dry-run --plan --gpus 0,1
 hasnt "--nodes" "$OUT" "plan-nodes1"
 # --nodes without a hostfile, --srun or an allocation: refused before mpirun, saying what to do
