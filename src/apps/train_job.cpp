@@ -263,12 +263,17 @@ int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trai
                  const std::vector<RunVariant>& variants, SyntheticBatches* synthetic,
                  data::DataLoader* loader, EvalBatches* eval = nullptr) {
   const auto& cfg = trainer.config();
-  const int G = trainer.numWorkers();
+  // Per-GPU rates divide the global batch's FLOPs by every worker of every node.
+  const int G = ctx.num_workers;
   const double n_params = static_cast<double>(trainer.layout().parameterCount());
   SLIDEDP_LOG_INFO("model {} ({}): {:.4g} M parameters, {} layers; {} worker(s) on {}; chunk {} "
                    "elements, ring {} slots, {} compute, {} staging, {} embedding update{}; steps {}..{}",
                    o.model_config.empty() ? o.model : o.model_config, model::familyName(cfg.family),
-                   n_params / 1e6, cfg.numLayers, G, deviceName(ctx.device), o.train.chunk_numel,
+                   n_params / 1e6, cfg.numLayers,
+                   ctx.num_nodes > 1 ? fmt::format("{} ({} node(s) x {})", G, ctx.num_nodes,
+                                                   trainer.numWorkers())
+                                     : std::to_string(G),
+                   deviceName(ctx.device), o.train.chunk_numel,
                    o.train.ring_slots, o.train.bf16_compute ? "bf16" : "fp32",
                    o.train.bf16_staging ? "bf16" : "fp32", o.train.split_embedding ? "split" : "dense",
                    o.train.max_grad_norm > 0 ? fmt::format(", clip {}", o.train.max_grad_norm) : "",
