@@ -502,8 +502,6 @@ int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trai
   return step;
 }
 
-/// The job's host RAM (runtime/host_memory.h) against the node's MemAvailable, before the
-/// leader creates the segment. Collective; throws AgreedError with needed vs available bytes.
 /// Whether the run writes periodic checkpoints while training continues (a checkpoint step
 /// before the last step, --checkpoint-mode stream): only then is staging memory reserved.
 bool streamsCheckpoints(const TrainJobOptions& o) {
@@ -519,6 +517,8 @@ bool shardedDeliveryOnly(const std::vector<RunVariant>& variants) {
                      [](const RunVariant& v) { return isSharded(v.opts.delivery); });
 }
 
+/// The job's host RAM (runtime/host_memory.h) against the node's MemAvailable, before the
+/// leader creates the segment. Collective; throws AgreedError with needed vs available bytes.
 void checkHostMemoryUpFront(const RankContext& ctx, const TrainJobOptions& o,
                             const std::vector<RunVariant>& variants) {
   std::string problem;
@@ -539,13 +539,10 @@ void checkHostMemoryUpFront(const RankContext& ctx, const TrainJobOptions& o,
       spec.owned_numels = NodeShards::build(plan, ctx.num_nodes, ctx.node_id).owned_numels;
       spec.f32_delivery = !o.train.bf16_compute;
       spec.shard_copy = o.train.node_layout == NodeLayoutKind::kFullySharded;
-      if (spec.shard_copy) {
-        const int G = spec.num_workers;
-        const int buffers = ctx.device == DeviceKind::kCuda ? o.train.window_slots : 1;
-        gather_bytes = static_cast<uint64_t>(G) * buffers *
-                       NodeShards::gatherSpanNumel(plan, G, G > 1 && shardedDeliveryOnly(variants)) *
-                       (o.train.bf16_compute ? 2 : 4);
-      }
+      if (spec.shard_copy)
+        gather_bytes = NodeShards::gatherBufferBytes(
+            plan, spec.num_workers, spec.num_workers > 1 && shardedDeliveryOnly(variants),
+            ctx.device == DeviceKind::kCuda ? o.train.window_slots : 1, o.train.bf16_compute ? 2 : 4);
     }
     int64_t rows = o.batch_size;
     bool offload = o.train.offload_activations;

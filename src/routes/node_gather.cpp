@@ -35,6 +35,7 @@ NodeGather::NodeGather(const RankContext& ctx, const ChunkPlan& plan, const Host
   for (auto& chunks : units_)
     std::sort(chunks.begin(), chunks.end(),
               [](const ChunkGather& a, const ChunkGather& b) { return a.begin < b.begin; });
+  ranges_ = NodeShards::unitChunkRanges(plan);
 }
 
 NodeGather::~NodeGather() {
@@ -42,22 +43,17 @@ NodeGather::~NodeGather() {
 }
 
 std::pair<int64_t, int64_t> NodeGather::span(int u, int64_t b, int64_t e) const {
-  int64_t first = -1, last = -1;
-  for (const ChunkGather& g : units_.at(static_cast<size_t>(u)))
-    if (g.end > b && g.begin < e) {
-      if (first < 0) first = g.begin;
-      last = g.end;
-    }
-  return first < 0 ? std::pair<int64_t, int64_t>{b, 0} : std::pair<int64_t, int64_t>{first, last - first};
+  return NodeShards::coveringSpan(ranges_.at(static_cast<size_t>(u)), b, e);
 }
 
 int64_t NodeGather::gather(int u, int64_t b, int64_t e, const void* mine, void* dst) const {
-  const int64_t first = span(u, b, e).first;
+  int64_t first = b;  // the first overlapping chunk's begin (chunks are in element order)
   std::vector<MPI_Request> requests;
   const char* src = static_cast<const char*>(mine);
   char* out = static_cast<char*>(dst);
   for (const ChunkGather& g : units_.at(static_cast<size_t>(u))) {
     if (g.end <= b || g.begin >= e) continue;
+    if (requests.empty()) first = g.begin;
     requests.push_back(MPI_REQUEST_NULL);
     MPI_CHECK(MPI_Iallgatherv(src + g.mine_offset * es_, g.mine_count, type_,
                               out + (g.begin - first) * es_, g.counts.data(), g.displs.data(), type_,

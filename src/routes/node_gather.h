@@ -45,7 +45,7 @@ class NodeGather {
   NodeGather& operator=(const NodeGather&) = delete;
 
   /// The chunks of unit u that overlap elements [b, e): their first element and element count
-  /// (what gather() fills).
+  /// (what gather() fills; NodeShards::coveringSpan).
   std::pair<int64_t, int64_t> span(int u, int64_t b, int64_t e) const;
   /// Fills `dst` ([span(u, b, e).second] elements) with elements span(u, b, e) of unit u: this
   /// node's parts from `mine` (the node's span of the delivery region: [state.copy[u].numel]
@@ -53,10 +53,6 @@ class NodeGather {
   /// (u, b, e)). One nonblocking all-gather per chunk, then waits for all. Returns the span's
   /// first element.
   int64_t gather(int u, int64_t b, int64_t e, const void* mine, void* dst) const;
-
-  int numNodes() const { return N_; }
-
-  // The size of each gather buffer: NodeShards::gatherSpanNumel.
 
  private:
   struct ChunkGather {
@@ -70,6 +66,7 @@ class NodeGather {
   MPI_Datatype type_ = MPI_DATATYPE_NULL;
   MPI_Comm peers_ = MPI_COMM_NULL;  // the workers of this index, one per node, by node id
   std::vector<std::vector<ChunkGather>> units_;  // [unit] -> its chunks in element order
+  std::vector<std::vector<std::pair<int64_t, int64_t>>> ranges_;  // [unit] -> their [begin, end)
 };
 
 }  // namespace slidedp::routes

@@ -58,22 +58,41 @@ std::vector<int> NodeShards::partCounts(const Chunk& c, int num_nodes) {
   return counts;
 }
 
-int64_t NodeShards::gatherSpanNumel(const ChunkPlan& plan, int G, bool sharded_route) {
+std::vector<std::vector<std::pair<int64_t, int64_t>>> NodeShards::unitChunkRanges(const ChunkPlan& plan) {
   std::vector<std::vector<std::pair<int64_t, int64_t>>> units(plan.unit_numels.size());
   for (const Chunk& c : plan.chunks)
     if (c.pass == ChunkPass::kWhole) units[c.unit].push_back({c.begin, c.end});
+  for (auto& u : units) std::sort(u.begin(), u.end());
+  return units;
+}
+
+std::pair<int64_t, int64_t> NodeShards::coveringSpan(const std::vector<std::pair<int64_t, int64_t>>& chunks,
+                                                     int64_t b, int64_t e) {
+  int64_t first = -1, last = -1;
+  for (const auto& [cb, ce] : chunks)
+    if (ce > b && cb < e) {
+      if (first < 0) first = cb;
+      last = ce;
+    }
+  return first < 0 ? std::pair<int64_t, int64_t>{b, 0} : std::pair<int64_t, int64_t>{first, last - first};
+}
+
+int64_t NodeShards::gatherSpanNumel(const ChunkPlan& plan, int G, bool sharded_route) {
+  const auto units = unitChunkRanges(plan);
   int64_t most = 0;
   for (size_t u = 0; u < units.size(); ++u) {
     const int64_t n = plan.unit_numels[u];
     for (int w = 0; w < (sharded_route ? G : 1); ++w) {
       const auto [b, e] = sharded_route ? ChunkPlan::shard(n, G, w) : std::pair<int64_t, int64_t>{0, n};
-      int64_t first = -1, last = -1;
-      for (const auto& [cb, ce] : units[u])
-        if (ce > b && cb < e) first = first < 0 ? cb : std::min(first, cb), last = std::max(last, ce);
-      if (first >= 0) most = std::max(most, last - first);
+      most = std::max(most, coveringSpan(units[u], b, e).second);
     }
   }
   return most;
+}
+
+uint64_t NodeShards::gatherBufferBytes(const ChunkPlan& plan, int G, bool sharded_route, int buffers,
+                                       size_t element_size) {
+  return static_cast<uint64_t>(G) * buffers * gatherSpanNumel(plan, G, sharded_route) * element_size;
 }
 
 }  // namespace slidedp

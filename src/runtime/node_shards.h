@@ -10,7 +10,9 @@
 // size, so a sharded checkpoint records it (chunk_numel) and a resume checks it.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "runtime/chunk_plan.h"
@@ -38,11 +40,21 @@ struct NodeShards {
   /// The element counts of chunk `c`'s N parts, in node order (MPI recvcounts); sums to c.numel().
   static std::vector<int> partCounts(const Chunk& c, int num_nodes);
 
+  /// [unit] -> the [begin, end) of its whole-pass chunks (ChunkPass::kWhole), in element order.
+  static std::vector<std::vector<std::pair<int64_t, int64_t>>> unitChunkRanges(const ChunkPlan& plan);
+  /// Of one unit's chunk ranges (in element order), those that overlap elements [b, e): the
+  /// first one's begin and the element count up to the last one's end; {b, 0} when none does.
+  static std::pair<int64_t, int64_t> coveringSpan(const std::vector<std::pair<int64_t, int64_t>>& chunks,
+                                                  int64_t b, int64_t e);
   /// Fully sharded (routes/node_gather.h): elements of the largest span one of G workers gathers
   /// for one delivery, the chunks under its range (the whole largest unit on the replicated
   /// route; its 1/G shard widened to chunk bounds on the sharded ones): each gather buffer's
   /// size. Pure.
   static int64_t gatherSpanNumel(const ChunkPlan& plan, int G, bool sharded_route);
+  /// Host bytes of a node's G workers' gather buffers: `buffers` each (1 on CPU workers, the
+  /// window slots on GPU workers) of gatherSpanNumel elements of `element_size` bytes.
+  static uint64_t gatherBufferBytes(const ChunkPlan& plan, int G, bool sharded_route, int buffers,
+                                    size_t element_size);
 };
 
 }  // namespace slidedp

@@ -692,9 +692,9 @@ EvalRecord Trainer::evaluate(int64_t after_step, BatchSource& data, int64_t num_
 uint64_t Trainer::workerGatherBytes(bool sharded_delivery) const {
   if (!state_.copy_sharded) return 0;
   const int G = ctx_.local_size - 1;
-  const int64_t span = NodeShards::gatherSpanNumel(plan_, G, G > 1 && sharded_delivery);
-  const int buffers = ctx_.device == DeviceKind::kCuda ? opts_.window_slots : 1;
-  return static_cast<uint64_t>(G) * buffers * span * (opts_.bf16_compute ? 2 : 4);
+  return NodeShards::gatherBufferBytes(plan_, G, G > 1 && sharded_delivery,
+                                       ctx_.device == DeviceKind::kCuda ? opts_.window_slots : 1,
+                                       opts_.bf16_compute ? 2 : 4);
 }
 
 }  // namespace slidedp

@@ -160,4 +160,44 @@ inline bool waitForText(const Proc& p, const std::string& text, double timeout_s
   return false;
 }
 
+/// What killNineDuringTraining saw: the job's result and the seconds from the kill until every
+/// rank was gone (< 0: nothing was killed; the failure is already reported).
+struct KillNineResult {
+  Result job;
+  double seconds = -1;
+};
+
+/// kill -9 of one rank of a training job: starts `job` (a command line that trains for many
+/// steps) with --shm-name NAME --pid-file /tmp/NAME.pids appended, waits for its `ranks` pids and
+/// for "step 3/", SIGKILLs rank `victim` and waits for the job. Expects every rank gone within
+/// 10 s and a failed job (gtest failures otherwise); the caller checks what is left behind.
+inline KillNineResult killNineDuringTraining(std::vector<std::string> job, const std::string& name,
+                                             int ranks, int victim) {
+  const std::string pids_file = "/tmp/" + name + ".pids";
+  std::remove(pids_file.c_str());
+  job.insert(job.end(), {"--shm-name", name, "--pid-file", pids_file});
+  Proc p = start(job);
+  KillNineResult out;
+  const auto pids = waitForPids(pids_file, ranks);
+  if (pids.size() != static_cast<size_t>(ranks)) {
+    ADD_FAILURE() << "expected " << ranks << " rank pids, got " << pids.size();
+    out.job = wait(p, 60);
+    return out;
+  }
+  if (!waitForText(p, "step 3/", 120)) {
+    ADD_FAILURE() << "the job never reached step 3:\n" << readFile(p.log);
+    out.job = wait(p, 60);
+    return out;
+  }
+  const auto t0 = steady_clock::now();
+  kill(pids[victim], SIGKILL);
+  out.job = wait(p, 60);
+  EXPECT_TRUE(waitAllGone(pids, 10)) << "a rank outlived the job by 10 s";
+  out.seconds = duration<double>(steady_clock::now() - t0).count();
+  EXPECT_LT(out.seconds, 10.0) << out.job.output;
+  EXPECT_NE(out.job.exit_code, 0);
+  std::remove(pids_file.c_str());
+  return out;
+}
+
 }  // namespace slidedp::test

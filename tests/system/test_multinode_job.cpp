@@ -284,25 +284,13 @@ namespace {
 void killNineEndsEveryRank(int nodes, int victim, const char* layout = "sharded") {
   const int ranks = 2 * nodes;
   const std::string name = fmt::format("slidedp-mnkill{}-{}-{}-{}", nodes, getpid(), victim, layout);
-  const std::string pids_file = "/tmp/" + name + ".pids";
-  std::remove(pids_file.c_str());
-  Proc p = start(train(nodes, 1, {"--shm-name", name, "--pid-file", pids_file, "--steps", "100000",
-                                  "--node-layout", layout}));
-  const auto pids = waitForPids(pids_file, ranks);
-  ASSERT_EQ(pids.size(), static_cast<size_t>(ranks));
-  ASSERT_TRUE(waitForText(p, "step 3/", 120)) << readFile(p.log);
-  const auto t0 = steady_clock::now();
-  kill(pids[victim], SIGKILL);
-  Result r = wait(p, 60);
-  EXPECT_TRUE(waitAllGone(pids, 10)) << "a rank outlived the job by 10 s";
-  const double s = duration<double>(steady_clock::now() - t0).count();
+  const KillNineResult k = killNineDuringTraining(
+      train(nodes, 1, {"--steps", "100000", "--node-layout", layout}), name, ranks, victim);
+  if (k.seconds < 0) return;
   std::printf("kill -9 of rank %d (node %d) during training: all %d ranks of %d nodes gone %.2f s later\n",
-              victim, victim / 2, ranks, nodes, s);
-  EXPECT_LT(s, 10.0) << r.output;
-  EXPECT_NE(r.exit_code, 0);
+              victim, victim / 2, ranks, nodes, k.seconds);
   for (int n = 0; n < nodes; ++n)
-    EXPECT_FALSE(Segment::exists(fmt::format("{}-n{}", name, n))) << "node " << n << "\n" << r.output;
-  std::remove(pids_file.c_str());
+    EXPECT_FALSE(Segment::exists(fmt::format("{}-n{}", name, n))) << "node " << n << "\n" << k.job.output;
 }
 }  // namespace
 

@@ -24,22 +24,10 @@ std::vector<std::string> train(int np, std::vector<std::string> extra, std::stri
 TEST(TrainingFailures, KillNineMidStepEndsAllRanksWithinTenSeconds) {
   for (int victim : {2, 0}) {
     const std::string name = fmt::format("slidedp-systrain-{}-{}", getpid(), victim);
-    const std::string pids_file = "/tmp/" + name + ".pids";
-    std::remove(pids_file.c_str());
-    Proc p = start(train(3, {"--shm-name", name, "--pid-file", pids_file, "--steps", "100000"}));
-    const auto pids = waitForPids(pids_file, 3);
-    ASSERT_EQ(pids.size(), 3u);
-    ASSERT_TRUE(waitForText(p, "step 3/", 120)) << readFile(p.log);
-    const auto t0 = steady_clock::now();
-    kill(pids[victim], SIGKILL);
-    Result r = wait(p, 60);
-    EXPECT_TRUE(waitAllGone(pids, 10)) << "a rank outlived the job by 10 s";
-    const double s = duration<double>(steady_clock::now() - t0).count();
-    std::printf("kill -9 of rank %d during training: all ranks gone %.2f s later\n", victim, s);
-    EXPECT_LT(s, 10.0) << r.output;
-    EXPECT_NE(r.exit_code, 0);
-    EXPECT_FALSE(Segment::exists(name)) << r.output;
-    std::remove(pids_file.c_str());
+    const KillNineResult k = killNineDuringTraining(train(3, {"--steps", "100000"}), name, 3, victim);
+    if (k.seconds < 0) return;
+    std::printf("kill -9 of rank %d during training: all ranks gone %.2f s later\n", victim, k.seconds);
+    EXPECT_FALSE(Segment::exists(name)) << k.job.output;
   }
 }
 
