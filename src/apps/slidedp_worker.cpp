@@ -15,6 +15,7 @@
 #include <optional>
 #include <random>
 #include <thread>
+#include <utility>
 
 #include "common/errors.h"            // defines: UserError, MPI_CHECK
 #include "common/log.h"               // defines: setLogIdentity, SLIDEDP_LOG_*
@@ -300,6 +301,28 @@ int main(int argc, char** argv) {
         return 2;
       }
       app.get_option(f)->configurable(false);
+    }
+    // The self-check's test hooks do nothing in a training job: refused, not ignored, and left
+    // out of the resolved configuration. An empty or default value passes: configurations
+    // saved before listed them (`fail-rank=""`).
+    const WorkerOptions d;
+    const std::pair<const char*, bool> hooks[] = {
+        {"--fail-rank", opts.fail_rank != d.fail_rank},
+        {"--hold", opts.hold_s != d.hold_s},
+        {"--extra-state-bytes", opts.extra_state_bytes != d.extra_state_bytes},
+        {"--handoff-rounds", opts.handoff_rounds != d.handoff_rounds},
+        {"--fail-message", opts.fail_message != d.fail_message}};
+    for (const auto& [f, differs] : hooks) {
+      CLI::Option* opt = app.get_option(f);
+      if (opt->count() > 0 && differs && !opt->as<std::string>().empty()) {
+        if (worldRankFromEnv() == 0)
+          std::fprintf(stderr, "slidedp: error: %s applies to the start-up self-check only (no "
+                       "--model/--model-config); a training job would ignore it.\nHINT: drop "
+                       "%s; to inject a failure into training use --kill-at PHASE@STEP[:RANK]\n",
+                       f, f);
+        return 2;
+      }
+      opt->configurable(false);
     }
   }
 #endif

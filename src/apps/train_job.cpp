@@ -487,16 +487,20 @@ int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trai
                        waited);
   }
   if (ctx.world_rank == 0 && !summaries.empty()) {
+    const bool gpu = ctx.device == DeviceKind::kCuda;
     std::string t = fmt::format(
         "summary (median over steps after {} warm-up step(s); seconds per step; max over workers)\n"
         "{:<26} {:>9} {:>10} {:>6} {:>7} | {:>6} {:>6} {:>6} {:>6} {:>6} {:>8} {:>8} | {:>8} {:>7} | {:>5} {:>7}\n",
-        o.warmup_steps, "variant@rows", "tok/s", "TFLOPS/GPU", "MFU%", "step_s", "fwd", "head", "bwd",
-        "h2d", "d2h", "ver-wait", "hnd-wait", "ldr-wait", "ldr-upd", "kept", "GPU GiB");
+        o.warmup_steps, "variant@rows", "tok/s", gpu ? "TFLOPS/GPU" : "GFLOPS/wkr", "MFU%", "step_s",
+        "fwd", "head", "bwd", "h2d", "d2h", "ver-wait", "hnd-wait", "ldr-wait", "ldr-upd", "kept",
+        "GPU GiB");
+    // CPU workers: GFLOPS per worker and no MFU (there is no GPU peak to divide by).
     for (const auto& s : summaries)
-      t += fmt::format("{:<26} {:>9.0f} {:>10.1f} {:>6.1f} {:>7.3f} | {:>6.3f} {:>6.3f} {:>6.3f} {:>6.3f} "
+      t += fmt::format("{:<26} {:>9.0f} {:>10.1f} {:>6} {:>7.3f} | {:>6.3f} {:>6.3f} {:>6.3f} {:>6.3f} "
                        "{:>6.3f} {:>8.3f} {:>8.3f} | {:>8.3f} {:>7.3f} | {:>5.0f} {:>7.1f}\n",
-                       s.variant, s.tokens_per_s, s.tflops, s.mfu, s.step_s, s.fwd, s.head, s.bwd, s.h2d,
-                       s.d2h, s.vwait, s.hwait, s.lwait, s.lupd, s.kept, s.gpu_gib);
+                       s.variant, s.tokens_per_s, gpu ? s.tflops : 1000 * s.tflops,
+                       gpu ? fmt::format("{:.1f}", s.mfu) : "-", s.step_s, s.fwd, s.head, s.bwd,
+                       s.h2d, s.d2h, s.vwait, s.hwait, s.lwait, s.lupd, s.kept, s.gpu_gib);
     SLIDEDP_LOG_INFO("{}", t);
   }
   return step;

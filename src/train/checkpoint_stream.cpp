@@ -81,7 +81,11 @@ void CheckpointStream::complete(const formats::FileDigest& digest) {
   const std::string budget = req_.staging && req_.staging->capacity() > 0
       ? fmt::format("at most {} held at once", shm::formatBytes(req_.staging->capacity()))
       : std::string("staging off: updates waited for the disk where it was behind");
-  if (req_.note)
+  if (req_.note && req_.blocking)
+    req_.note(fmt::format("checkpoint of step {} written to {} ({} in {:.2f} s to the fsync, {}; "
+                          "training waited for it)", req_.step, final_dir_,
+                          shm::formatBytes(digest.bytes), sec, rate(digest.bytes, sec)));
+  else if (req_.note)
     req_.note(fmt::format("checkpoint of step {} written to {} ({} in {:.2f} s to the fsync, "
                           "{}; {} of it copied to staging memory in {:.2f} s, {})",
                           req_.step, final_dir_, shm::formatBytes(digest.bytes), sec,

@@ -57,6 +57,9 @@ struct CheckpointRequest {
   /// reached them (formats/streamed_writer.h, staging; formats/staging_pool.h); null: those
   /// updates wait for the disk. The trainer's pool, shared by its successive checkpoints.
   std::shared_ptr<formats::StagingPool> staging;
+  /// Training waits until it is written (the last step's, a stop's, --checkpoint-mode
+  /// blocking): nothing is updated meanwhile, and the log line says so instead of staging.
+  bool blocking = false;
 };
 
 class CheckpointStream {

@@ -330,7 +330,8 @@ std::string Trainer::finishStream() {
 
 void Trainer::beginStream(const std::string& root, int64_t step, const nlohmann::json& state,
                           int keep, bool overwrite, const Note& note,
-                          const std::string& shared_tmp_dir, const std::string& file) {
+                          const std::string& shared_tmp_dir, const std::string& file,
+                          bool blocking) {
   SLIDEDP_ASSERT(leader_ && !stream_, "beginStream: leader only, one stream at a time");
   // Units in the order the next step updates them (hand-off order), 3 tensors each.
   const auto flat = leader_->stateTensors();
@@ -344,7 +345,8 @@ void Trainer::beginStream(const std::string& root, int64_t step, const nlohmann:
     if (written == (n + 1) / 2) killPoint("checkpoint", step);  // tests: half of it written
   };
   if (staging_pool_) staging_pool_->waitReady();  // faulted in since before step 1: done by now
-  CheckpointRequest req{root, step, state, keep, overwrite, note, shared_tmp_dir, file, staging_pool_};
+  CheckpointRequest req{root,          step, state, keep, overwrite, note, shared_tmp_dir, file,
+                        staging_pool_, blocking};
   stream_ = std::make_unique<CheckpointStream>(std::move(req), std::move(units), plan_.updateOrder(),
                                                after_unit);
 }
@@ -363,7 +365,8 @@ std::string Trainer::saveCheckpoint(const std::string& root, int64_t step,
     problem = finishStream();
     if (problem.empty()) {
       try {
-        beginStream(root, step, state, keep, overwrite, note);
+        beginStream(root, step, state, keep, overwrite, note, "", "optimizer.safetensors",
+                    /*blocking=*/true);
         problem = finishStream();
       } catch (const std::exception& e) {
         problem = fmt::format("writing the checkpoint of step {} to {} failed: {}", step, root, e.what());

@@ -215,10 +215,11 @@ class Trainer {
   /// Leader: finishes the streamed checkpoint, if any; returns its error ("" when none).
   std::string finishStream();
   /// Leader: starts streaming the checkpoint of `step` (throws UserError).
-  /// `shared_tmp_dir` and `file`: see CheckpointRequest (several nodes).
+  /// `shared_tmp_dir` and `file`: see CheckpointRequest (several nodes); `blocking`: training
+  /// waits for it (CheckpointRequest::blocking).
   void beginStream(const std::string& root, int64_t step, const nlohmann::json& state, int keep,
                    bool overwrite, const Note& note, const std::string& shared_tmp_dir = "",
-                   const std::string& file = "optimizer.safetensors");
+                   const std::string& file = "optimizer.safetensors", bool blocking = false);
   /// Several nodes (checkpoint_stream.h): world rank 0 makes the step's temporary directory and
   /// every leader holding a part of the state (each one sharded across nodes, node 0's when
   /// replicated) starts streaming its file into it. Collective; throws AgreedError (the

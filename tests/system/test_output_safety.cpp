@@ -338,6 +338,8 @@ TEST(EarlyChecks, BadSettingsAreRefusedBeforeStartUpAndPrintedOnce) {
       {{"--steps", "2", "--steps", "3"}, "--steps was given 2 times"},
       {{"--steps", "2", "--data", ref, "--seq-len", "32"}, "holds batches of 4 rows x 64 tokens, but --batch-size 8 --seq-len 32"},
       {{"--steps", "2", "--layers", "3"}, "--layers sizes the start-up self-check"},
+      {{"--steps", "2", "--fail-rank", "1"}, "--fail-rank applies to the start-up self-check only"},
+      {{"--steps", "2", "--hold", "30"}, "--hold applies to the start-up self-check only"},
       {{"--steps", "2", "--resume", "auto"}, "--resume auto continues from --checkpoint-dir"},
       {{"--steps", "2", "--resume", "/nonexistent/ckpt"}, "/nonexistent/ckpt does not exist"},
       {{"--steps", "2", "--checkpoint-every", "1"}, "--checkpoint-every 1 needs a --checkpoint-dir"},
