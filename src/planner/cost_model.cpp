@@ -146,8 +146,8 @@ Prediction predict(const Workload& w, const MachineDescription& m, const Policy&
   const std::vector<LayerActivation> layers = layer_choice ? *layer_choice : p.layers(w.L);
   SLIDEDP_ASSERT(static_cast<int64_t>(layers.size()) == w.L, "layer choices != L");
   if (p.window < 2) throwUserError("the window depth K must be >= 2, got {}", p.window);
-  if (p.ring_slots < 1 || p.chunk_numel < 1)
-    throwUserError("ring slots and chunk size must be >= 1 (got {} and {})", p.ring_slots, p.chunk_numel);
+  if (p.ring_slots < 1) throwUserError("--ring-slots must be >= 1, got {}", p.ring_slots);
+  ChunkPlan::checkChunkCount(w.unit_numels, p.chunk_numel);
   const int G = w.G;
   const bool multi = G > 1;
   const bool sharded = p.delivery == DeliveryRoute::kSharded && multi;

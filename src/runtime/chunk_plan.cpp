@@ -6,10 +6,35 @@
 
 namespace slidedp {
 
+int64_t ChunkPlan::countChunks(const std::vector<int64_t>& unit_numels, int64_t chunk_numel,
+                               bool split_embedding) {
+  int64_t n = 0;
+  for (int64_t numel : unit_numels) n += (numel + chunk_numel - 1) / chunk_numel;
+  if (split_embedding && !unit_numels.empty()) n += (unit_numels[0] + chunk_numel - 1) / chunk_numel;
+  return n;
+}
+
+void ChunkPlan::checkChunkCount(const std::vector<int64_t>& unit_numels, int64_t chunk_numel,
+                                bool split_embedding) {
+  if (chunk_numel < 1) throwUserError("--chunk-numel must be >= 1 element, got {}", chunk_numel);
+  const int64_t n = countChunks(unit_numels, chunk_numel, split_embedding);
+  if (n <= kMaxChunksPerStep) return;
+  // The smallest chunk size within the limit (the count falls as the size grows).
+  int64_t lo = chunk_numel, hi = int64_t{1} << 40;
+  while (lo + 1 < hi) {
+    const int64_t mid = lo + (hi - lo) / 2;
+    (countChunks(unit_numels, mid, split_embedding) <= kMaxChunksPerStep ? hi : lo) = mid;
+  }
+  throwUserError("--chunk-numel {} cuts the model's gradients into {} chunks per step; at most {} "
+                 "are allowed (each chunk is a hand-off with its own synchronisation).\nHINT: "
+                 "--chunk-numel {} or more (the default 4194304 suits models of 100 M parameters "
+                 "and up)", chunk_numel, n, kMaxChunksPerStep, hi);
+}
+
 ChunkPlan ChunkPlan::build(const std::vector<int64_t>& unit_numels, int64_t chunk_numel,
                            bool split_embedding) {
-  if (chunk_numel < 1) throwUserError("chunk_numel must be >= 1 element, got {}", chunk_numel);
   if (unit_numels.size() < 2) throwUserError("a model needs at least an embedding and a head unit");
+  checkChunkCount(unit_numels, chunk_numel, split_embedding);
   ChunkPlan p;
   p.unit_numels = unit_numels;
   p.chunk_numel = chunk_numel;

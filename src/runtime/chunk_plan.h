@@ -40,6 +40,9 @@ struct Chunk {
 /// vector- and cache-line-friendly.
 inline constexpr int64_t kShardAlignElems = 64;
 
+/// The most chunks one step may have (ChunkPlan::checkChunkCount).
+inline constexpr int64_t kMaxChunksPerStep = int64_t{1} << 20;
+
 struct ChunkPlan {
   std::vector<Chunk> chunks;  // hand-off order of one step
   std::vector<int64_t> unit_numels;
@@ -55,6 +58,15 @@ struct ChunkPlan {
   /// published after the last of these); otherwise once, last.
   static ChunkPlan build(const std::vector<int64_t>& unit_numels, int64_t chunk_numel,
                          bool split_embedding = false);
+  /// The chunks of one step (what build() makes, without making them).
+  static int64_t countChunks(const std::vector<int64_t>& unit_numels, int64_t chunk_numel,
+                             bool split_embedding = false);
+  /// Throws UserError, naming --chunk-numel, the count and the smallest --chunk-numel that
+  /// stays within kMaxChunksPerStep, when chunk_numel < 1 or a step would have more chunks
+  /// than that (each is a hand-off with its own synchronisation: a step of millions of tiny
+  /// chunks runs for hours and its plan alone takes gigabytes). Called by build().
+  static void checkChunkCount(const std::vector<int64_t>& unit_numels, int64_t chunk_numel,
+                              bool split_embedding = false);
 
   int64_t chunksPerStep() const { return static_cast<int64_t>(chunks.size()); }
   /// The global sequence number of chunk `i` of step `step` (1-based).

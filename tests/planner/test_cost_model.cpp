@@ -298,6 +298,10 @@ TEST(Search, NothingFitsIsAClearError) {
   o.gpu_budget_bytes = 2.0 * (1ull << 30);
   EXPECT_THROW(searchPolicies(w, m, o), UserError);
   EXPECT_THROW(makeWorkload(cfg, "x", 4, 2, 4096, true), UserError);  // B < G
+  // --evaluate --chunk-numel 1 (4 G chunks a step: it ended in std::bad_alloc)
+  Policy p;
+  p.chunk_numel = 1;
+  EXPECT_THROW(predict(w, m, p, 100.0 * (1ull << 30)), UserError);
 }
 
 TEST(Machine, EveryShippedDescriptionLoadsAndRoundTrips) {

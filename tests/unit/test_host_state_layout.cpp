@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "common/errors.h"
+#include "runtime/chunk_plan.h"
 #include "runtime/host_memory.h"
 #include "runtime/host_state_layout.h"
 #include "runtime/node_shards.h"
@@ -157,4 +158,27 @@ TEST(NodeShards, SplitEmbeddingPassesShareTheirParts) {
         }
     }
   }
+}
+
+// A chunk size that would cut a step into millions of hand-offs is refused up front, naming the
+// count and the smallest size within the limit (it made a 4B plan throw std::bad_alloc).
+TEST(ChunkPlan, TooManyChunksPerStepIsAClearErrorWithTheSmallestSizeThatFits) {
+  const std::vector<int64_t> units = {388971520, 100663296, 100663296, 2560};  // ~0.6 G elements
+  try {
+    ChunkPlan::build(units, 1);
+    FAIL() << "--chunk-numel 1 accepted";
+  } catch (const UserError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("--chunk-numel 1 cuts the model's gradients into 590300672 chunks per step"),
+              std::string::npos) << m;
+    EXPECT_NE(m.find("at most 1048576"), std::string::npos) << m;
+    const auto at = m.find("HINT: --chunk-numel ");
+    ASSERT_NE(at, std::string::npos) << m;
+    const int64_t hint = std::stoll(m.substr(at + 20));
+    EXPECT_LE(ChunkPlan::countChunks(units, hint), kMaxChunksPerStep);
+    EXPECT_GT(ChunkPlan::countChunks(units, hint - 1), kMaxChunksPerStep);
+    EXPECT_EQ(ChunkPlan::build(units, hint).chunksPerStep(), ChunkPlan::countChunks(units, hint));
+  }
+  EXPECT_THROW(ChunkPlan::build(units, 0), UserError);
+  EXPECT_EQ(ChunkPlan::build(units, 1000, true).chunksPerStep(), ChunkPlan::countChunks(units, 1000, true));
 }
