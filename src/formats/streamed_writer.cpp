@@ -138,12 +138,15 @@ StreamedSafetensorsWriter::StreamedSafetensorsWriter(
   }
   state_.assign(groups_.size(), GroupState::kPending);
   staged_.resize(groups_.size());
+  staging_ahead_ = opts_.stage_ahead && opts_.staging && opts_.staging->capacity() > 0;
   thread_ = std::thread([this] { run(); });
+  if (staging_ahead_) stager_ = std::thread([this] { stageAhead(); });
 }
 
 StreamedSafetensorsWriter::~StreamedSafetensorsWriter() {
   cancel();
   if (thread_.joinable()) thread_.join();
+  if (stager_.joinable()) stager_.join();
   staged_.clear();  // back to the pool, which opts_ may hold the last reference to
 }
 
@@ -251,8 +254,34 @@ double StreamedSafetensorsWriter::releaseGroup(int g, const std::function<void()
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+void StreamedSafetensorsWriter::stageAhead() {
+  std::unique_lock<std::mutex> lock(mu_);
+  auto over = [&] {
+    return cancel_.load(std::memory_order_acquire) || finished_.load(std::memory_order_acquire);
+  };
+  for (int g = 0; g < numGroups() && !over(); ++g) {
+    // Until g is copied (here or by releaseGroup), or the writer reached it: then the next.
+    while (!over() && state_[g] == GroupState::kPending && !stageLocked(g, lock)) {
+      // No room. With every group before g written (the writer waits here for g) none will
+      // come (g larger than the pool, the pool still faulting in, or later groups the caller
+      // copied on release hold it): the writer takes g from the caller's memory.
+      if (written_.load(std::memory_order_acquire) >= g) break;
+      const int seen = written_.load(std::memory_order_acquire);
+      cv_.wait_for(lock, std::chrono::milliseconds(20), [&] {
+        return over() || state_[g] != GroupState::kPending ||
+               written_.load(std::memory_order_acquire) != seen;
+      });
+    }
+    stager_at_ = g + 1;
+    cv_.notify_all();
+  }
+  stager_at_ = numGroups();
+  cv_.notify_all();
+}
+
 std::string StreamedSafetensorsWriter::wait() {
   if (thread_.joinable()) thread_.join();
+  if (stager_.joinable()) stager_.join();
   std::lock_guard<std::mutex> lock(mu_);
   return error_;
 }
@@ -293,7 +322,13 @@ void StreamedSafetensorsWriter::run() {
       std::vector<TensorToWrite> tensors;  // the caller's memory, or its staged copy
       {
         std::unique_lock<std::mutex> lock(mu_);
-        cv_.wait(lock, [&] { return state_[g] != GroupState::kCopying; });  // one group's copy
+        // One group's copy; with stage_ahead, also until the stager is past g (it copies g, or
+        // gives up on it for want of room), so that the writer reads the copy, not the memory
+        // the caller will soon want back.
+        cv_.wait(lock, [&] {
+          return state_[g] != GroupState::kCopying &&
+                 (!staging_ahead_ || state_[g] != GroupState::kPending || stager_at_ > static_cast<int>(g));
+        });
         if (state_[g] == GroupState::kPending) state_[g] = GroupState::kWriting;
         tensors = groups_[g];
       }

@@ -277,6 +277,62 @@ TEST(StreamedWriter, WhileWaitingForTheGroupBeingWrittenTheCallerCopiesTheNextOn
   removeTree(d);
 }
 
+// stage_ahead: with a slow disk and the caller busy elsewhere (the leader through the next
+// step's forward), every group is copied to staging before the caller releases any, so the
+// releases cost nothing; with room for one group only, the stager follows the writer as it
+// frees room, and the file is still each group as it was before its release.
+TEST(StreamedWriter, StageAheadCopiesEveryGroupBeforeTheCallerReleasesAny) {
+  const std::string d = tempDir("stage-ahead-thread");
+  for (const uint64_t budget : {uint64_t{64} << 20, uint64_t{300000} * 3 * 4}) {
+    State st({1001, 77, 300000, 5, 4099, 20000});
+    const State before = st;
+    std::vector<std::vector<TensorToWrite>> groups;
+    uint64_t total = 0;
+    for (int u = 0; u < 6; ++u) {
+      groups.push_back(st.unit(u));
+      for (const auto& t : st.unit(u)) total += tensorBytes(t);
+    }
+    StreamedWriterOptions o;
+    o.piece_bytes = 64 << 10;
+    o.staging = std::make_shared<StagingPool>(budget, 2);
+    o.staging->waitReady();
+    o.copy_threads = 2;
+    o.stage_ahead = true;
+    o.before_mark = [](int) { std::this_thread::sleep_for(std::chrono::milliseconds(100)); };
+    const std::string path = d + "/opt" + std::to_string(budget) + ".safetensors";
+    StreamedSafetensorsWriter w(path, std::move(groups), {{"format", "x"}}, o);
+    double held = 0;
+    if (budget >= (uint64_t{64} << 20)) {
+      // The "forward": the stager copies all 6 groups (the disk needs 6 x 100 ms for them).
+      const auto t0 = std::chrono::steady_clock::now();
+      while (w.stagedBytes() < total && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(20))
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      EXPECT_EQ(w.stagedBytes(), total) << "the stager did not copy every group (group 0 too: the "
+                                           "writer waits for the stager)";
+      EXPECT_LT(w.groupsWritten(), 6) << "the disk finished before the stager: no test";
+    }
+    for (int u = 0; u < 6; ++u) {
+      held += w.releaseGroup(u);
+      for (int p = 0; p < 3; ++p)
+        for (auto& v : st.bufs[u * 3 + p]) v = -7.0f;  // the "update" overwrites it all
+    }
+    ASSERT_EQ(w.wait(), "");
+    if (budget >= (uint64_t{64} << 20)) {
+      EXPECT_LT(held, 0.05) << "released groups waited although the stager had copied them";
+    }
+    EXPECT_GT(w.stagedBytes(), 0u);
+    const auto f = SafetensorsFile::open(path);
+    for (int u = 0; u < 6; ++u)
+      for (const auto& t : before.unit(u)) {
+        std::vector<float> got(static_cast<size_t>(t.shape[0]));
+        f.readFloat32(f.get(t.name), got.data());
+        EXPECT_EQ(std::memcmp(got.data(), t.src, got.size() * 4), 0) << t.name << " budget " << budget;
+      }
+    EXPECT_EQ(w.digest().xxh3, digestFile(path).xxh3);
+  }
+  removeTree(d);
+}
+
 // The staging pool is a ring: slices in order, back in order; one that does not fit at the
 // head is refused (never served out of order), and room comes back as the oldest are released.
 TEST(StagingPool, HandsOutSlicesInRingOrderAndRefusesWhatDoesNotFit) {
