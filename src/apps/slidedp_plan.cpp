@@ -69,7 +69,7 @@ std::string nodesRow(Workload w, MachineDescription m, int nodes, NodeLayoutKind
   const char* layout = nodes == 1 ? "-" : nodeLayoutName(layout_kind);
   try {
     const SearchResult res = searchPolicies(w, m, so);
-    const RankedPolicy& b = res.ranked.front();
+    const RankedPolicy& b = res.choice();
     const Prediction& pr = b.prediction;
     return fmt::format("{:>5} {:<13} {:>8.2f} {:>11.0f} {:>9.0f} {:>8.2f} {:>8.2f} {:>8.2f} {:<10} {:>9.0f}  {}",
                        nodes, layout, pr.step_s, pr.tokens_per_s,

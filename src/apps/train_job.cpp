@@ -841,7 +841,7 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
       req.machine_file = o.machine;
       req.calibration_file = o.calibration;
       const planner::Plan plan = planner::makePlan(req, nullptr, false);
-      const auto& best = plan.result.ranked.front();
+      const auto& best = plan.result.choice();
       best.policy.apply(o.train, plan.workload.L);
       predicted_s = best.prediction.step_s;
       plan_line = fmt::format("policy auto: {} (predicted {:.3f} s/step, {:.0f} tokens/s, bound by {}; "

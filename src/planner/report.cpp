@@ -41,10 +41,15 @@ std::string formatPlan(const Workload& w, const MachineDescription& m, const Sea
   for (int i = 0; i < n; ++i)
     s += fmt::format("{:>4} {}\n", i + 1, formatRow(r.ranked[i].policy.label(w.L), r.ranked[i].prediction));
   if (!r.ranked.empty()) {
-    const auto& best = r.ranked.front();
-    s += fmt::format("best: {} -> {:.3f} s/step, {:.0f} tokens/s, bound by {}\n  run it with: {}\n",
+    const auto& best = r.choice();
+    s += fmt::format("best: {} -> {:.3f} s/step, {:.0f} tokens/s, bound by {}{}\n  run it with: {}\n",
                      best.policy.label(w.L), best.prediction.step_s, best.prediction.tokens_per_s,
-                     best.prediction.bottleneck, best.policy.flags(w.L));
+                     best.prediction.bottleneck,
+                     r.chosen == 0 ? std::string()
+                                   : fmt::format(" (rank {}: the pipeline defaults, within {:.0f}% of "
+                                                 "rank 1, which the model cannot tell apart)",
+                                                 r.chosen + 1, 100 * kLeaveDefaultsMargin),
+                     best.policy.flags(w.L));
   }
   return s;
 }
@@ -62,6 +67,13 @@ nlohmann::json planJson(const Workload& w, const MachineDescription& m, const Se
   nlohmann::json j = {{"model", w.model_name}, {"parameters", w.parameters}, {"workers", w.G},
                       {"global_rows", w.global_rows}, {"seq_len", w.T}, {"machine", m.name},
                       {"evaluated", r.evaluated}, {"ranked", nlohmann::json::array()}};
+  if (!r.ranked.empty()) {  // what --policy auto runs (SearchResult::chosen)
+    nlohmann::json c = toJson(r.choice().prediction);
+    c["policy"] = r.choice().policy.label(w.L);
+    c["flags"] = r.choice().policy.flags(w.L);
+    c["rank"] = r.chosen + 1;
+    j["chosen"] = c;
+  }
   const int n = std::min<int>(top, static_cast<int>(r.ranked.size()));
   for (int i = 0; i < n; ++i) {
     nlohmann::json e = toJson(r.ranked[i].prediction);

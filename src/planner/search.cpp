@@ -146,7 +146,18 @@ SearchResult searchPolicies(const Workload& w, const MachineDescription& m, cons
   std::stable_sort(res.ranked.begin(), res.ranked.end(), [](const RankedPolicy& a, const RankedPolicy& b) {
     return a.prediction.step_s < b.prediction.step_s;
   });
+  const auto d = std::find_if(res.ranked.begin(), res.ranked.end(),
+                              [](const RankedPolicy& r) { return hasPipelineDefaults(r.policy); });
+  if (d != res.ranked.end() &&
+      d->prediction.step_s <= res.ranked.front().prediction.step_s * (1 + kLeaveDefaultsMargin))
+    res.chosen = static_cast<size_t>(d - res.ranked.begin());
   return res;
+}
+
+bool hasPipelineDefaults(const Policy& p) {
+  const Policy defaults;
+  return p.chunk_numel == defaults.chunk_numel && p.ring_slots == defaults.ring_slots &&
+         p.window == defaults.window;
 }
 
 }  // namespace slidedp::planner

@@ -27,11 +27,28 @@ struct RankedPolicy {
   Prediction prediction;
 };
 
+/// A policy may leave the runtime's pipeline defaults (chunk 4 Mi elements, 4 ring slots,
+/// window 2: what every benchmark has validated) only when it is predicted faster than the
+/// best policy with those defaults by more than this fraction. Below it the difference is
+/// inside the model's own error (median 5.3% over the 1xH200 sweep), and the model's pipeline
+/// terms under-rate what coarser chunks and a deeper window cost: twice on that machine the
+/// fastest prediction (chunk 16 Mi, window 3, 1.7% ahead) measured 4-7% slower than the
+/// defaults (README, "The step-time model").
+inline constexpr double kLeaveDefaultsMargin = 0.03;
+
 struct SearchResult {
   std::vector<RankedPolicy> ranked;  // feasible, fastest first
   int64_t evaluated = 0;
   int64_t over_gpu_budget = 0, over_host_ram = 0;
+  /// Index in `ranked` of the policy --policy auto runs and `plan` recommends: the fastest,
+  /// unless the fastest with the runtime's pipeline defaults is within kLeaveDefaultsMargin
+  /// of it (then that one).
+  size_t chosen = 0;
+  const RankedPolicy& choice() const { return ranked.at(chosen); }
 };
+
+/// Whether `p` has the runtime's pipeline defaults (chunk size, ring slots, window depth).
+bool hasPipelineDefaults(const Policy& p);
 
 /// Most decoder layers (0..L, kept in forward order) whose kept activations fit `budget`
 /// bytes per worker under `p` (its kept_layers ignored); -1 when even none fits.

@@ -290,6 +290,34 @@ TEST(Search, MoreBudgetIsNeverSlowerAndBisectionMatchesScan) {
   for (const auto& r : a.ranked) EXPECT_LE(r.prediction.gpu_peak_bytes, small.gpu_budget_bytes);
 }
 
+// --policy auto leaves the pipeline defaults (chunk, ring slots, window) only for a predicted
+// gain above kLeaveDefaultsMargin: the 1xH200 sweep's case (4B, 8 x 4096) and others.
+TEST(Search, TheChoiceKeepsThePipelineDefaultsUnlessClearlyFaster) {
+  const auto cfg = model::ModelConfig::load(std::string(SLIDEDP_SOURCE_DIR) + "/tools/configs/qwen3-4b.json");
+  const MachineDescription m = loadMachine(std::string(SLIDEDP_SOURCE_DIR) + "/tools/machines/h200x1.json");
+  int moved = 0;
+  for (const auto& [rows, T] : {std::pair<int64_t, int64_t>{8, 4096}, {1, 4096}, {32, 4096}, {2, 16384}}) {
+    const Workload w = makeWorkload(cfg, "qwen3-4b", 1, rows, T, true);
+    const SearchResult r = searchPolicies(w, m, SearchOptions{});
+    ASSERT_FALSE(r.ranked.empty());
+    const double fastest = r.ranked.front().prediction.step_s;
+    const RankedPolicy* first_default = nullptr;
+    for (const auto& x : r.ranked)
+      if (hasPipelineDefaults(x.policy)) {
+        first_default = &x;
+        break;
+      }
+    ASSERT_NE(first_default, nullptr) << "the defaults are among the candidates";
+    if (first_default->prediction.step_s <= fastest * (1 + kLeaveDefaultsMargin)) {
+      EXPECT_EQ(&r.choice(), first_default) << rows << " x " << T;
+      moved += r.chosen != 0;
+    } else {
+      EXPECT_EQ(r.chosen, 0u) << rows << " x " << T;
+    }
+  }
+  std::printf("the choice moved to the pipeline defaults in %d of 4 workloads\n", moved);
+}
+
 TEST(Search, NothingFitsIsAClearError) {
   const auto cfg = model::ModelConfig::load(std::string(SLIDEDP_SOURCE_DIR) + "/tools/configs/qwen3-4b.json");
   const Workload w = makeWorkload(cfg, "qwen3-4b", 1, 8, 4096, true);

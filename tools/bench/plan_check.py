@@ -198,7 +198,8 @@ def plot(a, rows):
         ax1.set_ylabel("predicted step (s)")
         ax1.set_title("predicted vs measured, per variant")
     if os.path.exists(js):
-        best = json.load(open(js))["ranked"][0]
+        plan = json.load(open(js))
+        best = plan.get("chosen", plan["ranked"][0])  # what --policy auto runs
         busy = best["busy_s"]
         names = list(busy) + ["exposed"]
         ax2.barh(names, [busy[k] for k in busy] + [best["exposed_s"]])
