@@ -19,7 +19,9 @@
 #     SLIDEDP_LONGEST_ARGS    extra arguments of tools/bench/longest_seq.py (`longest`: the longest
 #                             trainable sequence of slidedp and FSDP2 + Liger + AC on GPU 0, batch 1,
 #                             doubling then bisection, within a 540 s budget; e.g. --systems slidedp
-#                             --start 262144, or the --known-ok/--known-fail a previous call printed)
+#                             --start 262144, or the --known-ok/--known-fail a previous call printed);
+#                             SLIDEDP_LONGEST_TIMEOUT: the search's bound in seconds (default 590;
+#                             longer only detached, tools/gpu-detached.sh)
 #     SLIDEDP_CKPT_DIR        `ckpt`: the file system its checkpoints go to, in a subdirectory
 #                             slidedp-ckpt-bench it creates and removes (default: the checkout's). A
 #                             Qwen3-4B checkpoint is 48.3 GB: with room for two it writes two, with
@@ -34,6 +36,9 @@
 #     SLIDEDP_PLAN_CONFIG     model shape of `plan` (default tools/configs/qwen3-4b.json)
 #     SLIDEDP_PLAN_JOBS       `plan`'s jobs, "seq|budget GiB|variant,..." joined by ';' (default:
 #                             tools/bench/plan_check.py DEFAULT_JOBS, 12 variants, seq 4K-128K)
+#
+# A step longer than one call (10 minutes) runs detached across chained calls:
+#   bash tools/gpu-detached.sh start NAME -- bash tools/gpu-check.sh STEP, then ... wait NAME.
 #
 # Fixtures from ../shared do not travel to that machine: copy what tests need into .gpu/shared
 # (git-ignored) and carry it: mkdir -p .gpu/shared/{models,reference,data} && cp -r
@@ -158,7 +163,7 @@ do_longest() {
     export PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH}
   fi
   free -g | head -2
-  SLIDEDP_WORKER=$BIN/slidedp_worker timeout 590 python3 tools/bench/longest_seq.py --config "$CONFIG" \
+  SLIDEDP_WORKER=$BIN/slidedp_worker timeout ${SLIDEDP_LONGEST_TIMEOUT:-590} python3 tools/bench/longest_seq.py --config "$CONFIG" \
     --python python3 --out "$OUT/longest" ${SLIDEDP_LONGEST_ARGS:-} > "$OUT/longest.log" 2>&1 || rc=1
   cat "$OUT/longest.log" | cut -c1-400
   # A probe killed by the kernel leaves its trace there (when readable).
