@@ -4,8 +4,9 @@
     tools/generate.py --model runs/qwen3-ft/model --chat --prompt "Who made the heaven?"
     launcher/slidedp-run generate --model DIR --prompt "In the beginning"   # the same
 
-The prompt is encoded with the model directory's tokenizer (tokenizer.json or tokenizer.model,
-through transformers' AutoTokenizer): with --chat as a user message through the chat template
+The prompt is encoded with the model directory's tokenizer (tokenizer.json through
+transformers' AutoTokenizer; a tokenizer.model alone by slidedp_generate itself, as training's
+data is, except with --chat): with --chat as a user message through the chat template
 (add_generation_prompt), otherwise as plain text with the tokenizer's special tokens (BOS where
 the tokenizer adds one). The ids go to build/bin/slidedp_generate (--prompt-ids), which runs the
 model (greedy by default); the new ids are decoded back to text and printed (--show-ids: the ids
@@ -51,13 +52,17 @@ def main(argv=None):
     sampling = ["--max-new-tokens", str(a.max_new_tokens), "--temperature", str(a.temperature),
                 "--top-p", str(a.top_p), "--seed", str(a.seed), "--device", a.device, "--dtype", a.dtype]
     only_spm = not os.path.isfile(os.path.join(a.model, "tokenizer.json"))
+    if only_spm and not a.chat:
+        # A SentencePiece tokenizer.model alone: slidedp_generate encodes it as training's data
+        # does (BOS + the pieces). transformers' AutoTokenizer may load it as a backend that
+        # drops BOS and the dummy-prefix space (transformers 5.x: "hi" -> [415, 417] instead
+        # of [1, 270, 417]), so the model would continue another text.
+        return subprocess.run([a.binary, "--model", a.model, "--prompt", a.prompt] + sampling
+                              + (["--print-ids"] if a.show_ids else [])).returncode
     try:
         from transformers import AutoTokenizer
         tok = AutoTokenizer.from_pretrained(a.model)
     except Exception as e:  # e.g. a SentencePiece tokenizer.model without sentencepiece/protobuf
-        if only_spm and not a.chat:
-            # slidedp_generate reads a SentencePiece tokenizer.model itself (BOS prepended).
-            return subprocess.run([a.binary, "--model", a.model, "--prompt", a.prompt] + sampling).returncode
         first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
         return fail(f"transformers cannot load the tokenizer of {a.model}: {first}",
                     "install what it names into this interpreter"

@@ -10,6 +10,7 @@
 //
 // defines: main()
 #include <CLI/CLI.hpp>                    // defines: the command line
+#include <cmath>
 
 #include <algorithm>
 #include <cstdio>
@@ -250,9 +251,20 @@ int main(int argc, char** argv) {
   app.add_option("--model-config", o.model_config, "config.json of the model");
   app.add_option("--batch-size", o.batch_size, "Global batch, rows per step")->capture_default_str();
   app.add_option("--seq-len", o.seq_len, "Tokens per row T")->capture_default_str();
-  app.add_option("--gpus", o.gpus, "Workers (GPUs, or CPU workers); 0: the machine's (1 GPU, or 2 CPU workers)")->capture_default_str();
+  // A GiB or rate: a finite number >= 0 (CLI::NonNegativeNumber lets nan through).
+  const CLI::Validator kFiniteNonNegative(
+      [](std::string& v) {
+        try {
+          const double x = std::stod(v);
+          if (std::isfinite(x) && x >= 0) return std::string();
+        } catch (const std::exception&) {
+        }
+        return "must be a finite number >= 0, got " + v;
+      },
+      "NUMBER >= 0");
+  app.add_option("--gpus", o.gpus, "Workers (GPUs, or CPU workers); 0: the machine's (1 GPU, or 2 CPU workers)")->check(CLI::NonNegativeNumber)->capture_default_str();
   app.add_option("--device", o.device, "auto, cuda or cpu")->check(CLI::IsMember({"auto", "cuda", "cpu"}))->capture_default_str();
-  app.add_option("--gpu-memory-budget", o.gpu_budget_gib, "GiB per GPU (0: memory - 3)")->capture_default_str();
+  app.add_option("--gpu-memory-budget", o.gpu_budget_gib, "GiB per GPU (0: memory - 3)")->check(kFiniteNonNegative)->capture_default_str();
   app.add_option("--max-grad-norm", o.max_grad_norm, "> 0: exact clipping (its barrier is priced)")->capture_default_str();
   app.add_option("--embedding-update", o.embedding_update, "split or dense (the embedding's update "
                  "schedule; split prices the token rows only at the end of the step)")
@@ -261,7 +273,7 @@ int main(int argc, char** argv) {
   app.add_option("--machine", o.machine, "Predict for this machine description (tools/machines/*.json) instead of calibrating here");
   app.add_option("--calibration", o.calibration, "Calibration cache file (default $SLIDEDP_CALIBRATION or ~/.cache/slidedp/calibration.json)");
   app.add_flag("--recalibrate", o.recalibrate, "Measure this machine again, replacing its cached entry");
-  app.add_option("--top", o.top, "Policies printed")->capture_default_str();
+  app.add_option("--top", o.top, "Policies printed")->check(CLI::PositiveNumber)->capture_default_str();
   app.add_option("--json", o.json, "Also write the plan as JSON");
   app.add_option("--leader-cores", o.leader_cores, "The leader's cores (the launcher passes its placement)");
   app.add_flag("--evaluate", o.evaluate, "Price the run's own flags (--delivery ... --activations) instead of searching");
@@ -275,9 +287,9 @@ int main(int argc, char** argv) {
   app.add_option("--max-kept-layers", o.max_kept_layers, "(--evaluate) cap on kept layers");
   app.add_flag("--offload-activations", o.offload, "(--evaluate) recomputed layers' inputs on the host");
   app.add_option("--leader-threads", o.leader_threads, "(--evaluate) AdamW threads");
-  app.add_option("--nodes", o.nodes, "Nodes (each 1 leader + --gpus workers); 0: the machine file's network.nodes")->capture_default_str();
-  app.add_option("--network-gbps", o.network_gbps, "Network rate per node, Gb/s (e.g. 400 for one 400G NIC)");
-  app.add_option("--network-latency-us", o.network_latency_us, "Latency per ring step, microseconds (default 5)");
+  app.add_option("--nodes", o.nodes, "Nodes (each 1 leader + --gpus workers); 0: the machine file's network.nodes")->check(CLI::NonNegativeNumber)->capture_default_str();
+  app.add_option("--network-gbps", o.network_gbps, "Network rate per node, Gb/s (e.g. 400 for one 400G NIC)")->check(kFiniteNonNegative);
+  app.add_option("--network-latency-us", o.network_latency_us, "Latency per ring step, microseconds (default 5)")->check(kFiniteNonNegative);
   app.add_option("--node-layout", o.node_layout, "sharded, fully-sharded or replicated across nodes")->capture_default_str();
   app.add_option("--nodes-sweep", o.nodes_sweep, "Print the best policy for each of these node counts "
                  "(e.g. 1,2,4,8,16,32,64), every layout (sharded, fully-sharded, replicated); --batch-size is then rows per node")->delimiter(',');
@@ -311,6 +323,17 @@ int main(int argc, char** argv) {
     return run(o);
   } catch (const UserError& e) {
     std::fprintf(stderr, "slidedp plan: error: %s\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    // LibTorch's errors (c10::Error: the calibration's layer at the run's shape, e.g. more
+    // memory than the machine has) carry a backtrace after their first line.
+    std::string what = e.what();
+    what = what.substr(0, what.find('\n'));
+    std::fprintf(stderr, "slidedp plan: error: measuring this machine at the run's shape (%lld "
+                 "rows x %lld tokens) failed: %s\nHINT: calibration runs the model's layer at that "
+                 "shape here; plan a smaller --batch-size/--seq-len, or predict without measuring "
+                 "with --machine tools/machines/<machine>.json\n",
+                 static_cast<long long>(o.batch_size), static_cast<long long>(o.seq_len), what.c_str());
     return 2;
   }
 }

@@ -408,7 +408,8 @@ int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trai
       }
       if (!std::isfinite(rec.loss))
         throw std::runtime_error(fmt::format("step {}: the loss is {} (diverged)", step, rec.loss));
-      if (!o.trace.empty() && step == std::max<int64_t>(o.trace_step, first)) {
+      if (!o.trace.empty() &&
+          step == std::max<int64_t>(o.trace_step_given ? o.trace_step : std::min(o.trace_step, last), first)) {
         if (const std::string dir = formats::parentPath(o.trace); !dir.empty() && ctx.world_rank == 0)
           formats::makeDirectories(dir);
         trainer.writeTrace(o.trace, rec);
@@ -633,6 +634,10 @@ void checkSettings(const TrainJobOptions& o, int num_workers) {
   if (t.leader_threads < 0) throwUserError("--leader-threads must be >= 0 (0: all), got {}", t.leader_threads);
   if (o.warmup_steps < 0) throwUserError("--warmup-steps must be >= 0, got {}", o.warmup_steps);
   if (o.trace_step < 1) throwUserError("--trace-step must be >= 1, got {}", o.trace_step);
+  if (!o.trace.empty() && o.route_sweep.empty() && o.trace_step_given && o.trace_step > o.steps)
+    throwUserError("--trace-step {} is after the run's last step (--steps {}): no trace would be "
+                   "written to {}.\nHINT: --trace-step {} or less", o.trace_step, o.steps, o.trace,
+                   o.steps);
   if (o.checkpoint_every < 0)
     throwUserError("--checkpoint-every must be >= 0 (0: only at the end and on a stop), got {}",
                    o.checkpoint_every);
@@ -857,6 +862,13 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
   if (!plan_line.empty() && ctx.world_rank == 0) SLIDEDP_LOG_INFO("{}", plan_line);
 
   const bool random_init = !o.model_config.empty();
+  for (const auto& v : variants)  // before start-up: activation offload needs GPU workers
+    if (ctx.device != DeviceKind::kCuda && v.opts.offload_activations)
+      throw AgreedError(fmt::format("{}: --offload-activations (+offload) applies to GPU workers "
+                                    "only (CPU workers keep activations in host memory already).\n"
+                                    "HINT: drop +offload, or run with --device cuda",
+                                    !o.route_sweep.empty() ? "--route-sweep item '" + v.label + "'"
+                                                        : std::string("the run")));
   for (const auto& v : variants)  // before start-up: CUDA IPC routes need GPU workers
     if (ctx.device != DeviceKind::kCuda && (usesCudaIpc(v.opts.delivery) || usesCudaIpc(v.opts.reduction)))
       throw AgreedError(fmt::format("route {}/{}: the CUDA IPC routes (sharded-ipc, gpu-ipc) need GPU "

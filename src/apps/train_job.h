@@ -38,6 +38,8 @@ struct TrainJobOptions {
   std::string metrics;             // JSONL (or CSV), one record per step
   std::string trace;               // Chrome trace of step trace_step
   int64_t trace_step = 2;
+  bool trace_step_given = false;   // --trace-step given: beyond --steps it is an error (the
+                                   // default 2 then traces the last step)
   std::string checkpoint_dir;
   int64_t checkpoint_every = 0;
   int keep_checkpoints = 2;

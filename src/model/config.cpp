@@ -177,6 +177,9 @@ ModelConfig ModelConfig::fromJson(const nlohmann::json& j, const std::string& sr
   if (c.family == ModelFamily::Mistral) defaultMaxPos = 4096 * 32;
   c.maxPositionEmbeddings = getInt(j, "max_position_embeddings", defaultMaxPos, src);
   c.rmsNormEps = getNumber(j, "rms_norm_eps", 1e-6, src);
+  if (!(c.rmsNormEps > 0) || !std::isfinite(c.rmsNormEps))
+    throwUserError("{}: rms_norm_eps = {} must be a finite number > 0 (RMSNorm divides by "
+                   "sqrt(mean(x^2) + eps)); Qwen3 and Llama use 1e-6 or 1e-5", src, c.rmsNormEps);
   if (c.numHeads % c.numKvHeads != 0)
     throwUserError("{}: num_attention_heads = {} is not a multiple of num_key_value_heads = {}",
                    src, c.numHeads, c.numKvHeads);

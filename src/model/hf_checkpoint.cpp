@@ -1,6 +1,8 @@
 // HF model directories <-> unit buffers (see hf_checkpoint.h).
 #include "model/hf_checkpoint.h"
 
+#include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 #include "common/errors.h"
@@ -103,11 +105,16 @@ void exportHfModel(const std::string& outDir, const ModelConfig& config, const P
   }
   if (!named) raw["torch_dtype"] = dtypeString;
   formats::writeFileAtomic(formats::joinPath(outDir, "config.json"), raw.dump(2) + "\n");
-  if (tokenizerSrcDir.empty()) return;
+  // The tokenizer files are the source model's, and only those: one an earlier export left in
+  // outDir (another model's, or a damaged one) would be loaded beside these weights.
   for (const auto& name : tokenizerFileNames()) {
-    const std::string src = formats::joinPath(tokenizerSrcDir, name);
-    if (!formats::isRegularFile(src)) continue;
-    formats::writeFileAtomic(formats::joinPath(outDir, name), formats::readFileBytes(src));
+    const std::string dst = formats::joinPath(outDir, name);
+    const std::string src = tokenizerSrcDir.empty() ? std::string() : formats::joinPath(tokenizerSrcDir, name);
+    if (!src.empty() && formats::isRegularFile(src))
+      formats::writeFileAtomic(dst, formats::readFileBytes(src));
+    else if (formats::isRegularFile(dst) && std::remove(dst.c_str()) != 0)
+      throwUserError("{}: cannot remove a tokenizer file of an earlier export: {}", dst,
+                     std::strerror(errno));
   }
 }
 

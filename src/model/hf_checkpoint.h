@@ -56,7 +56,7 @@ const std::vector<std::string>& tokenizerFileNames();
 /// safetensors in `dtype` (F32, BF16 or F16; converted on the fly from the fp32 unit
 /// buffers, round to nearest even), sharded with model.safetensors.index.json when the
 /// weights exceed `maxShardBytes`, and tokenizerFileNames() copied from `tokenizerSrcDir`
-/// (skipped when empty). Tied embeddings write only model.embed_tokens.weight, as
+/// (none when empty); a tokenizer file already in `outDir` that the source lacks is removed. Tied embeddings write only model.embed_tokens.weight, as
 /// transformers does. Throws UserError on I/O failure.
 void exportHfModel(const std::string& outDir, const ModelConfig& config, const ParamLayout& layout,
                    const std::vector<const float*>& unitBuffers, formats::DType dtype,

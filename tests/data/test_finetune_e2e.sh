@@ -135,6 +135,15 @@ PYEOF
   > "$TMP/gen-spm.log" 2>&1 || { rc=$?; cat "$TMP/gen-spm.log"; fail "generate (tokenizer.model only): exit $rc"; }
 grep -q "Traceback" "$TMP/gen-spm.log" && { cat "$TMP/gen-spm.log"; fail "generate (tokenizer.model only): a traceback"; }
 grep -q "^Once upon a time" "$TMP/gen-spm.log" || { cat "$TMP/gen-spm.log"; fail "generate (tokenizer.model only): no text"; }
+# ... encoded as training's data is (BOS + pieces, slidedp_generate's own encoder): transformers
+# 5.x loads a lone tokenizer.model as a backend without BOS and the dummy prefix ("hi" became
+# [415, 417] instead of [1, 270, 417]) and the model continued another text.
+"$RUN" generate --model "$SHARED/models/stories260K" --prompt "hi" --max-new-tokens 6 --show-ids \
+  > "$TMP/gen-hi.log" 2>&1 || fail "generate --prompt hi: exit $?"
+"$SLIDEDP_GENERATE" --model "$SHARED/models/stories260K" --prompt "hi" --max-new-tokens 6 --print-ids \
+  > "$TMP/gen-hi-direct.log" 2>&1 || fail "slidedp_generate --prompt hi: exit $?"
+[ "$(tail -1 "$TMP/gen-hi.log")" = "$(tail -1 "$TMP/gen-hi-direct.log")" ] \
+  || { cat "$TMP/gen-hi.log" "$TMP/gen-hi-direct.log"; fail "generate and slidedp_generate encode 'hi' differently"; }
 
 # 5. refused before the first step, naming the prepare command
 bad() {  # bad NAME MESSAGE DATA

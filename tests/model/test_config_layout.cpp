@@ -1,6 +1,8 @@
 // ModelConfig parsing (both config styles, every family, every refusal), ParamLayout, and HF
 // directory load/export (no LibTorch).
 #include <gtest/gtest.h>
+
+#include <fstream>
 #include <unistd.h>
 
 #include <cstring>
@@ -159,6 +161,11 @@ TEST(ModelConfig, Refusals) {
   j = llama3New();
   j["hidden_act"] = "gelu";
   expectRefused(j, {"hidden_act", "\"gelu\""});
+  for (double eps : {-1.0, 0.0}) {  // the loss was -nan at step 1
+    j = llama3New();
+    j["rms_norm_eps"] = eps;
+    expectRefused(j, {"rms_norm_eps", "must be a finite number > 0"});
+  }
   j = llama3New();
   j["rope_parameters"]["rope_type"] = "longrope";
   expectRefused(j, {"rope_parameters.rope_type", "\"longrope\""});
@@ -351,6 +358,13 @@ TEST(HfCheckpoint, LoadUnitsAndExportRoundTrip) {
   auto back = loadHostModel(dir + "/f32");
   EXPECT_EQ(back.config.raw, m.config.raw);
   for (size_t u = 0; u < m.units.size(); ++u) EXPECT_EQ(back.units[u], m.units[u]);
+  // An export over an earlier one with a tokenizer.json the source lacks (another model's, or
+  // damaged): removed, so the directory's tokenizer is the source's (stories260K: .model only).
+  { std::ofstream(dir + "/f32/tokenizer.json") << "{ not json"; }
+  exportHfModel(dir + "/f32", m.config, m.layout, ptrs, slidedp::formats::DType::F32, 100000,
+                kStories);
+  EXPECT_FALSE(fs::exists(dir + "/f32/tokenizer.json")) << "a stale tokenizer file stayed";
+  EXPECT_TRUE(fs::exists(dir + "/f32/tokenizer.model"));
   // bf16: the config's dtype follows, and values are the rounded fp32 values.
   exportHfModel(dir + "/bf16", m.config, m.layout, ptrs, slidedp::formats::DType::BF16);
   auto b = loadHostModel(dir + "/bf16");

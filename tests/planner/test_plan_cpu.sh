@@ -71,5 +71,18 @@ reco=$("$BUILD/bin/slidedp_plan" "${ARGS[@]}" --gpus 1 --device cpu --evaluate -
 echo "evaluate: keep-all $keep s, recompute-all $reco s"
 python3 -c "import sys; sys.exit(0 if 0 < float('$keep') < float('$reco') else 1)" || fail "recompute-all is not slower than keep-all ($reco vs $keep)"
 
+# 5. nonsense values refused (exit 2, naming the flag), and a shape too large to measure here
+# is a clear error, not LibTorch's terminate and backtrace
+for bad in "--gpu-memory-budget -4" "--gpu-memory-budget nan" "--gpus -1" "--top 0"; do
+  out=$("$BUILD/bin/slidedp_plan" "${ARGS[@]}" --device cpu $bad 2>&1); rc=$?
+  [ $rc -ne 0 ] && [[ "$out" == *"${bad%% *}"* ]] || fail "slidedp_plan $bad: exit $rc: $out"
+done
+out=$(SLIDEDP_CALIBRATION="$TMP/huge-cal.json" "$BUILD/bin/slidedp_plan" --model-config \
+      "$ROOT/tests/planner/qwen3-cpu-check.json" --device cpu --batch-size 100000000000 2>&1); rc=$?
+echo "huge batch (exit $rc): $(echo "$out" | grep -m1 error)"
+[ $rc -eq 2 ] || fail "slidedp_plan --batch-size 1e11: exit $rc (want 2)"
+[[ "$out" == *"terminate called"* || "$out" == *"frame #"* ]] && fail "slidedp_plan --batch-size 1e11: a crash: $out"
+[[ "$out" == *"HINT"* ]] || fail "slidedp_plan --batch-size 1e11: no HINT: $out"
+
 [ $FAILS -eq 0 ] && echo "planner_cpu_check: all checks passed" || echo "FAIL: $FAILS check(s) failed"
 exit $FAILS
