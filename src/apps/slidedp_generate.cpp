@@ -26,7 +26,9 @@ std::vector<int64_t> parseIds(const std::string& s) {
   std::stringstream ss(s);
   std::string item;
   while (std::getline(ss, item, ',')) {
-    if (item.empty()) continue;
+    if (item.empty())
+      throwUserError("--prompt-ids '{}': an empty item (two commas, or one at an end); expected "
+                     "e.g. 1,450,37", s);
     try {
       ids.push_back(std::stoll(item));
     } catch (const std::exception&) {
@@ -47,9 +49,11 @@ int run(int argc, char** argv) {
                  "model directory: config.json, *.safetensors, "
                  "tokenizer.model")
       ->required();
-  app.add_option("--prompt", prompt, "prompt text (encoded with tokenizer.model; BOS prepended)");
-  app.add_option("--prompt-ids", promptIds,
-                 "prompt as comma-separated token ids instead of text (no BOS added)");
+  CLI::Option* promptOpt =
+      app.add_option("--prompt", prompt, "prompt text (encoded with tokenizer.model; BOS prepended)");
+  CLI::Option* promptIdsOpt = app.add_option(
+      "--prompt-ids", promptIds, "prompt as comma-separated token ids instead of text (no BOS added)");
+  promptIdsOpt->excludes(promptOpt);
   app.add_option("--max-new-tokens", maxNewTokens, "tokens to generate")->capture_default_str();
   app.add_option("--temperature", temperature, "0 = greedy (argmax); > 0 = sampling")
       ->capture_default_str();
@@ -72,6 +76,8 @@ int run(int argc, char** argv) {
                  "options\n", e.what());
     return 2;
   }
+  if (promptIdsOpt->count() > 0 && promptIds.empty())
+    throwUserError("--prompt-ids is empty\nHINT: pass ids such as 1,450,37, or --prompt TEXT");
   if (maxNewTokens < 0) throwUserError("--max-new-tokens must be >= 0, got {}", maxNewTokens);
   if (!(temperature >= 0)) throwUserError("--temperature must be >= 0 (0: greedy), got {}", temperature);
   if (!(topP > 0 && topP <= 1)) throwUserError("--top-p must be in (0, 1], got {}", topP);
@@ -131,7 +137,17 @@ int run(int argc, char** argv) {
   o.topP = topP;
   o.seed = seed;
   o.stopAtEos = !ignoreEos;
+  if (static_cast<int64_t>(ids.size()) >= m.config.maxPositionEmbeddings && maxNewTokens > 0)
+    throwUserError("the prompt has {} tokens, the model's context {} (max_position_embeddings): "
+                   "nothing can be generated after it\nHINT: a shorter prompt", ids.size(),
+                   m.config.maxPositionEmbeddings);
   auto out = model::generate(m.config, m.layout, units, ids, o);
+  if (static_cast<int64_t>(out.size()) < maxNewTokens &&
+      static_cast<int64_t>(ids.size() + out.size()) >= m.config.maxPositionEmbeddings)
+    std::fprintf(stderr, "slidedp_generate: stopped after %zu of --max-new-tokens %ld: the prompt "
+                 "and the generated tokens fill the model's context (max_position_embeddings "
+                 "%ld)\n", out.size(), static_cast<long>(maxNewTokens),
+                 static_cast<long>(m.config.maxPositionEmbeddings));
 
   if (haveSp) {
     std::vector<int> all(ids.begin(), ids.end());

@@ -496,4 +496,23 @@ TEST(Generate, BadPromptIdsAndEmptyPromptsAreClearErrors) {
   Result ok = wait(start({SLIDEDP_GENERATE_BIN, "--model", stories(), "--prompt-ids", "1,403",
                           "--max-new-tokens", "4"}));
   EXPECT_EQ(ok.exit_code, 0) << ok.output;
+  // Conflicting or malformed prompts: refused, not silently one of them or BOS alone.
+  const std::vector<std::pair<std::vector<std::string>, std::string>> bad = {
+      {{"--prompt", "hi", "--prompt-ids", "1"}, "--prompt excludes --prompt-ids"},
+      {{"--prompt-ids", "1,,2"}, "an empty item"},
+      {{"--prompt-ids", ""}, "--prompt-ids is empty"}};
+  for (const auto& [args, want] : bad) {
+    std::vector<std::string> a = {SLIDEDP_GENERATE_BIN, "--model", stories()};
+    a.insert(a.end(), args.begin(), args.end());
+    Result r = wait(start(a));
+    EXPECT_EQ(r.exit_code, 2) << args[0] << "\n" << r.output;
+    EXPECT_NE(r.output.find(want), std::string::npos) << r.output;
+  }
+  // Past the model's context (512 positions): it says why it stopped short.
+  Result full = wait(start({SLIDEDP_GENERATE_BIN, "--model", stories(), "--prompt-ids", "1",
+                            "--max-new-tokens", "600", "--ignore-eos"}));
+  EXPECT_EQ(full.exit_code, 0) << full.output;
+  EXPECT_NE(full.output.find("stopped after 511 of --max-new-tokens 600: the prompt and the "
+                             "generated tokens fill the model's context"), std::string::npos)
+      << full.output.substr(0, 2000);
 }
