@@ -306,7 +306,9 @@ void DataLoader::restore(const nlohmann::json& c) {
     if (c.at(f) != now.at(f)) {
       throwUserError("data cursor does not match this run: {} was {} at the checkpoint, is {} "
                      "now\nHINT: resume with the same data file, seed, batch size, sequence "
-                     "length and shuffle setting, or start the data afresh.", f, c.at(f).dump(),
+                     "length and shuffle setting; to train the checkpoint's weights on other "
+                     "data or shapes, export them (a run with --resume and --export) and start "
+                     "a new run with --model on that directory", f, c.at(f).dump(),
                      now.at(f).dump());
     }
   }

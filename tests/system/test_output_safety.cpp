@@ -516,3 +516,30 @@ TEST(Generate, BadPromptIdsAndEmptyPromptsAreClearErrors) {
                              "generated tokens fill the model's context"), std::string::npos)
       << full.output.substr(0, 2000);
 }
+
+// A resume with another model directory of the same shape passes the shape checks; the log says
+// whose weights the run continues from, and whose config and tokenizer the export takes. A
+// resume whose data cursor differs names a way that exists (not "start the data afresh").
+TEST(ResumeNotes, AnotherModelDirectoryIsNamedAndADataMismatchHintIsActionable) {
+  const std::string d = tmpDir("resume-notes");
+  const std::string other = d + ".model";
+  const std::string kjv = sharedDir() + "/data/kjv.txt";
+  std::system(("cp -r " + stories() + " " + other).c_str());
+  Result first = wait(start(train({"--steps", "2", "--checkpoint-dir", d, "--data", kjv})));
+  ASSERT_EQ(first.exit_code, 0) << first.output;
+  std::vector<std::string> a = train({"--steps", "3", "--resume", d, "--checkpoint-dir", d, "--data", kjv});
+  a[std::find(a.begin(), a.end(), stories()) - a.begin()] = other;
+  Result moved = wait(start(a));
+  EXPECT_EQ(moved.exit_code, 0) << moved.output;
+  EXPECT_NE(moved.output.find("resuming a checkpoint of --model " + stories() + " with --model " + other),
+            std::string::npos) << moved.output;
+  Result same = wait(start(train({"--steps", "4", "--resume", d, "--checkpoint-dir", d, "--data", kjv})));
+  EXPECT_EQ(same.exit_code, 0) << same.output;  // checkpoint 3 is the other directory's run
+  std::vector<std::string> b = train({"--steps", "5", "--resume", d, "--checkpoint-dir", d, "--data", kjv});
+  *(std::find(b.begin(), b.end(), std::string("--batch-size")) + 1) = "6";
+  Result shape = wait(start(b));
+  EXPECT_EQ(shape.exit_code, 2) << shape.output;
+  EXPECT_EQ(shape.output.find("start the data afresh"), std::string::npos) << shape.output;
+  EXPECT_NE(shape.output.find("start a new run with --model"), std::string::npos) << shape.output;
+  std::system(("rm -rf " + d + " " + other).c_str());
+}
