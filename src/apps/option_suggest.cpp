@@ -62,6 +62,10 @@ std::string explainConfigError(const std::string& msg, const std::string& config
   const std::string prefix = "INI was not able to parse ";  // CLI11's words for an unknown key
   if (msg.rfind(prefix, 0) != 0) return msg;
   const std::string key = msg.substr(prefix.size());
+  if (const auto dot = key.find('.'); dot != std::string::npos)  // "[training]" then "steps = 2"
+    return fmt::format("--config {}: a [{}] section; the keys are the flags' names at the top "
+                       "level, with no sections (e.g. steps = 100, not [training] steps = 100)",
+                       config_file, key.substr(0, dot));
   const std::string near = closestName("--" + key, flags);
   return fmt::format("unknown key '{}' in --config {}{}", key, config_file,
                      didYouMean(near.empty() ? "" : near.substr(2)));

@@ -10,12 +10,14 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>                // defines: the command line
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <optional>
 #include <random>
 #include <thread>
 #include <utility>
+#include <vector>
 
 #include "common/errors.h"            // defines: UserError, MPI_CHECK
 #include "common/log.h"               // defines: setLogIdentity, SLIDEDP_LOG_*
@@ -247,7 +249,8 @@ int run(const WorkerOptions& o) {
 
 /// Command-line errors: --help and friends as CLI11 prints them; anything else as one line
 /// from rank 0 naming the option, with exit status 2 like every other configuration error.
-int reportParseError(const CLI::App& app, const CLI::ParseError& e) {
+int reportParseError(const CLI::App& app, const CLI::ParseError& e,
+                     const std::vector<std::string>& args) {
   if (e.get_exit_code() == 0 || worldRankFromEnv() != 0) {
     if (worldRankFromEnv() == 0) return app.exit(e);
     return e.get_exit_code() == 0 ? 0 : 2;
@@ -258,10 +261,21 @@ int reportParseError(const CLI::App& app, const CLI::ParseError& e) {
   }
   // CLI11: "--steps: At Most 1 required but received 2" for an option given twice.
   const std::string repeated = ": At Most 1 required but received ";
-  if (const auto at = msg.find(repeated); at != std::string::npos && msg.rfind("--", 0) == 0)
-    msg = fmt::format("{} was given {} times; give each option once (a flag on the command line "
-                      "already overrides the same option of a --config file)",
-                      msg.substr(0, at), msg.substr(at + repeated.size()));
+  if (const auto at = msg.find(repeated); at != std::string::npos && msg.rfind("--", 0) == 0) {
+    const std::string flag = msg.substr(0, at);
+    const auto on_line = std::count_if(args.begin(), args.end(), [&](const std::string& a) {
+      return a == flag || a.rfind(flag + "=", 0) == 0;
+    });
+    // Not all on the command line: the --config file gave several values to one key (a list,
+    // or an unquoted value with a space, "lr = 1e-3 x").
+    msg = on_line >= 2 ? fmt::format("{} was given {} times; give each option once (a flag on "
+                                     "the command line already overrides the same option of a "
+                                     "--config file)", flag, msg.substr(at + repeated.size()))
+                       : fmt::format("{} has {} values in the --config file; give it one (a "
+                                     "list [a, b] or a value with a space is several values; "
+                                     "quote a string: key = \"text\")",
+                                     flag, msg.substr(at + repeated.size()));
+  }
   std::fprintf(stderr, "slidedp: error: %s\nHINT: slidedp_worker --help lists every option with "
                "its default\n", msg.c_str());
   return 2;
@@ -280,7 +294,7 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return reportParseError(app, e);
+    return reportParseError(app, e, std::vector<std::string>(argv + 1, argv + argc));
   }
 #ifdef SLIDEDP_WITH_TRAINING
   const char* kShapeFlags[] = {"--layers", "--hidden", "--intermediate", "--heads", "--kv-heads",

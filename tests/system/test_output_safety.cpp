@@ -543,3 +543,23 @@ TEST(ResumeNotes, AnotherModelDirectoryIsNamedAndADataMismatchHintIsActionable) 
   EXPECT_NE(shape.output.find("start a new run with --model"), std::string::npos) << shape.output;
   std::system(("rm -rf " + d + " " + other).c_str());
 }
+
+// Malformed --config files are named for what they are (a list or a value with a space, a
+// [section]), not "given 2 times" or "unknown key 'training.++'".
+TEST(ConfigFile, ListsSpacesAndSectionsGetTheirOwnMessage) {
+  const std::string d = tmpDir("config-file");
+  std::system(("mkdir -p " + d).c_str());
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"steps = [1, 2]\n", "--steps has 2 values in the --config file"},
+      {"lr = 1e-3 garbage\n", "--lr has 2 values in the --config file"},
+      {"[training]\nsteps = 2\n", "a [training] section; the keys are the flags' names at the top level"}};
+  int i = 0;
+  for (const auto& [text, want] : cases) {
+    const std::string f = d + "/c" + std::to_string(i++) + ".toml";
+    { std::ofstream(f) << text; }
+    Result r = wait(start({SLIDEDP_WORKER_BIN, "--config", f, "--device", "cpu"}));
+    EXPECT_EQ(r.exit_code, 2) << text << r.output;
+    EXPECT_NE(r.output.find(want), std::string::npos) << text << r.output;
+  }
+  std::system(("rm -rf " + d).c_str());
+}
