@@ -284,6 +284,9 @@ int reportParseError(const CLI::App& app, const CLI::ParseError& e,
 }  // namespace
 
 int main(int argc, char** argv) {
+  // First: a stop request (SIGUSR1) or SIGTERM that comes during start-up is handled, never
+  // the default action (SIGUSR1's kills the rank with status 138).
+  JobGuard::installSignalHandlers();
   CLI::App app{"slidedp_worker: one rank of a slidedp job (node-local rank 0 = host leader, "
                "1..G = workers). Start it with mpirun -np 1+G, or launcher/slidedp-run."};
   WorkerOptions opts;
@@ -348,11 +351,16 @@ int main(int argc, char** argv) {
   opts.train.resolved_config = resolved;
 #endif
   if (worldRankFromEnv() == 0) std::fprintf(stderr, "slidedp: resolved configuration:\n%s", resolved.c_str());
-  JobGuard::installSignalHandlers();
+#ifdef SLIDEDP_WITH_TRAINING
+  if (!opts.training()) JobGuard::disableStopRequests();  // the self-check: SIGUSR1 ends it
+#else
+  JobGuard::disableStopRequests();
+#endif
   noteLaunchEnvironment();  // before MPI_Init, which sets launcher variables in a singleton
   int provided = 0;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  JobGuard::noteRanksReady(MPI_COMM_WORLD);  // the launcher may send its SIGUSR1 from now on
   int rc = 0;
   try {
     rc = run(opts);

@@ -691,8 +691,21 @@ void checkReferenceData(data::ReferenceBatches& ref, const TrainJobOptions& o, i
                    ref.numStoredSteps(), steps, ref.numStoredSteps() + 1, ref.numStoredSteps());
 }
 
+/// A stop requested during start-up (the launcher's SIGUSR1 or stop file): every rank agrees at
+/// these points, the same MPI_Allreduce as the step loop's, and the job ends cleanly: nothing
+/// was trained, so nothing is saved. `first_step` (known on rank 0) names the step not run.
+static bool stopAgreedBeforeFirstStep(const RankContext& ctx, int64_t first_step) {
+  int stop = JobGuard::stopRequested() ? 1 : 0, any_stop = 0;
+  MPI_CHECK(MPI_Allreduce(&stop, &any_stop, 1, MPI_INT, MPI_MAX, ctx.world));
+  if (any_stop != 0 && ctx.world_rank == 0)
+    SLIDEDP_LOG_WARN("stopped on request before step {}: nothing trained, nothing saved",
+                     first_step);
+  return any_stop != 0;
+}
+
 int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
   std::string problem;
+  int64_t first_step = 1;  // rank 0: the step this run starts at (a resume's is later)
   std::unique_ptr<BatchSource> data;
   data::DataLoader* loader_ptr = nullptr;
   std::unique_ptr<EvalBatches> eval;
@@ -742,6 +755,7 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
         SLIDEDP_LOG_INFO("--resume auto: {} holds no checkpoint yet, so this run starts at step 1",
                          o.checkpoint_dir);
       const int64_t start = resume.empty() ? 0 : readTrainerState(resume).at("step").get<int64_t>();
+      first_step = start + 1;
       if (!resume.empty()) {
         const nlohmann::json st = readTrainerState(resume);
         if (st.contains("configuration") && st["configuration"].is_string())
@@ -785,6 +799,8 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
       early = fmt::format("{}/trainer_state.json: {}", resume, e.what());
     }
     agreeOrThrow(ctx.world, early.empty(), early);  // collective: every rank gets here or below
+    if (stopAgreedBeforeFirstStep(ctx, first_step)) return 0;  // before the data is read
+    testHookSlowStartup(ctx.world_rank);
     if (o.data.rfind("reference:", 0) == 0) {
       auto ref = std::make_unique<data::ReferenceBatches>(o.data.substr(10));
       checkReferenceData(*ref, o, last_step, cfg.vocabSize, num_workers);
@@ -878,6 +894,7 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
   }
   agreeOrThrow(ctx.world, problem.empty(), problem);
   if (!plan_line.empty() && ctx.world_rank == 0) SLIDEDP_LOG_INFO("{}", plan_line);
+  if (stopAgreedBeforeFirstStep(ctx, first_step)) return 0;  // before the model is loaded
 
   const bool random_init = !o.model_config.empty();
   for (const auto& v : variants)  // before start-up: activation offload needs GPU workers
@@ -986,6 +1003,11 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
   JobGuard::setSegmentName(trainer.segment().name());
   JobGuard guard;
   guard.start(ctx, trainer.segment().control(), WatchdogOptions{0.05, o.heartbeat_timeout_s, o.stall_timeout_s});
+  if (stopAgreedBeforeFirstStep(ctx, trainer.firstStep())) {
+    guard.stop();
+    return 0;  // the Trainer removes the segment as after a run
+  }
+  JobGuard::markStepsStarted();
   std::string exported;      // the directory this run wrote the model to ("": none; node 0's leader)
   int64_t exported_step = 0;  // < the last step: the partial model of a stopped run
   const int64_t last = variants.size() > 1 ? o.steps * static_cast<int64_t>(variants.size()) : o.steps;

@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -18,8 +19,17 @@ namespace {
 // Written before the handlers can need it, read inside them: plain storage, no allocation.
 char g_shm_path[256] = {0};  // "/name" as shm_unlink takes it
 volatile sig_atomic_t g_world_rank = -1;
-volatile sig_atomic_t g_graceful = 0;        // 1: the first SIGTERM/SIGUSR1 requests a stop
+volatile sig_atomic_t g_usr1_stop = 1;       // 1: the first SIGUSR1 requests a stop
+volatile sig_atomic_t g_graceful = 0;        // 1: the first SIGTERM requests a stop too
+volatile sig_atomic_t g_steps_started = 0;   // 1: a stop checkpoints at the end of the step
 volatile sig_atomic_t g_stop_requested = 0;
+char g_stop_file[512] = {0};   // $SLIDEDP_STOP_FILE: its existence requests a stop
+char g_ready_file[512] = {0};  // $SLIDEDP_READY_FILE: rank 0 creates it once all ranks are up
+
+void copyEnv(const char* name, char* out, size_t size) {
+  const char* v = std::getenv(name);
+  if (v != nullptr && std::strlen(v) < size) std::strcpy(out, v);
+}
 
 void unlinkSegmentNoThrow() {
   if (g_shm_path[0] != '\0') shm_unlink(g_shm_path);
@@ -31,10 +41,13 @@ void writeStderr(const char* s) {
 }
 
 void onTerminate(int sig) {
-  if ((sig == SIGTERM || sig == SIGUSR1) && g_graceful && !g_stop_requested) {
+  if (((sig == SIGUSR1 && g_usr1_stop) || (sig == SIGTERM && g_graceful)) && !g_stop_requested) {
     g_stop_requested = 1;
-    writeStderr("slidedp: stop requested (signal): checkpointing at the end of this step; "
-                "send SIGTERM again to stop at once\n");
+    writeStderr(g_steps_started
+                    ? "slidedp: stop requested (signal): checkpointing at the end of this step; "
+                      "send SIGTERM again to stop at once\n"
+                    : "slidedp: stop requested (signal) during start-up: the job ends before "
+                      "step 1; send SIGTERM again to stop at once\n");
     return;
   }
   unlinkSegmentNoThrow();
@@ -59,6 +72,8 @@ void onCrash(int sig) {
 }  // namespace
 
 void JobGuard::installSignalHandlers() {
+  copyEnv("SLIDEDP_STOP_FILE", g_stop_file, sizeof(g_stop_file));
+  copyEnv("SLIDEDP_READY_FILE", g_ready_file, sizeof(g_ready_file));
   struct sigaction sa {};
   sa.sa_handler = onTerminate;
   sa.sa_flags = SA_RESTART;  // a graceful-stop request must not break blocking calls
@@ -71,8 +86,25 @@ void JobGuard::installSignalHandlers() {
   for (int s : {SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL}) sigaction(s, &crash, nullptr);
 }
 
+void JobGuard::disableStopRequests() {
+  g_usr1_stop = 0;
+  g_stop_file[0] = '\0';
+}
 void JobGuard::enableGracefulStop() { g_graceful = 1; }
-bool JobGuard::stopRequested() { return g_stop_requested != 0; }
+void JobGuard::markStepsStarted() { g_steps_started = 1; }
+bool JobGuard::stopRequested() {
+  return g_stop_requested != 0 || (g_stop_file[0] != '\0' && access(g_stop_file, F_OK) == 0);
+}
+
+void JobGuard::noteRanksReady(MPI_Comm world) {
+  // The handlers are installed before MPI_Init: once every rank has entered this barrier, a
+  // SIGUSR1 no longer kills any of them.
+  MPI_Barrier(world);
+  int rank = 0;
+  MPI_Comm_rank(world, &rank);
+  if (rank == 0 && g_ready_file[0] != '\0')
+    if (FILE* f = std::fopen(g_ready_file, "w")) std::fclose(f);
+}
 
 void JobGuard::setSegmentName(const std::string& name) {
   std::string path = name.empty() ? "" : "/" + name;

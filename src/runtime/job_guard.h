@@ -17,7 +17,11 @@
 //     Open MPI also tears the job down when a rank exits abnormally.
 //  3. Signal handlers: SIGINT/SIGTERM/SIGHUP (mpirun forwards these; MPI_Abort sends SIGTERM)
 //     and crash signals unlink the segment (shm_unlink is async-signal-safe) before exiting.
+//     SIGUSR1 (the launcher's stop request, relayed by mpirun) and, once training is set up,
+//     the first SIGTERM only request a graceful stop (stopRequested()).
 #pragma once
+
+#include <mpi.h>
 
 #include <atomic>
 #include <string>
@@ -37,14 +41,28 @@ struct WatchdogOptions {
 
 class JobGuard {
  public:
-  /// Installs the signal handlers (once per process, before the segment exists).
+  /// Installs the signal handlers (once per process, first thing in main(), before the segment
+  /// exists). From then on the first SIGUSR1 (what launcher/slidedp-run sends, through mpirun)
+  /// only requests a graceful stop, start-up included: a training job agrees on it before step 1
+  /// (it ends, nothing trained, nothing saved) and after every step (checkpoint, then exit).
+  /// Also reads SLIDEDP_STOP_FILE and SLIDEDP_READY_FILE (set by the launcher).
   static void installSignalHandlers();
-  /// Training mode: the first SIGTERM or SIGUSR1 only requests a graceful stop (checked with
-  /// stopRequested() at step boundaries: checkpoint, then exit); a second SIGTERM, or SIGINT,
-  /// ends the process at once as before.
+  /// The start-up self-check (no training): SIGUSR1 ends the process at once, as SIGTERM does.
+  static void disableStopRequests();
+  /// Training mode: the first SIGTERM, too, only requests a graceful stop (checked with
+  /// stopRequested() at step boundaries: checkpoint, then exit); a second SIGTERM or SIGUSR1,
+  /// or SIGINT, ends the process at once as before.
   static void enableGracefulStop();
-  /// True once a graceful stop was requested on this rank.
+  /// The steps have begun (the handler's message then promises a checkpoint).
+  static void markStepsStarted();
+  /// True once a graceful stop was requested on this rank: by a signal, or by the launcher's
+  /// stop file ($SLIDEDP_STOP_FILE exists; the launcher creates it on its first stop signal, so
+  /// a stop that comes before the ranks could receive a signal is not lost).
   static bool stopRequested();
+  /// Collective on `world`, right after MPI_Init: once every rank has its handlers installed,
+  /// world rank 0 creates $SLIDEDP_READY_FILE (the launcher sends SIGUSR1 only after that: a
+  /// rank that has not installed its handler yet would be killed by it).
+  static void noteRanksReady(MPI_Comm world);
 
   /// Remembers the segment name so signal handlers and failJob can unlink it.
   /// Call on every rank right after the segment is created or mapped; "" forgets it.

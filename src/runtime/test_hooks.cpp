@@ -37,6 +37,18 @@ double testHookSlowCheckpointUnit() {
   return seconds;
 }
 
+void testHookSlowStartup(int world_rank) {
+  const char* v = std::getenv("SLIDEDP_TEST_SLOW_STARTUP");
+  if (v == nullptr || *v == '\0') return;
+  double seconds = 0;
+  if (std::sscanf(v, "%lf", &seconds) != 1 || seconds < 0)
+    throw std::runtime_error(std::string("SLIDEDP_TEST_SLOW_STARTUP=") + v + ": expected SECONDS");
+  if (world_rank == 0)
+    SLIDEDP_LOG_WARN("test hook: every rank sleeps {:.1f} s in start-up (SLIDEDP_TEST_SLOW_STARTUP)",
+                     seconds);
+  std::this_thread::sleep_for(std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000)));
+}
+
 uint64_t testHookMemAvailable(uint64_t real) {
   const char* v = std::getenv("SLIDEDP_TEST_MEM_AVAILABLE");
   if (v == nullptr || *v == '\0') return real;

@@ -9,6 +9,9 @@
 //   SLIDEDP_TEST_SLOW_CHECKPOINT=SECONDS
 //       the leader's checkpoint writer sleeps SECONDS after each unit it has written: a slow
 //       disk, so a test can see what a streamed checkpoint overlaps and what waits for it.
+//   SLIDEDP_TEST_SLOW_STARTUP=SECONDS
+//       every rank of a training job sleeps SECONDS where it reads the data: a long start-up
+//       (a large corpus, a large model), so a test can stop a job before step 1.
 //   SLIDEDP_TEST_MEM_AVAILABLE=BYTES
 //       the host RAM the up-front memory check (runtime/host_memory.h) takes as available.
 #pragma once
@@ -24,6 +27,10 @@ void testHookSlowStep(int world_rank, int64_t step);
 /// SLIDEDP_TEST_SLOW_CHECKPOINT in seconds (0 when unset). Throws std::runtime_error when the
 /// variable is set but malformed.
 double testHookSlowCheckpointUnit();
+
+/// Applies SLIDEDP_TEST_SLOW_STARTUP (main thread, every rank, once). Throws
+/// std::runtime_error when the variable is set but malformed.
+void testHookSlowStartup(int world_rank);
 
 /// SLIDEDP_TEST_MEM_AVAILABLE when set, else `real`.
 uint64_t testHookMemAvailable(uint64_t real);

@@ -2,8 +2,11 @@
 # test_launcher_signals.sh: a real CPU job through launcher/slidedp-run, stopped by signals sent
 # to the launcher (as Slurm, a shell's kill or a terminal's Ctrl-C do): the first SIGTERM must
 # make every rank checkpoint at the end of its step and exit 0; a second SIGINT sent to the
-# launcher's whole process group (Ctrl-C twice) must stop the job at once. Either way every rank
-# is gone promptly and no segment is left in /dev/shm.
+# launcher's whole process group (Ctrl-C twice) must stop the job at once. A SIGTERM that comes
+# early (right after the launcher prints `running:`, before the ranks have their handlers, or
+# during start-up) must end the job cleanly before step 1: exit 0, rank 0's "stopped on request
+# before step 1" line once, no checkpoint. Every time every rank is gone promptly and no segment
+# is left in /dev/shm.
 #
 #   tests/launcher/test_launcher_signals.sh SLIDEDP_WORKER     (CTest: launcher_signals)
 set -uo pipefail
@@ -54,4 +57,46 @@ ranks_gone 10 || fail "Ctrl-C twice: ranks still running 10 s later"
 echo "Ctrl-C twice: the job was gone $(( $(date +%s) - T0 )) s after the second signal"
 [ -e "/dev/shm/$NAME" ] && fail "Ctrl-C twice: segment /dev/shm/$NAME left behind"
 rm -f "/dev/shm/$NAME"
+
+# 3. SIGTERM to the launcher as soon as it prints `running:` (mpirun has not started the ranks),
+#    and 0.7 s later (ranks starting, before their handlers are installed): a clean stop before
+#    step 1, not lost (the job would train on) and not a crash (status 138, SIGUSR1's default).
+early_stop_ok() {  # $1 = case, $2 = log, $3 = exit status, $4 = seconds it took
+  [ "$3" -eq 0 ] || fail "$1: exit status $3, expected 0: $(tail -5 "$2")"
+  [ "$4" -le 30 ] || fail "$1: the job took $4 s to end, expected under 30 s"
+  N=$(grep -c "stopped on request before step 1: nothing trained, nothing saved" "$2")
+  [ "$N" -eq 1 ] || fail "$1: the 'stopped on request before step 1' line printed $N times: $(tail -8 "$2")"
+  grep -q "step 1/" "$2" && fail "$1: a step ran after the stop"
+  grep -q "caught SIGUSR1" "$2" && fail "$1: a rank was killed by SIGUSR1"
+  [ -e "$TMP/ck/latest" ] && fail "$1: a checkpoint was written"
+  ranks_gone 10 || fail "$1: ranks still running 10 s after the launcher exited"
+  [ -e "/dev/shm/$NAME" ] && fail "$1: segment /dev/shm/$NAME left behind"
+  rm -f "/dev/shm/$NAME"
+}
+for DELAY in 0 0.7; do
+  rm -rf "$TMP/ck"
+  "$ROOT/launcher/slidedp-run" "${JOB[@]}" > "$TMP/c.log" 2>&1 &
+  PID=$!
+  for _ in $(seq 3000); do grep -q "running:" "$TMP/c.log" 2>/dev/null && break; sleep 0.01; done
+  sleep $DELAY
+  T0=$(date +%s)
+  kill -TERM $PID
+  wait $PID
+  RC=$?
+  early_stop_ok "SIGTERM ${DELAY} s after running:" "$TMP/c.log" $RC $(( $(date +%s) - T0 ))
+done
+
+# 4. SIGTERM during start-up (the ranks have printed the topology and read the data, which a
+#    test hook makes last 4 s): the stop is agreed before step 1.
+rm -rf "$TMP/ck"
+SLIDEDP_TEST_SLOW_STARTUP=4 "$ROOT/launcher/slidedp-run" "${JOB[@]}" > "$TMP/d.log" 2>&1 &
+PID=$!
+for _ in $(seq 1200); do grep -q "sleeps .* in start-up" "$TMP/d.log" 2>/dev/null && break; sleep 0.1; done
+grep -q "worker(s) on" "$TMP/d.log" || fail "start-up: the job never reached start-up: $(tail -5 "$TMP/d.log")"
+T0=$(date +%s)
+kill -TERM $PID
+wait $PID
+RC=$?
+early_stop_ok "SIGTERM during start-up" "$TMP/d.log" $RC $(( $(date +%s) - T0 ))
+
 if [ $FAILS -eq 0 ]; then echo "launcher signal tests: all passed"; else echo "launcher signal tests: $FAILS FAILED"; exit 1; fi
