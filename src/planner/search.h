@@ -31,9 +31,9 @@ struct RankedPolicy {
 /// window 2: what every benchmark has validated) only when it is predicted faster than the
 /// best policy with those defaults by more than this fraction. Below it the difference is
 /// inside the model's own error (median 5.3% over the 1xH200 sweep), and the model's pipeline
-/// terms under-rate what coarser chunks and a deeper window cost: twice on that machine the
-/// fastest prediction (chunk 16 Mi, window 3, 1.7% ahead) measured 4-7% slower than the
-/// defaults (README, "The step-time model").
+/// terms under-rate what coarser chunks and a deeper window cost: in both sweeps on that
+/// machine the fastest prediction (chunk 16 Mi, window 3, 1.7% ahead) measured slower than the
+/// defaults, by 3.9% and 6.0% (README, "The step-time model").
 inline constexpr double kLeaveDefaultsMargin = 0.03;
 
 struct SearchResult {
