@@ -23,10 +23,7 @@ namespace {
 
 /// Whether two existing paths are the same directory (after symbolic links and "..").
 bool sameDirectory(const std::string& a, const std::string& b) {
-  if (a.empty() || b.empty() || !formats::isDirectory(a) || !formats::isDirectory(b)) return false;
-  struct stat sa {}, sb {};
-  return ::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev &&
-         sa.st_ino == sb.st_ino;
+  return formats::isDirectory(a) && formats::samePath(a, b);
 }
 
 /// mkdir -p `dir`, then creates, writes and removes a probe file in it.

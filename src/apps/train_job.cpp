@@ -143,13 +143,6 @@ std::string configValue(const std::string& config, const std::string& key) {
   return "";
 }
 
-/// Whether `a` and `b` both exist and are different files or directories (after links, "..").
-bool differentExistingPaths(const std::string& a, const std::string& b) {
-  struct stat sa {}, sb {};
-  if (a.empty() || b.empty() || ::stat(a.c_str(), &sa) != 0 || ::stat(b.c_str(), &sb) != 0) return false;
-  return sa.st_dev != sb.st_dev || sa.st_ino != sb.st_ino;
-}
-
 /// A resume whose --steps (or --schedule, --warmup, --lr) differs from the checkpoint's run: the
 /// LR schedule is re-derived for this run's values from the next step on (as Hugging Face
 /// Trainer and torchtune do with a new max_steps / num_training_steps), which they do silently;
@@ -768,7 +761,7 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
           const std::string was = configValue(st["configuration"].get<std::string>(),
                                               o.model.empty() ? "model-config" : "model");
           const std::string now = o.model.empty() ? o.model_config : o.model;
-          if (differentExistingPaths(was, now))
+          if (formats::pathExists(was) && formats::pathExists(now) && !formats::samePath(was, now))
             SLIDEDP_LOG_WARN("resuming a checkpoint of --model {} with --model {}: training "
                              "continues from the checkpoint's weights (the shapes match); {} "
                              "gives the config and tokenizer of the export", was, now, now);

@@ -13,6 +13,8 @@ namespace slidedp::formats {
 bool pathExists(const std::string& path);
 bool isDirectory(const std::string& path);
 bool isRegularFile(const std::string& path);
+/// Whether both paths exist and name the same file or directory (after links and "..").
+bool samePath(const std::string& a, const std::string& b);
 /// "a" + "b" -> "a/b" (no doubled slash).
 std::string joinPath(const std::string& a, const std::string& b);
 /// The directory part of a path ("." when there is none).

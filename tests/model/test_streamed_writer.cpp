@@ -65,6 +65,18 @@ struct State {
   }
 };
 
+/// Expects the file at `path` to hold units [0, n) of `before` byte for byte (the state as it
+/// was before the caller changed it), `what` naming the case in a failure.
+void expectFileHolds(const std::string& path, const State& before, int n, const std::string& what = "") {
+  const auto f = SafetensorsFile::open(path);
+  for (int u = 0; u < n; ++u)
+    for (const auto& t : before.unit(u)) {
+      std::vector<float> got(static_cast<size_t>(t.shape[0]));
+      f.readFloat32(f.get(t.name), got.data());
+      EXPECT_EQ(std::memcmp(got.data(), t.src, got.size() * 4), 0) << t.name << what;
+    }
+}
+
 }  // namespace
 
 TEST(StreamedWriter, FileHoldsEachGroupAsReleasedWhileTheCallerChangesItAfterwards) {
@@ -92,13 +104,7 @@ TEST(StreamedWriter, FileHoldsEachGroupAsReleasedWhileTheCallerChangesItAfterwar
   EXPECT_EQ(completed, 1);
   EXPECT_GT(waited, 0.0) << "the caller never had to wait: the test did not overlap";
   // Every tensor as it was before the change.
-  const auto f = SafetensorsFile::open(d + "/opt.safetensors");
-  for (int u = 0; u < 5; ++u)
-    for (const auto& t : before.unit(u)) {
-      std::vector<float> got(static_cast<size_t>(t.shape[0]));
-      f.readFloat32(f.get(t.name), got.data());
-      EXPECT_EQ(std::memcmp(got.data(), t.src, got.size() * 4), 0) << t.name;
-    }
+  expectFileHolds(d + "/opt.safetensors", before, 5);
   // The streamed digest is the file's, and the bytes are writeSafetensors' for the same order.
   const FileDigest on_disk = digestFile(d + "/opt.safetensors");
   EXPECT_EQ(w.digest().bytes, on_disk.bytes);
@@ -214,13 +220,7 @@ TEST(StreamedWriter, ReleasedGroupsAreCopiedSoTheCallerDoesNotWaitForASlowDisk) 
       EXPECT_GT(held, 0.0);
       EXPECT_GT(w.stagedBytes(), 0u);
     }
-    const auto f = SafetensorsFile::open(path);
-    for (int u = 0; u < 6; ++u)
-      for (const auto& t : before.unit(u)) {
-        std::vector<float> got(static_cast<size_t>(t.shape[0]));
-        f.readFloat32(f.get(t.name), got.data());
-        EXPECT_EQ(std::memcmp(got.data(), t.src, got.size() * 4), 0) << t.name << " budget " << budget;
-      }
+    expectFileHolds(path, before, 6, " budget " + std::to_string(budget));
     const FileDigest on_disk = digestFile(path);
     EXPECT_EQ(w.digest().xxh3, on_disk.xxh3);
   }
@@ -266,13 +266,7 @@ TEST(StreamedWriter, WhileWaitingForTheGroupBeingWrittenTheCallerCopiesTheNextOn
   // caller needs is the one being written, nothing is staged and the caller is held 6 x 300 ms.
   EXPECT_GE(w.stagedBytes(), after_first) << "the caller waited for the disk instead of copying ahead";
   EXPECT_LT(released_s, 1.2) << "held for the disk's time, not one group's write";
-  const auto f = SafetensorsFile::open(path);
-  for (int u = 0; u < 6; ++u)
-    for (const auto& t : before.unit(u)) {
-      std::vector<float> got(static_cast<size_t>(t.shape[0]));
-      f.readFloat32(f.get(t.name), got.data());
-      EXPECT_EQ(std::memcmp(got.data(), t.src, got.size() * 4), 0) << t.name;
-    }
+  expectFileHolds(path, before, 6);
   EXPECT_EQ(w.digest().xxh3, digestFile(path).xxh3);
   removeTree(d);
 }
@@ -321,13 +315,7 @@ TEST(StreamedWriter, StageAheadCopiesEveryGroupBeforeTheCallerReleasesAny) {
       EXPECT_LT(held, 0.05) << "released groups waited although the stager had copied them";
     }
     EXPECT_GT(w.stagedBytes(), 0u);
-    const auto f = SafetensorsFile::open(path);
-    for (int u = 0; u < 6; ++u)
-      for (const auto& t : before.unit(u)) {
-        std::vector<float> got(static_cast<size_t>(t.shape[0]));
-        f.readFloat32(f.get(t.name), got.data());
-        EXPECT_EQ(std::memcmp(got.data(), t.src, got.size() * 4), 0) << t.name << " budget " << budget;
-      }
+    expectFileHolds(path, before, 6, " budget " + std::to_string(budget));
     EXPECT_EQ(w.digest().xxh3, digestFile(path).xxh3);
   }
   removeTree(d);
