@@ -26,9 +26,9 @@
 #                             slidedp-ckpt-bench it creates and removes (default: the checkout's). A
 #                             Qwen3-4B checkpoint is 48.3 GB: with room for two it writes two, with
 #                             room for one, one. SLIDEDP_CKPT_CONFIG: the shape (default qwen3-4b)
-#     SLIDEDP_CKPT_EVERY      `ckpt`: --checkpoint-every (default 32; the run has 31 steps after its
-#                             last checkpoint: a write still running after the last step counts as
-#                             cost), SLIDEDP_CKPT_MODE stream (default) or blocking,
+#     SLIDEDP_CKPT_EVERY      `ckpt`: --checkpoint-every (default 50; the run has 49 steps, ~95 s,
+#                             after its last checkpoint, more than the 4B write's 86 s on the 1xH200
+#                             disk: a write still running after the last step counts as cost), SLIDEDP_CKPT_MODE stream (default) or blocking,
 #                             SLIDEDP_CKPT_STAGING: --checkpoint-staging (default auto),
 #                             SLIDEDP_CKPT_BATCH / SLIDEDP_CKPT_SEQ (default 8 / 4096);
 #                             SLIDEDP_CKPT_DIRTY_BYTES (opt-in, root): vm.dirty_bytes during the
@@ -207,7 +207,7 @@ do_ckpt() {
   # and its share of 100 steps (a RESULT line).
   local dir=${SLIDEDP_CKPT_DIR:-$(pwd)}/slidedp-ckpt-bench mode=${SLIDEDP_CKPT_MODE:-stream}
   local config=${SLIDEDP_CKPT_CONFIG:-tools/configs/qwen3-4b.json}
-  local every=${SLIDEDP_CKPT_EVERY:-32} rows=${SLIDEDP_CKPT_BATCH:-8} T=${SLIDEDP_CKPT_SEQ:-4096} bytes free n steps
+  local every=${SLIDEDP_CKPT_EVERY:-50} rows=${SLIDEDP_CKPT_BATCH:-8} T=${SLIDEDP_CKPT_SEQ:-4096} bytes free n steps
   local dev=(--gpus "$GPUS"); [ "$NGPU" -eq 0 ] && dev=(--cpu-workers 1)  # CPU: a dry run of the logic
   step "ckpt: the cost of a $mode checkpoint ($config, batch $rows, seq $T): steps without and with --checkpoint-every $every"
   rm -rf "$dir" && mkdir -p "$dir" || { rc=1; return; }

@@ -2,8 +2,6 @@
 #include "formats/streamed_writer.h"
 
 #include <fcntl.h>
-#include <sys/resource.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -13,21 +11,12 @@
 #include <deque>
 
 #include "common/errors.h"
+#include "common/thread_placement.h"
 
 namespace slidedp::formats {
 
 namespace {
 
-
-/// The calling thread at nice 19 (Linux: per thread). The writer shares the leader's cores with
-/// its AdamW team, a static split over bound threads: a core taken by the writer makes one thread
-/// of the team, and so the whole update, late (on the 4B run the update took 1.3-1.5 s while a
-/// checkpoint was written against 1.2-1.3 s before, and 2.2-3.6 s against 1.7 s with staging).
-/// At nice 19 it gets ~1.5% of a core a nice-0 thread wants, yet always progresses (SCHED_IDLE
-/// could starve it behind a busy-waiting rank); the disk paces it anyway.
-void yieldToTraining() {
-  ::setpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid)), 19);  // failure: as is
-}
 
 /// Thrown inside the writer thread when cancel() was called.
 struct Cancelled {};
@@ -71,7 +60,8 @@ class IoPool {
     uint64_t offset;
   };
   void loop() {
-    if (background_) yieldToTraining();
+    useAllRankCores();
+    if (background_) lowerThreadPriority();
     for (;;) {
       Piece piece;
       {
@@ -138,15 +128,12 @@ StreamedSafetensorsWriter::StreamedSafetensorsWriter(
   }
   state_.assign(groups_.size(), GroupState::kPending);
   staged_.resize(groups_.size());
-  staging_ahead_ = opts_.stage_ahead && opts_.staging && opts_.staging->capacity() > 0;
   thread_ = std::thread([this] { run(); });
-  if (staging_ahead_) stager_ = std::thread([this] { stageAhead(); });
 }
 
 StreamedSafetensorsWriter::~StreamedSafetensorsWriter() {
   cancel();
   if (thread_.joinable()) thread_.join();
-  if (stager_.joinable()) stager_.join();
   staged_.clear();  // back to the pool, which opts_ may hold the last reference to
 }
 
@@ -170,7 +157,8 @@ double StreamedSafetensorsWriter::waitGroup(int g, const std::function<void()>& 
 
 namespace {
 
-/// Copies `n` bytes on up to `threads` threads (slices of at least 64 MiB).
+/// Copies `n` bytes on up to `threads` threads (slices of at least 64 MiB), started here, on
+/// every core of the rank (common/thread_placement.h).
 void parallelCopy(uint8_t* dst, const uint8_t* src, size_t n, int threads) {
   const size_t min_slice = 64u << 20;
   const int k = static_cast<int>(std::max<size_t>(1, std::min<size_t>(std::max(1, threads), n / min_slice)));
@@ -182,7 +170,10 @@ void parallelCopy(uint8_t* dst, const uint8_t* src, size_t n, int threads) {
   const size_t slice = (n + k - 1) / k;
   for (int i = 1; i < k; ++i) {
     const size_t b = i * slice, e = std::min(n, b + slice);
-    if (b < e) pool.emplace_back([=] { std::memcpy(dst + b, src + b, e - b); });
+    if (b < e) pool.emplace_back([=] {
+      useAllRankCores();
+      std::memcpy(dst + b, src + b, e - b);
+    });
   }
   std::memcpy(dst, src, std::min(n, slice));
   for (auto& t : pool) t.join();
@@ -201,7 +192,10 @@ bool StreamedSafetensorsWriter::stageLocked(int g, std::unique_lock<std::mutex>&
   uint64_t at = 0;
   for (const auto& t : groups_[g]) {  // sources unchanged: the caller has not released g
     const uint64_t n = tensorBytes(t);
-    parallelCopy(slice.data() + at, static_cast<const uint8_t*>(t.src), n, opts_.copy_threads);
+    if (opts_.copy)
+      opts_.copy(slice.data() + at, static_cast<const uint8_t*>(t.src), n);
+    else
+      parallelCopy(slice.data() + at, static_cast<const uint8_t*>(t.src), n, opts_.copy_threads);
     copies.push_back(slice.data() + at);
     at += n;
   }
@@ -254,34 +248,18 @@ double StreamedSafetensorsWriter::releaseGroup(int g, const std::function<void()
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-void StreamedSafetensorsWriter::stageAhead() {
+bool StreamedSafetensorsWriter::stageNext() {
+  if (!opts_.staging || finished_.load(std::memory_order_acquire)) return false;
   std::unique_lock<std::mutex> lock(mu_);
-  auto over = [&] {
-    return cancel_.load(std::memory_order_acquire) || finished_.load(std::memory_order_acquire);
-  };
-  for (int g = 0; g < numGroups() && !over(); ++g) {
-    // Until g is copied (here or by releaseGroup), or the writer reached it: then the next.
-    while (!over() && state_[g] == GroupState::kPending && !stageLocked(g, lock)) {
-      // No room. With every group before g written (the writer waits here for g) none will
-      // come (g larger than the pool, the pool still faulting in, or later groups the caller
-      // copied on release hold it): the writer takes g from the caller's memory.
-      if (written_.load(std::memory_order_acquire) >= g) break;
-      const int seen = written_.load(std::memory_order_acquire);
-      cv_.wait_for(lock, std::chrono::milliseconds(20), [&] {
-        return over() || state_[g] != GroupState::kPending ||
-               written_.load(std::memory_order_acquire) != seen;
-      });
-    }
-    stager_at_ = g + 1;
-    cv_.notify_all();
-  }
-  stager_at_ = numGroups();
-  cv_.notify_all();
+  // The first group the writer has not reached and nobody copied; in write order only, as the
+  // pool is a ring freed in write order.
+  for (int g = written_.load(std::memory_order_acquire); g < numGroups(); ++g)
+    if (state_[g] == GroupState::kPending) return stageLocked(g, lock);
+  return false;
 }
 
 std::string StreamedSafetensorsWriter::wait() {
   if (thread_.joinable()) thread_.join();
-  if (stager_.joinable()) stager_.join();
   std::lock_guard<std::mutex> lock(mu_);
   return error_;
 }
@@ -296,7 +274,8 @@ void StreamedSafetensorsWriter::stop(const std::string& error) {
 }
 
 void StreamedSafetensorsWriter::run() {
-  if (opts_.background) yieldToTraining();
+  useAllRankCores();  // off the caller's core; the I/O threads started here inherit it
+  if (opts_.background) lowerThreadPriority();
   const auto t0 = std::chrono::steady_clock::now();
   int fd = -1;
   std::string error;
@@ -322,13 +301,7 @@ void StreamedSafetensorsWriter::run() {
       std::vector<TensorToWrite> tensors;  // the caller's memory, or its staged copy
       {
         std::unique_lock<std::mutex> lock(mu_);
-        // One group's copy; with stage_ahead, also until the stager is past g (it copies g, or
-        // gives up on it for want of room), so that the writer reads the copy, not the memory
-        // the caller will soon want back.
-        cv_.wait(lock, [&] {
-          return state_[g] != GroupState::kCopying &&
-                 (!staging_ahead_ || state_[g] != GroupState::kPending || stager_at_ > static_cast<int>(g));
-        });
+        cv_.wait(lock, [&] { return state_[g] != GroupState::kCopying; });  // a copy of g being made
         if (state_[g] == GroupState::kPending) state_[g] = GroupState::kWriting;
         tensors = groups_[g];
       }

@@ -14,23 +14,27 @@
 // updates early; O_DIRECT would pace every group at the disk's rate.
 // Staging (copy on release): when the caller must change a group the writer has not reached
 // yet, releaseGroup() copies that group into host memory (a slice of StreamedWriterOptions::
-// staging, on copy_threads cores) and returns at once; the writer then writes the copy and
+// staging, with StreamedWriterOptions::copy) and returns at once; the writer then writes the copy and
 // frees it. While the caller waits for a group the writer is reading, it copies the groups after
 // it that the writer has not reached: the caller releases in write order, so otherwise it would
 // chase the writer group by group (the first 4B run: 0 B staged, 50 s held). So a disk slower
 // than a training step costs one memory copy of the state, not the disk's time (issue 20:
 // "checkpoint every 100 steps at 4B costs <= 3%": 45 GiB at ~1 GB/s is 49 s, a copy at memory
-// speed a few seconds). Past the budget, releaseGroup waits as waitGroup. With stage_ahead a
-// stager thread copies the groups in write order from the start, so that copy happens while
-// the caller is otherwise idle, not when it needs the group.
+// speed a few seconds). Past the budget, releaseGroup waits as waitGroup. The caller may also
+// copy ahead while it is otherwise idle (stageNext: the leader while it waits for the next
+// step's first gradients), so that fewer copies are left for when it needs the groups.
+// Copies run on the caller's thread through StreamedWriterOptions::copy (the leader: its AdamW
+// team, never beside it). A stager thread copying beside the team (the first design) held the
+// 4B run's first step after a checkpoint 8.4 s: its copies and the update shared the cores.
 // The XXH3-64 digest of the file is computed while writing: the writer thread hashes each 8 MiB
 // piece in file order and hands it to a few I/O threads that pwrite it at its offset (so the
 // copy into the page cache runs on several cores); a group is marked once all its pieces are
 // written. No second pass over the data.
 //
 // Threads: one writer thread per file (hashing in file order), with `io_threads` helpers
-// that pwrite its pieces, and with stage_ahead one stager thread. waitGroup/groupsWritten/finished may be called from any
-// thread; the constructor, wait(), cancel() and the destructor from the owner's thread.
+// that pwrite its pieces, both on every core of the rank at nice 19 (common/thread_placement.h).
+// waitGroup/groupsWritten/finished may be called from any thread; releaseGroup/stageNext from
+// one caller thread; the constructor, wait(), cancel() and the destructor from the owner's.
 // Errors: any failure (I/O, a throwing callback, cancel()) stops the writer, removes the
 // partial file, marks every group as released (waiters return, the memory may change: the file
 // is lost anyway) and is reported by wait() as a message; nothing throws on the writer thread.
@@ -74,15 +78,12 @@ struct StreamedWriterOptions {
   /// The writer and I/O threads run at nice 19: training's threads keep their cores (the
   /// writer still progresses). False: normal priority.
   bool background = true;
-  /// Threads of one releaseGroup() copy (memcpy of ~1 GB per decoder layer at 4B).
+  /// How releaseGroup()/stageNext() copy a group's tensor into staging, on the caller's thread:
+  /// copy(dst, src, bytes). Empty: memcpy on `copy_threads` threads started for it. The leader
+  /// passes its AdamW team (optim::Engine::copy), which is idle while the leader copies.
+  std::function<void(uint8_t* dst, const uint8_t* src, size_t bytes)> copy;
+  /// Threads of one copy when `copy` is empty (memcpy of ~1 GB per decoder layer at 4B).
   int copy_threads = 8;
-  /// Copy groups into `staging` from the start, in write order, on a stager thread at normal
-  /// priority (as far as the pool has room; then as written groups free it), instead of only
-  /// when the caller releases them. The leader starts a checkpoint right after a step and is
-  /// idle through the next step's forward: the copy runs then, not inside the updates it would
-  /// hold (the 4B run: 40.6 GiB copied on release at 5.3 GB/s beside the AdamW team held the
-  /// first step after the checkpoint 10.9 s). No effect without a pool.
-  bool stage_ahead = false;
   /// After the last group, the fsync and the close, on the writer thread, with the file's
   /// digest (e.g. write the manifest, rename the directory into place). May throw: the
   /// write fails with its message (the file is then removed).
@@ -122,7 +123,14 @@ class StreamedSafetensorsWriter {
   /// seconds the caller was held (copying or waiting). `poll` as in waitGroup. One caller
   /// thread (the owner's). A failed allocation falls back to waiting.
   double releaseGroup(int g, const std::function<void()>& poll = {});
-  /// Bytes copied by releaseGroup() so far, and the seconds the caller spent copying (any thread).
+  /// Copies the first group in write order that the writer has not reached and that is not
+  /// copied yet into staging, when the pool has room; returns true when it copied one (the
+  /// caller may call again), false when there is none, no pool or no room (calling again is
+  /// useless until a group is written). One group's copy (~1.2 GB for a 4B decoder layer, tens
+  /// of ms) per call, so a caller polling something else between calls stays responsive. The
+  /// caller's thread, as releaseGroup().
+  bool stageNext();
+  /// Bytes copied by releaseGroup()/stageNext() so far, and the seconds the caller spent copying (any thread).
   uint64_t stagedBytes() const { return staged_total_.load(std::memory_order_relaxed); }
   double stagingSeconds() const { return staging_ns_.load(std::memory_order_relaxed) * 1e-9; }
 
@@ -138,8 +146,6 @@ class StreamedSafetensorsWriter {
 
  private:
   void run();
-  /// The stager thread (StreamedWriterOptions::stage_ahead).
-  void stageAhead();
   void stop(const std::string& error);
   /// Copies pending group g into a slice of the staging pool when it has room (lock held on
   /// entry and on return, released during the copy). False when g is not pending, there is no
@@ -166,9 +172,6 @@ class StreamedSafetensorsWriter {
   FileDigest digest_;  // written by the thread before finished_
   double seconds_ = 0;
   std::thread thread_;
-  bool staging_ahead_ = false;  // stage_ahead with a pool (set before the threads start)
-  std::thread stager_;
-  int stager_at_ = 0;   // groups the stager is done with (copied, or left to the writer); mu_
 };
 
 }  // namespace slidedp::formats

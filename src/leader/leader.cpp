@@ -369,6 +369,15 @@ LeaderStepStats Leader::step(int64_t step) {
     const int slot = static_cast<int>(k % S);
     const uint64_t use = static_cast<uint64_t>(k / S);
     const uint64_t t0 = shm::monotonicNs();
+    if (idle_) {
+      auto in = [&] {
+        for (int w = 1; w <= num_workers_; ++w)
+          if (cb.chunkReady(slot, w).load() < use + 1) return false;
+        return true;
+      };
+      while (!in() && idle_()) {
+      }
+    }
     for (int w = 1; w <= num_workers_; ++w)
       cb.waitAtLeast(cb.chunkReady(slot, w), use + 1, opts_.wait_timeout_s, me, [&] {
         return fmt::format("chunk_ready[slot {}][local rank {}] (step {}, unit {}, elements "

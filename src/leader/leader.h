@@ -115,6 +115,14 @@ class Leader {
   using UpdateGate = std::function<double(int unit)>;
   void setUpdateGate(UpdateGate gate) { gate_ = std::move(gate); }
 
+  /// Work for the time the leader would wait for a gradient: called before such a wait, and
+  /// again while it returns true and the gradient is not in yet; each call should return within
+  /// ~100 ms (the gradient waits meanwhile). The trainer's streamed checkpoint copies the next
+  /// unit's state into staging there (CheckpointStream::stageNext), so fewer copies are left
+  /// for the update gate. Leader's main thread. Empty: none.
+  using IdleWork = std::function<bool()>;
+  void setIdleWork(IdleWork work) { idle_ = std::move(work); }
+
   /// Runs optimizer step `step` (1-based) as the workers' gradients arrive; returns when every
   /// unit's new version is published. Throws TimeoutError / JobAbortedError from the waits.
   LeaderStepStats step(int64_t step);
@@ -166,6 +174,7 @@ class Leader {
   int num_workers_ = 0;
   int64_t base_step_ = 0;
   UpdateGate gate_;
+  IdleWork idle_;
 };
 
 }  // namespace slidedp

@@ -277,6 +277,25 @@ double Engine::updateRangesWithNorm(const ChunkState& s, const GradView& grad,
   return sum;
 }
 
+void Engine::copy(void* dst, const void* src, size_t bytes) const {
+  constexpr size_t kPage = 4096, kMinPerThread = size_t{4} << 20;
+  const int team = static_cast<int>(std::max<size_t>(
+      1, std::min<size_t>(static_cast<size_t>(std::max(1, threads_)), bytes / kMinPerThread)));
+  auto* d = static_cast<uint8_t*>(dst);
+  const auto* s = static_cast<const uint8_t*>(src);
+  if (team == 1) {
+    if (bytes > 0) std::memcpy(d, s, bytes);
+    return;
+  }
+  const size_t slice = (bytes / team + kPage - 1) / kPage * kPage;
+#pragma omp parallel num_threads(team)
+  {
+    const size_t b = std::min(bytes, static_cast<size_t>(omp_get_thread_num()) * slice);
+    const size_t e = std::min(bytes, b + slice);
+    if (e > b) std::memcpy(d + b, s + b, e - b);
+  }
+}
+
 double Engine::gradSquaredNorm(const GradView& grad, int64_t n, float gradScale) const {
   StepConstants c{};
   if (!std::isfinite(gradScale)) throwUserError("optim: grad_scale {} is not finite", gradScale);

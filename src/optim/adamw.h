@@ -201,6 +201,15 @@ class Engine {
   double updateRangesWithNorm(const ChunkState& state, const GradView& grad,
                               const std::vector<Range>& ranges, const StepConstants& c) const;
 
+  /// Copies `bytes` from `src` to `dst` (must not overlap) on the passes' OpenMP team: the same
+  /// threads, pinned as the passes are, in contiguous 4 KiB-aligned slices (memcpy each; glibc
+  /// streams large copies with non-temporal stores). For host copies made between passes by the
+  /// thread that runs them (the streamed checkpoint's copy of a unit's state into staging
+  /// memory, formats/streamed_writer.h): other threads copying beside the team would take its
+  /// cores, and a pass's static split makes every thread wait for the slowest. Threading: as
+  /// the passes (one caller thread). Throws nothing.
+  void copy(void* dst, const void* src, size_t bytes) const;
+
  private:
   double run(int pass, const ChunkState& state, const GradView& grad, int64_t n,
              const StepConstants& c) const;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/log.h"
+#include "common/thread_placement.h"
 #include "shm/segment.h"
 
 namespace slidedp {
@@ -137,6 +138,7 @@ void JobGuard::stop() {
 }
 
 void JobGuard::loop() {
+  useAllRankCores();  // not on the core of the leader's team thread 0 (common/thread_placement.h)
   const uint32_t mine = static_cast<uint32_t>(ctx_->local_rank);
   const auto period = std::chrono::microseconds(static_cast<int64_t>(opts_.interval_s * 1e6));
   // Per peer: since when it has been seen stopped (0: running), and its progress then.

@@ -46,9 +46,7 @@ CheckpointStream::CheckpointStream(CheckpointRequest req,
   StreamedWriterOptions wo;
   wo.after_group = std::move(after_unit);
   wo.staging = req_.staging;
-  // Training goes on: copy the state to staging from the start, while the leader waits for the
-  // next step's first gradients (a checkpoint training waits for has nothing to get ahead of).
-  wo.stage_ahead = !req_.blocking;
+  wo.copy = req_.copy;
   if (!shared_) wo.on_complete = [this](const FileDigest& d) { complete(d); };
   writer_ = std::make_unique<StreamedSafetensorsWriter>(
       joinPath(tmp_dir_, req_.file), std::move(groups),

@@ -60,6 +60,9 @@ struct CheckpointRequest {
   /// Training waits until it is written (the last step's, a stop's, --checkpoint-mode
   /// blocking): nothing is updated meanwhile, and the log line says so instead of staging.
   bool blocking = false;
+  /// How the leader copies a unit into `staging` (StreamedWriterOptions::copy): its AdamW team
+  /// (optim::Engine::copy), idle while the leader copies. Empty: threads started per copy.
+  std::function<void(uint8_t* dst, const uint8_t* src, size_t bytes)> copy;
 };
 
 class CheckpointStream {
@@ -83,6 +86,11 @@ class CheckpointStream {
   /// (written, copied into staging memory, or the write failed); returns the seconds the caller
   /// was held. `poll` as in StreamedSafetensorsWriter::waitGroup. Leader's main thread.
   double waitUnit(int u, const std::function<void()>& poll = {});
+  /// The leader has nothing else to do (it waits for a gradient): copies the next unit in write
+  /// order that is neither written nor copied into staging (StreamedSafetensorsWriter::
+  /// stageNext). True when it copied one; false when there is nothing to copy ahead or no room.
+  /// Leader's main thread.
+  bool stageNext() { return writer_->stageNext(); }
   /// True once the write is over (published, or failed).
   bool finished() const { return writer_->finished(); }
   /// Blocks until the write is over; returns "" once the checkpoint is published (with a

@@ -189,6 +189,9 @@ Trainer::Trainer(const RankContext& ctx, const std::string& model_dir, const Tra
       else
         leader_->loadCheckpoint(model_dir, config_);
       leader_->setBaseStep(first_step_ - 1);
+      // While the leader waits for gradients, it copies the state of the checkpoint being
+      // streamed into staging, one unit at a time, in the order the updates will want it.
+      leader_->setIdleWork([this] { return stream_ && stream_->stageNext(); });
       // A unit's update waits until the checkpoint being streamed has written its state.
       leader_->setUpdateGate([this](int unit) {
         if (!stream_) return 0.0;
@@ -345,8 +348,10 @@ void Trainer::beginStream(const std::string& root, int64_t step, const nlohmann:
     if (written == (n + 1) / 2) killPoint("checkpoint", step);  // tests: half of it written
   };
   if (staging_pool_) staging_pool_->waitReady();  // faulted in since before step 1: done by now
+  const optim::Engine* team = &leader_->engine();  // copies into staging on the AdamW team
   CheckpointRequest req{root,          step, state, keep, overwrite, note, shared_tmp_dir, file,
-                        staging_pool_, blocking};
+                        staging_pool_, blocking,
+                        [team](uint8_t* dst, const uint8_t* src, size_t n) { team->copy(dst, src, n); }};
   stream_ = std::make_unique<CheckpointStream>(std::move(req), std::move(units), plan_.updateOrder(),
                                                after_unit);
 }

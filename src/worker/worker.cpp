@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "common/errors.h"
+#include "common/thread_placement.h"
 #include "model/decoder.h"
 #include "model/mlp_tiles.h"
 #include "common/bf16.h"
@@ -418,6 +419,7 @@ struct Worker::Impl {
   }
 
   void handoffLoop() {
+    useAllRankCores();  // not only the main thread's core (common/thread_placement.h)
 #ifdef SLIDEDP_WITH_CUDA
     if (cuda) c10::cuda::set_device(device.index());
 #endif

@@ -1,0 +1,33 @@
+// Where the threads a rank starts beside its OpenMP team may run.
+//
+// The one fact this file exists for: with OMP_PROC_BIND/OMP_PLACES set (launcher/slidedp-run
+// sets OMP_PROC_BIND=close OMP_PLACES=cores for every rank), libgomp binds the initial thread to
+// the first place, one core, before main() runs, and a std::thread inherits the CPU mask of the
+// thread that creates it. So every helper thread the main thread starts (the checkpoint writer
+// and its I/O threads, the staging pool's page toucher, copy threads, the worker's hand-off
+// thread) would share that one core with the team's thread 0, and a pass split statically over
+// the team waits for its slowest thread. On the 1xH200 machine (4B, 14 leader cores) that is
+// what the streamed checkpoint's copies ran into: 8 copy threads at 4.4-5.3 GB/s, an AdamW
+// update of 7.6 s instead of 1.3 s beside them, and steps 1-3 slowed 20-30 s by the page
+// toucher (tools/bench/results/2026-12-02-h200x1-qwen3-4b/README.md).
+#pragma once
+
+namespace slidedp {
+
+/// Widens the calling thread's CPU mask to every CPU of this process's OpenMP places (the
+/// cores the launcher gave the rank), so it runs wherever the team leaves room instead of on
+/// the initial thread's core. Call first thing in a thread that the (bound) main thread
+/// started; threads it starts afterwards inherit the wider mask. No places (OMP_PLACES unset,
+/// nothing bound): leaves the mask as it is. Returns false when the mask could not be set (the
+/// thread keeps its mask; nothing else changes). Any thread; no OpenMP region is started.
+bool useAllRankCores();
+
+/// The calling thread at nice 19 (Linux: per thread; threads it starts inherit it). Background
+/// threads share the rank's cores with its OpenMP team, a static split over bound threads: a
+/// core taken from one thread of the team makes the whole pass late (on the 4B run the update
+/// took 1.3-1.5 s while a checkpoint was written against 1.2-1.3 s before). At nice 19 a thread
+/// gets ~1.5% of a core a nice-0 thread wants, yet always progresses (SCHED_IDLE could starve it
+/// behind a busy-waiting rank). Failure (not permitted): the priority stays as it is.
+void lowerThreadPriority();
+
+}  // namespace slidedp

@@ -1,0 +1,71 @@
+// common/thread_placement.h: helper threads started by a main thread that OpenMP bound to one
+// core run on every core of the rank. CTest runs this binary with OMP_PROC_BIND=close and
+// OMP_PLACES=cores, as launcher/slidedp-run runs every rank.
+#include <gtest/gtest.h>
+#include <omp.h>
+#include <sched.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <thread>
+
+#include "common/thread_placement.h"
+
+namespace {
+
+cpu_set_t maskOfThisThread() {
+  cpu_set_t s;
+  CPU_ZERO(&s);
+  EXPECT_EQ(sched_getaffinity(0, sizeof(s), &s), 0);  // 0: the calling thread
+  return s;
+}
+
+int placeCpus() {
+  int n = 0;
+  for (int p = 0; p < omp_get_num_places(); ++p) n += omp_get_place_num_procs(p);
+  return n;
+}
+
+}  // namespace
+
+TEST(ThreadPlacement, HelperThreadsLeaveTheCoreOfTheBoundMainThread) {
+  ASSERT_NE(std::getenv("OMP_PLACES"), nullptr) << "run through ctest (it sets OMP_PLACES=cores)";
+  if (omp_get_num_places() < 2) GTEST_SKIP() << "one core: there is nothing to spread over";
+  const cpu_set_t main_mask = maskOfThisThread();
+  ASSERT_EQ(CPU_COUNT(&main_mask), 1) << "libgomp did not bind the initial thread: the premise "
+                                         "of common/thread_placement.h does not hold here";
+  int inherited = 0, widened = 0;
+  bool has_main_core = false;
+  bool ok = false;
+  std::thread t([&] {
+    const cpu_set_t before = maskOfThisThread();
+    inherited = CPU_COUNT(&before);
+    ok = slidedp::useAllRankCores();
+    const cpu_set_t after = maskOfThisThread();
+    widened = CPU_COUNT(&after);
+    cpu_set_t both;
+    CPU_AND(&both, &after, &main_mask);
+    has_main_core = CPU_COUNT(&both) == 1;
+  });
+  t.join();
+  EXPECT_EQ(inherited, 1) << "a std::thread inherits its creator's one core";
+  EXPECT_TRUE(ok);
+  EXPECT_EQ(widened, placeCpus()) << "every CPU of every OpenMP place";
+  EXPECT_TRUE(has_main_core);
+  const cpu_set_t still = maskOfThisThread();
+  EXPECT_EQ(CPU_COUNT(&still), 1) << "the caller's own thread keeps its binding";
+}
+
+TEST(ThreadPlacement, LowerThreadPriorityIsPerThread) {
+  const int main_nice = getpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid)));
+  int helper_nice = 0;
+  std::thread t([&] {
+    slidedp::lowerThreadPriority();
+    helper_nice = getpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid)));
+  });
+  t.join();
+  EXPECT_EQ(helper_nice, 19);
+  EXPECT_EQ(getpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid))), main_nice);
+}
