@@ -30,6 +30,9 @@ bool useAllRankCores() {
 }
 
 void lowerThreadPriority() {
+  sched_param none{};
+  none.sched_priority = 0;
+  if (pthread_setschedparam(pthread_self(), SCHED_IDLE, &none) == 0) return;
   ::setpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid)), 19);  // failure: as is
 }
 

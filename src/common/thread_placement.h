@@ -22,12 +22,15 @@ namespace slidedp {
 /// thread keeps its mask; nothing else changes). Any thread; no OpenMP region is started.
 bool useAllRankCores();
 
-/// The calling thread at nice 19 (Linux: per thread; threads it starts inherit it). Background
-/// threads share the rank's cores with its OpenMP team, a static split over bound threads: a
-/// core taken from one thread of the team makes the whole pass late (on the 4B run the update
-/// took 1.3-1.5 s while a checkpoint was written against 1.2-1.3 s before). At nice 19 a thread
-/// gets ~1.5% of a core a nice-0 thread wants, yet always progresses (SCHED_IDLE could starve it
-/// behind a busy-waiting rank). Failure (not permitted): the priority stays as it is.
+/// The calling thread under SCHED_IDLE (Linux: per thread; threads it starts inherit it): it runs
+/// only on a core nothing else wants, and a team thread waking on that core preempts it at
+/// once. Background threads share the rank's cores with its OpenMP team, a static split over
+/// bound threads, so a core taken from one thread of the team for even a time slice makes the
+/// whole pass late, and the leader runs ~1000 passes a step at 4B. Nice 19 was not enough: with
+/// the checkpoint writer's threads at nice 19 on every leader core, every step while the 4B
+/// checkpoint was written took ~0.4 s more (2.2-2.6 s against 1.8-1.9 s; 1xH200, 0e2abbb). The
+/// leader idles through every forward and between chunks, so an idle-class thread still
+/// progresses. Where SCHED_IDLE is refused: nice 19; where that is refused too: as it is.
 void lowerThreadPriority();
 
 }  // namespace slidedp

@@ -28,10 +28,11 @@ StagingPool::StagingPool(uint64_t bytes, int threads) {
   capacity_ = want;
   const auto t0 = std::chrono::steady_clock::now();
   toucher_ = std::thread([this, t0, threads] {
-    // Off the caller's core (the leader's main thread is bound to its team's first core) and at
-    // the lowest priority: the faults take idle cores, not the training's (the first 4B runs
-    // with staging: steps 1-3 took 20-30 s more while 8 touchers shared core 0 with the team).
-    // The helpers started here inherit both.
+    // Off the caller's core (the leader's main thread is bound to its team's first core) and in
+    // the idle scheduling class: the faults take idle cores, not the training's (the first 4B
+    // runs with staging: steps 1-3 took 20-30 s more while 8 touchers shared core 0 with the
+    // team; at nice 19 on every core, steps 2-7 took ~0.6 s more each). The helpers started
+    // here inherit both.
     useAllRankCores();
     lowerThreadPriority();
     const int k = std::max(1, threads);

@@ -32,7 +32,8 @@
 // written. No second pass over the data.
 //
 // Threads: one writer thread per file (hashing in file order), with `io_threads` helpers
-// that pwrite its pieces, both on every core of the rank at nice 19 (common/thread_placement.h).
+// that pwrite its pieces, both on every core of the rank in the idle scheduling class
+// (common/thread_placement.h).
 // waitGroup/groupsWritten/finished may be called from any thread; releaseGroup/stageNext from
 // one caller thread; the constructor, wait(), cancel() and the destructor from the owner's.
 // Errors: any failure (I/O, a throwing callback, cancel()) stops the writer, removes the
@@ -75,8 +76,9 @@ struct StreamedWriterOptions {
   /// only waits). Each copy returns to the pool once its group is written. May be shared by
   /// successive writers (one at a time).
   std::shared_ptr<StagingPool> staging;
-  /// The writer and I/O threads run at nice 19: training's threads keep their cores (the
-  /// writer still progresses). False: normal priority.
+  /// The writer and I/O threads run in the idle scheduling class (SCHED_IDLE,
+  /// common/thread_placement.h): training's threads keep their cores (the writer still
+  /// progresses in their idle time). False: normal priority.
   bool background = true;
   /// How releaseGroup()/stageNext() copy a group's tensor into staging, on the caller's thread:
   /// copy(dst, src, bytes). Empty: memcpy on `copy_threads` threads started for it. The leader

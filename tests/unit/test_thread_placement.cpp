@@ -58,14 +58,18 @@ TEST(ThreadPlacement, HelperThreadsLeaveTheCoreOfTheBoundMainThread) {
   EXPECT_EQ(CPU_COUNT(&still), 1) << "the caller's own thread keeps its binding";
 }
 
-TEST(ThreadPlacement, LowerThreadPriorityIsPerThread) {
-  const int main_nice = getpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid)));
-  int helper_nice = 0;
+TEST(ThreadPlacement, LowerThreadPriorityMakesThisThreadIdleClassOnly) {
+  const int main_policy = sched_getscheduler(0);
+  int helper_policy = -1, grandchild_policy = -1;
   std::thread t([&] {
     slidedp::lowerThreadPriority();
-    helper_nice = getpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid)));
+    helper_policy = sched_getscheduler(0);  // 0: the calling thread
+    std::thread g([&] { grandchild_policy = sched_getscheduler(0); });
+    g.join();
   });
   t.join();
-  EXPECT_EQ(helper_nice, 19);
-  EXPECT_EQ(getpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid))), main_nice);
+  EXPECT_EQ(helper_policy, SCHED_IDLE);
+  EXPECT_EQ(grandchild_policy, SCHED_IDLE) << "threads it starts inherit the class";
+  EXPECT_EQ(sched_getscheduler(0), main_policy) << "the caller's own thread is unchanged";
+  EXPECT_NE(main_policy, SCHED_IDLE);
 }
