@@ -347,7 +347,17 @@ void Trainer::beginStream(const std::string& root, int64_t step, const nlohmann:
     if (slow_s > 0) std::this_thread::sleep_for(std::chrono::duration<double>(slow_s));
     if (written == (n + 1) / 2) killPoint("checkpoint", step);  // tests: half of it written
   };
-  if (staging_pool_) staging_pool_->waitReady();  // faulted in since before step 1: done by now
+  if (staging_pool_) {
+    // Faulted in since before step 1, in the idle scheduling class: done by now unless the
+    // checkpoint comes within the first steps; then say what it cost.
+    const auto t0 = std::chrono::steady_clock::now();
+    staging_pool_->waitReady();
+    const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (waited >= 0.5 && note)
+      note(fmt::format("checkpoint of step {}: training waited {:.1f} s for the staging memory to be "
+                       "faulted in (once per run; it is faulted in on idle cores from the start)",
+                       step, waited));
+  }
   const optim::Engine* team = &leader_->engine();  // copies into staging on the AdamW team
   CheckpointRequest req{root,          step, state, keep, overwrite, note, shared_tmp_dir, file,
                         staging_pool_, blocking,
