@@ -287,9 +287,12 @@ void Engine::copy(void* dst, const void* src, size_t bytes) const {
     if (bytes > 0) std::memcpy(d, s, bytes);
     return;
   }
-  const size_t slice = (bytes / team + kPage - 1) / kPage * kPage;
 #pragma omp parallel num_threads(team)
   {
+    // The team may be smaller than asked (OMP_THREAD_LIMIT, OMP_DYNAMIC, a nested region):
+    // split over the threads it has.
+    const size_t k = static_cast<size_t>(omp_get_num_threads());
+    const size_t slice = (bytes / k + kPage - 1) / kPage * kPage;
     const size_t b = std::min(bytes, static_cast<size_t>(omp_get_thread_num()) * slice);
     const size_t e = std::min(bytes, b + slice);
     if (e > b) std::memcpy(d + b, s + b, e - b);
