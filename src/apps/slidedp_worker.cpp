@@ -247,13 +247,27 @@ int run(const WorkerOptions& o) {
   }
 }
 
+/// A configuration error found before MPI_Init (the command line), printed by rank 0 only:
+/// every rank joins MPI and one barrier before it exits 2, so no rank exits before rank 0's
+/// message is out (mpirun kills the other ranks at the first non-zero exit: a fast worker
+/// exiting first made the message go missing, seen in CI). Every rank of the job must call it
+/// (they all parse the same command line).
+int exitAfterRankZeroPrinted() {
+  std::fflush(stderr);
+  int provided = 0;
+  MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
+  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Finalize();
+  return 2;
+}
+
 /// Command-line errors: --help and friends as CLI11 prints them; anything else as one line
 /// from rank 0 naming the option, with exit status 2 like every other configuration error.
 int reportParseError(const CLI::App& app, const CLI::ParseError& e,
                      const std::vector<std::string>& args) {
   if (e.get_exit_code() == 0 || worldRankFromEnv() != 0) {
     if (worldRankFromEnv() == 0) return app.exit(e);
-    return e.get_exit_code() == 0 ? 0 : 2;
+    return e.get_exit_code() == 0 ? 0 : exitAfterRankZeroPrinted();
   }
   std::string msg = e.what();
   if (dynamic_cast<const CLI::ConfigError*>(&e) != nullptr) {
@@ -278,7 +292,7 @@ int reportParseError(const CLI::App& app, const CLI::ParseError& e,
   }
   std::fprintf(stderr, "slidedp: error: %s\nHINT: slidedp_worker --help lists every option with "
                "its default\n", msg.c_str());
-  return 2;
+  return exitAfterRankZeroPrinted();
 }
 
 }  // namespace
@@ -316,7 +330,7 @@ int main(int argc, char** argv) {
           std::fprintf(stderr, "slidedp: error: %s sizes the start-up self-check (no --model); "
                        "with --model/--model-config the shape comes from the model's "
                        "config.json.\nHINT: drop %s\n", f, f);
-        return 2;
+        return exitAfterRankZeroPrinted();
       }
       app.get_option(f)->configurable(false);
     }
@@ -338,7 +352,7 @@ int main(int argc, char** argv) {
                        "--model/--model-config); a training job would ignore it.\nHINT: drop "
                        "%s; to inject a failure into training use --kill-at PHASE@STEP[:RANK]\n",
                        f, f);
-        return 2;
+        return exitAfterRankZeroPrinted();
       }
       opt->configurable(false);
     }
