@@ -59,8 +59,7 @@ class IoPool {
     size_t n;
     uint64_t offset;
   };
-  void loop() {
-    useAllRankCores();
+  void loop() {  // started by the writer thread: its cores inherited (run())
     if (background_) lowerThreadPriority();
     for (;;) {
       Piece piece;
