@@ -243,10 +243,16 @@ do_ckpt() {
     old_ratio=$(cat /proc/sys/vm/dirty_ratio); old_bytes=$(cat /proc/sys/vm/dirty_bytes)
     echo "$SLIDEDP_CKPT_DIRTY_BYTES" > /proc/sys/vm/dirty_bytes && echo "ckpt: vm.dirty_bytes set to $SLIDEDP_CKPT_DIRTY_BYTES for the run"
   fi
+  # The kernel's side of the write (reclaim, writeback, CPU time by kind) during the run.
+  local vmpid=
+  cp /proc/vmstat "$OUT/ckpt-vmstat-before.txt" 2>/dev/null
+  command -v vmstat > /dev/null && { vmstat -w -t 2 > "$OUT/ckpt-vmstat.txt" 2>&1 & vmpid=$!; }
   SLIDEDP_WORKER=$BIN/slidedp_worker timeout 420 launcher/slidedp-run "${dev[@]}" --worker-threads 2 -- \
     "${common[@]}" --steps "$steps" --metrics "$OUT/ckpt-run.jsonl" --checkpoint-dir "$dir" --checkpoint-every "$every" \
     --checkpoint-mode "$mode" --checkpoint-staging "${SLIDEDP_CKPT_STAGING:-auto}" --checkpoint-at-end false --keep-checkpoints 1 \
     > "$OUT/ckpt-run.log" 2>&1 || rc=1
+  [ -n "$vmpid" ] && kill "$vmpid" 2>/dev/null
+  cp /proc/vmstat "$OUT/ckpt-vmstat-after.txt" 2>/dev/null
   if [ -n "${old_ratio:-}" ]; then
     if [ "$old_bytes" -gt 0 ]; then echo "$old_bytes" > /proc/sys/vm/dirty_bytes; else echo "$old_ratio" > /proc/sys/vm/dirty_ratio; fi
     echo "ckpt: vm.dirty_ratio $(cat /proc/sys/vm/dirty_ratio) dirty_bytes $(cat /proc/sys/vm/dirty_bytes) restored"

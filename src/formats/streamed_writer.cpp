@@ -295,6 +295,7 @@ void StreamedSafetensorsWriter::run() {
       at += n;
     };
     put(head.data(), head.size());
+    uint64_t prev_begin = 0;  // the group before this one, from the header on
     for (size_t g = 0; g < groups_.size(); ++g) {
       const uint64_t group_begin = at;
       std::vector<TensorToWrite> tensors;  // the caller's memory, or its staged copy
@@ -327,9 +328,24 @@ void StreamedSafetensorsWriter::run() {
       }
       cv_.notify_all();
       if (opts_.after_group) opts_.after_group(static_cast<int>(g) + 1);
+      // With staging memory (the caller never waits for the disk), the previous group: wait
+      // until the disk has it (its writeback started a group ago, so the disk stays busy with
+      // this one meanwhile), then drop it from the page cache. The file then never fills the
+      // page cache: no reclaim by kswapd and no dirty-page throttling competing with the
+      // training threads; this (low-priority) thread does the freeing. Without staging the page
+      // cache is what lets the caller go on, so it is left to absorb the write.
+      if (opts_.staging) {
+        const auto from = static_cast<off_t>(prev_begin);
+        const auto len = static_cast<off_t>(group_begin - prev_begin);
+        ::sync_file_range(fd, from, len, SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE |
+                                             SYNC_FILE_RANGE_WAIT_AFTER);
+        ::posix_fadvise(fd, from, len, POSIX_FADV_DONTNEED);
+      }
+      prev_begin = group_begin;
     }
     if (cancel_.load(std::memory_order_acquire)) throw Cancelled{};
     if (::fsync(fd) != 0) throwUserError("{}: fsync failed: {}", path_, std::strerror(errno));
+    if (opts_.staging) ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);  // the rest of it
     const int rc = ::close(fd);
     fd = -1;
     if (rc != 0) throwUserError("{}: close failed: {}", path_, std::strerror(errno));

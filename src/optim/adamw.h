@@ -14,13 +14,16 @@
 // Threading contract: a call is made by one thread (the leader's optimizer thread); it runs an
 // OpenMP team of Engine::teamFor(n) threads (threads(), fewer for chunks under 1024 elements per
 // thread) and returns when the chunk is done. A chunk is split
-// statically into per-thread ranges of whole kPartitionBlock-element blocks (partitionRange),
-// so for the same chunk length and thread count an element is always processed by the same
-// thread; firstTouch() uses the same split, so with pinned OpenMP threads
-// (OMP_PROC_BIND=close, OMP_PLACES=cores, set by launcher/) pages land on the NUMA node of the
-// thread that later updates them. Master, moments and copy do not depend on the thread count
-// or the ISA (bit-identical; see Isa for the one denormal exception); the norm's last bits
-// depend on the summation order, i.e. on (ISA, thread count), and are reproducible for both.
+// statically into per-thread ranges of whole kPartitionBlock-element blocks (partitionRange);
+// firstTouch() uses the same split, so with pinned OpenMP threads (OMP_PROC_BIND=close,
+// OMP_PLACES=cores, set by launcher/) pages land on the NUMA node of the thread that later
+// updates them. The passes take each range in kStealBlock-element blocks, and a thread done
+// with its own range takes the untaken blocks of the others (work stealing): a thread that
+// loses its core to another task (a kernel flusher, a checkpoint writer, a co-tenant) then
+// costs the chunk at most one block, not its whole range, while without interference every
+// thread runs its own range. Master, moments and copy do not depend on the thread count or the
+// ISA (bit-identical; see Isa for the one denormal exception); the norm's last bits depend on
+// the summation order, i.e. on (ISA, thread count), and are reproducible for both.
 #pragma once
 
 #include <cstdint>
@@ -50,6 +53,11 @@ Isa bestIsa();
 /// Elements per partition block: 64 fp32 = 256 B, 64 bf16 = 128 B, so thread ranges begin on
 /// cache-line boundaries of every array when the chunk's arrays are 64-byte aligned.
 inline constexpr int64_t kPartitionBlock = 64;
+/// Elements per work-stealing block of a pass (Engine::update and the norm passes): 16384
+/// elements = 64 KiB of each fp32 array, ~30 us of one core's share of host memory bandwidth.
+/// A thread's static range is taken block by block, and idle threads take the untaken blocks
+/// of a thread that lost its core (see Engine's threading contract).
+inline constexpr int64_t kStealBlock = 16384;
 /// Default software prefetch distance: 1024 elements = 4 KiB ahead in each fp32 array.
 /// Measured on the 32-core GPU-machine host (bench_adamw, 256M params, 32 threads): +3..6%
 /// over no prefetch for G = 1 and 4, f32 and bf16 gradients; 4096 was no better.
@@ -175,7 +183,7 @@ class Engine {
 
   /// Norm-only pass: returns sum_i g_i^2 in double, g = (sum of slots) * gradScale, over
   /// `n` elements. Reads only the gradient. Each g_i^2 is exact in double; the sum is
-  /// accumulated in double (order: per lane, then per thread, then threads in order).
+  /// accumulated in double (order: per lane, then per kStealBlock block, then blocks in order).
   double gradSquaredNorm(const GradView& grad, int64_t n, float gradScale) const;
 
   /// Update pass: one AdamW step of `state` (see StepConstants for the exact arithmetic).
