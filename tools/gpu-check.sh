@@ -243,16 +243,20 @@ do_ckpt() {
     old_ratio=$(cat /proc/sys/vm/dirty_ratio); old_bytes=$(cat /proc/sys/vm/dirty_bytes)
     echo "$SLIDEDP_CKPT_DIRTY_BYTES" > /proc/sys/vm/dirty_bytes && echo "ckpt: vm.dirty_bytes set to $SLIDEDP_CKPT_DIRTY_BYTES for the run"
   fi
-  # The kernel's side of the write (reclaim, writeback, CPU time by kind) during the run.
+  # The kernel's side of the write during the run (ckpt-kernel.txt): every 2 s the CPU time by
+  # kind (user, system, idle, I/O wait, stolen by the hypervisor) and memory (vmstat), then the
+  # reclaim/writeback counters and the per-CPU times before and after.
   local vmpid=
-  cp /proc/vmstat "$OUT/ckpt-vmstat-before.txt" 2>/dev/null
-  command -v vmstat > /dev/null && { vmstat -w -t 2 > "$OUT/ckpt-vmstat.txt" 2>&1 & vmpid=$!; }
+  { echo "== before"; grep -E "^(pgscan|pgsteal|allocstall|nr_dirty |nr_writeback )" /proc/vmstat; grep "^cpu" /proc/stat; } > "$OUT/ckpt-kernel.txt" 2>/dev/null
+  command -v vmstat > /dev/null && { vmstat -w -t 2 > "$OUT/ckpt-vmstat.tmp" 2>&1 & vmpid=$!; }
   SLIDEDP_WORKER=$BIN/slidedp_worker timeout 420 launcher/slidedp-run "${dev[@]}" --worker-threads 2 -- \
     "${common[@]}" --steps "$steps" --metrics "$OUT/ckpt-run.jsonl" --checkpoint-dir "$dir" --checkpoint-every "$every" \
     --checkpoint-mode "$mode" --checkpoint-staging "${SLIDEDP_CKPT_STAGING:-auto}" --checkpoint-at-end false --keep-checkpoints 1 \
     > "$OUT/ckpt-run.log" 2>&1 || rc=1
   [ -n "$vmpid" ] && kill "$vmpid" 2>/dev/null
-  cp /proc/vmstat "$OUT/ckpt-vmstat-after.txt" 2>/dev/null
+  { echo "== after"; grep -E "^(pgscan|pgsteal|allocstall|nr_dirty |nr_writeback )" /proc/vmstat; grep "^cpu" /proc/stat
+    echo "== vmstat -w -t 2 during the run"; cat "$OUT/ckpt-vmstat.tmp" 2>/dev/null; } >> "$OUT/ckpt-kernel.txt"
+  rm -f "$OUT/ckpt-vmstat.tmp"
   if [ -n "${old_ratio:-}" ]; then
     if [ "$old_bytes" -gt 0 ]; then echo "$old_bytes" > /proc/sys/vm/dirty_bytes; else echo "$old_ratio" > /proc/sys/vm/dirty_ratio; fi
     echo "ckpt: vm.dirty_ratio $(cat /proc/sys/vm/dirty_ratio) dirty_bytes $(cat /proc/sys/vm/dirty_bytes) restored"
