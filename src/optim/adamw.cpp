@@ -6,7 +6,6 @@
 #include <omp.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -15,6 +14,7 @@
 #include "common/bf16.h"
 #include "common/errors.h"
 #include "optim/adamw_kernels.h"
+#include "optim/block_stealing.h"
 
 namespace slidedp::optim {
 namespace {
@@ -218,39 +218,14 @@ double Engine::run(int pass, const ChunkState& s, const GradView& grad, int64_t 
   const detail::Pass p = static_cast<detail::Pass>(pass);
   const int team = teamSize(n, threads_);
   if (team == 1) return kernel(args, p, 0, n);
-  // Each thread owns its static range (partitionRange, the firstTouch() split) cut into
-  // kStealBlock-element blocks and takes them front to back; a thread that finishes its own
-  // takes the untaken blocks of the others. A thread that loses its core for a while (a kernel
-  // thread, a background writer, another process) then delays the chunk by at most one block
-  // instead of its whole range. The norm is summed per block, then over blocks in element
-  // order: the same for the same (chunk length, team size, ISA), whoever ran which block.
-  struct alignas(64) Owned {
-    std::atomic<int64_t> next{0};
-    int64_t begin = 0, end = 0, blocks = 0, first = 0;  // first: its first block's index overall
-  };
-  std::vector<Owned> own(team);
-  int64_t totalBlocks = 0;
-  for (int t = 0; t < team; ++t) {
-    partitionRange(n, team, t, &own[t].begin, &own[t].end);
-    own[t].blocks = (own[t].end - own[t].begin + kStealBlock - 1) / kStealBlock;
-    own[t].first = totalBlocks;
-    totalBlocks += own[t].blocks;
-  }
-  std::vector<double> partial(totalBlocks, 0.0);
-#pragma omp parallel num_threads(team)
-  {
-    // Own range first, then the others' in turn; a smaller team than asked (OMP_THREAD_LIMIT,
-    // a nested region) still covers every range this way.
-    const int t = omp_get_thread_num();
-    for (int k = 0; k < team; ++k) {
-      Owned& o = own[(t + k) % team];
-      for (int64_t i = o.next.fetch_add(1, std::memory_order_relaxed); i < o.blocks;
-           i = o.next.fetch_add(1, std::memory_order_relaxed)) {
-        const int64_t b = o.begin + i * kStealBlock;
-        partial[o.first + i] = kernel(args, p, b, std::min(o.end, b + kStealBlock));
-      }
-    }
-  }
+  // Work stealing over the static partition (optim/block_stealing.h). The norm is summed per
+  // block, then over blocks in element order: the same for the same (chunk length, team size,
+  // ISA), whichever thread ran which block.
+  auto rangeOf = [&](int t, int64_t* begin, int64_t* end) { partitionRange(n, team, t, begin, end); };
+  std::vector<double> partial(countStealBlocks(team, kStealBlock, rangeOf), 0.0);
+  stealBlocks(team, kStealBlock, rangeOf, [&](int64_t begin, int64_t end, int64_t index) {
+    partial[index] = kernel(args, p, begin, end);
+  });
   double sum = 0.0;
   for (double x : partial) sum += x;
   return sum;
