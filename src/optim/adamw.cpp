@@ -252,15 +252,21 @@ double Engine::updateRangesWithNorm(const ChunkState& s, const GradView& grad,
   if (total == 0) return 0.0;
   const detail::RangeKernel kernel = kernelFor(isa_);
   const size_t esize = grad.dtype == DType::kBF16 ? 2 : 4;
-  const int team = std::min<int64_t>(teamSize(total, threads_), static_cast<int64_t>(ranges.size()));
-  std::vector<double> partial(std::max(team, 1), 0.0);
+  const int team = std::max<int64_t>(
+      1, std::min<int64_t>(teamSize(total, threads_), static_cast<int64_t>(ranges.size())));
   const int64_t nr = static_cast<int64_t>(ranges.size());
-#pragma omp parallel num_threads(std::max(team, 1))
-  {
-    const int t = omp_get_thread_num(), nt = omp_get_num_threads();
+  // Work stealing over the ranges (optim/block_stealing.h), thread t owning ranges
+  // [nr t / team, nr (t+1) / team), taken in blocks of about kStealBlock elements' worth of
+  // ranges; the norm summed per range, then over ranges in order.
+  const int64_t per_block = std::max<int64_t>(1, kStealBlock / std::max<int64_t>(1, total / nr));
+  auto rangeOf = [&](int t, int64_t* begin, int64_t* end) {
+    *begin = nr * t / team;
+    *end = nr * (t + 1) / team;
+  };
+  std::vector<double> partial(nr, 0.0);
+  stealBlocks(team, per_block, rangeOf, [&](int64_t begin, int64_t end, int64_t) {
     const void* slots[kMaxSlots];
-    double sum = 0.0;
-    for (int64_t i = nr * t / nt; i < nr * (t + 1) / nt; ++i) {
+    for (int64_t i = begin; i < end; ++i) {
       const Range& r = ranges[i];
       if (r.length == 0) continue;
       for (int w = 0; w < grad.numSlots; ++w)
@@ -269,10 +275,9 @@ double Engine::updateRangesWithNorm(const ChunkState& s, const GradView& grad,
                                     s.master + r.state, s.expAvg + r.state, s.expAvgSq + r.state,
                                     s.bf16 + r.state,   c,                 streamCopy_,
                                     prefetchElems_};
-      sum += kernel(args, detail::Pass::kUpdateNorm, 0, r.length);
+      partial[i] = kernel(args, detail::Pass::kUpdateNorm, 0, r.length);
     }
-    partial[t] = sum;
-  }
+  });
   double sum = 0.0;
   for (double x : partial) sum += x;
   return sum;

@@ -203,9 +203,10 @@ class Engine {
   };
   /// updateWithNorm() over many ranges (e.g. the rows of a row-sparse update) in ONE OpenMP
   /// team: `state`'s arrays and `grad`'s slots are base pointers (state.n is ignored), ranges
-  /// are split statically among the threads in order. Every element gets exactly what
-  /// updateWithNorm() on its own range would give; the norm is summed per thread, then over
-  /// threads (reproducible for the same ranges and thread count).
+  /// are split statically among the threads in order and taken with work stealing
+  /// (optim/block_stealing.h). Every element gets exactly what updateWithNorm() on its own
+  /// range would give; the norm is summed per range, then over ranges in order (reproducible
+  /// for the same ranges, whatever the thread count).
   double updateRangesWithNorm(const ChunkState& state, const GradView& grad,
                               const std::vector<Range>& ranges, const StepConstants& c) const;
 

@@ -382,6 +382,67 @@ TEST(Threads, ResultIndependentOfThreadCount) {
   EXPECT_EQ(0, std::memcmp(a.o.data(), b.o.data(), n * 2));
 }
 
+TEST(Threads, UpdateWithNormIsTheSameForTheSameTeamWhoeverRanWhichBlock) {
+  // Several work-stealing blocks per thread: the norm (per block, then blocks in order) and the
+  // state must not depend on which thread ran which block, so repeated runs agree bit for bit.
+  const int64_t n = kStealBlock * 13 + 101;
+  Grads g = makeGrads(DType::kF32, 1, n, 9);
+  const StepConstants k = makeStepConstants(AdamWHyper{1e-3, 0.9, 0.95, 1e-8, 0.1, 1}, 1.0f);
+  Chunk first(n);
+  fillState(first, 4);
+  const double n0 = engineFor(bestIsa(), 3).updateWithNorm(first.state(), g.view(), k);
+  for (int rep = 0; rep < 5; ++rep) {
+    Chunk c(n);
+    fillState(c, 4);
+    EXPECT_EQ(engineFor(bestIsa(), 3).updateWithNorm(c.state(), g.view(), k), n0) << "rep " << rep;
+    EXPECT_EQ(0, std::memcmp(c.p.data(), first.p.data(), n * 4));
+    EXPECT_EQ(0, std::memcmp(c.v.data(), first.v.data(), n * 4));
+  }
+}
+
+TEST(Threads, UpdateRangesWithNormEqualsEachRangeOnItsOwn) {
+  // Scattered ranges (as the row-split embedding update gives): zero-length ones, gaps, ranges
+  // longer than a steal block, state and gradient offsets that differ. Every element must get
+  // what updateWithNorm() on its own range gives; the norm is the per-range norms summed in
+  // order, whatever the thread count.
+  const int64_t n = 3 * kStealBlock + 5000;
+  std::mt19937 rng(11);
+  std::vector<Engine::Range> ranges;
+  for (int64_t at = 0, g_at = 0; at < n;) {
+    const int64_t len = std::min<int64_t>(n - at, std::uniform_int_distribution<int64_t>(0, 3000)(rng) +
+                                                     (ranges.size() == 7 ? kStealBlock + 3 : 0));
+    ranges.push_back({at, g_at, len});
+    at += len + std::uniform_int_distribution<int64_t>(0, 70)(rng);  // a gap not updated
+    g_at += len;
+  }
+  int64_t grad_n = 0;
+  for (const auto& r : ranges) grad_n = std::max(grad_n, r.grad + r.length);
+  Grads g = makeGrads(DType::kBF16, 2, grad_n, 13);
+  const StepConstants k = makeStepConstants(AdamWHyper{1e-3, 0.9, 0.95, 1e-8, 0.1, 2}, 0.25f);
+  Chunk expect(n);
+  fillState(expect, 6);
+  double norm_expect = 0.0;
+  const Engine one = engineFor(bestIsa(), 1);
+  for (const auto& r : ranges) {
+    if (r.length == 0) continue;
+    const void* slots[2] = {static_cast<const uint16_t*>(g.ptrs[0]) + r.grad,
+                            static_cast<const uint16_t*>(g.ptrs[1]) + r.grad};
+    ChunkState st{expect.p.data() + r.state, expect.m.data() + r.state, expect.v.data() + r.state,
+                  expect.o.data() + r.state, r.length};
+    norm_expect += one.updateWithNorm(st, GradView{slots, 2, DType::kBF16}, k);
+  }
+  for (int threads : {1, 2, 3, 8}) {
+    Chunk c(n);
+    fillState(c, 6);
+    const double norm = engineFor(bestIsa(), threads).updateRangesWithNorm(c.state(), g.view(), ranges, k);
+    EXPECT_NEAR(norm, norm_expect, 1e-12 * norm_expect) << threads << " threads";
+    EXPECT_EQ(0, std::memcmp(c.p.data(), expect.p.data(), n * 4)) << threads << " threads";
+    EXPECT_EQ(0, std::memcmp(c.m.data(), expect.m.data(), n * 4)) << threads << " threads";
+    EXPECT_EQ(0, std::memcmp(c.v.data(), expect.v.data(), n * 4)) << threads << " threads";
+    EXPECT_EQ(0, std::memcmp(c.o.data(), expect.o.data(), n * 2)) << threads << " threads";
+  }
+}
+
 TEST(Threads, FirstTouchZeroesEveryArray) {
   const int64_t n = 200001;
   Chunk c(n);
