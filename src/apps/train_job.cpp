@@ -933,6 +933,10 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
   if (streamsCheckpoints(o)) {
     const std::string& cs = o.checkpoint_staging;
     const uint64_t bytes = trainer.reserveCheckpointStaging(cs == "auto" ? -1.0 : std::stod(cs));
+    trainer.setCheckpointWriteRate(o.checkpoint_write_rate * 1e6);
+    if (ctx.isLeader() && o.checkpoint_write_rate > 0)
+      SLIDEDP_LOG_INFO("checkpoint writes capped at {:g} MB/s (--checkpoint-write-rate)",
+                       o.checkpoint_write_rate);
     if (ctx.isLeader() && bytes > 0)
       SLIDEDP_LOG_INFO("checkpoint staging: {} of host memory reserved, faulted in on a background "
                        "thread (--checkpoint-staging {}): streamed checkpoints copy into it what "

@@ -148,6 +148,11 @@ void addTrainOptions(CLI::App& app, TrainJobOptions& o) {
         return "must be auto, or a number of GiB from 0 to 1e9, e.g. 32";
       })
       ->capture_default_str();
+  g->add_option("--checkpoint-write-rate", o.checkpoint_write_rate, "Most MB/s (1e6 bytes) a "
+                "checkpoint is written at, to share a disk or network file system or to spread "
+                "the write over more of the interval between checkpoints; training waits for it "
+                "only where --checkpoint-staging is short. 0: as fast as the disk takes it")
+      ->check(CLI::Range(0.0, 1e9))->capture_default_str();
   g->add_option("--checkpoint-at-end", o.checkpoint_at_end, "Also checkpoint after the last step "
                 "(false: only every --checkpoint-every steps and on a stop signal; e.g. a benchmark "
                 "on a disk with room for one checkpoint)")->capture_default_str();

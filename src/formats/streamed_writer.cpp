@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstring>
 #include <deque>
+#include <thread>
 
 #include "common/errors.h"
 #include "common/thread_placement.h"
@@ -293,6 +294,13 @@ void StreamedSafetensorsWriter::run() {
       sum.update(p, n);
       pool.submit(static_cast<const uint8_t*>(p), n, at);
       at += n;
+      if (opts_.max_bytes_per_s > 0) {  // not ahead of the cap (a piece at a time, cancellable)
+        const auto due = t0 + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                  std::chrono::duration<double>(at / opts_.max_bytes_per_s));
+        while (std::chrono::steady_clock::now() < due && !cancel_.load(std::memory_order_acquire))
+          std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(
+              due - std::chrono::steady_clock::now(), std::chrono::milliseconds(50)));
+      }
     };
     put(head.data(), head.size());
     uint64_t prev_begin = 0;  // the group before this one, from the header on

@@ -86,6 +86,11 @@ struct StreamedWriterOptions {
   std::function<void(uint8_t* dst, const uint8_t* src, size_t bytes)> copy;
   /// Threads of one copy when `copy` is empty (memcpy of ~1 GB per decoder layer at 4B).
   int copy_threads = 8;
+  /// Most bytes per second handed to the file (0: as fast as the disk takes them), so a
+  /// checkpoint can share a disk or network file system politely, or be spread over more of
+  /// the interval between checkpoints. Training waits for the writer only where staging
+  /// memory is short, so a cap costs nothing there while the pool holds the state.
+  double max_bytes_per_s = 0;
   /// After the last group, the fsync and the close, on the writer thread, with the file's
   /// digest (e.g. write the manifest, rename the directory into place). May throw: the
   /// write fails with its message (the file is then removed).

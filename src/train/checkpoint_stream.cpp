@@ -47,6 +47,7 @@ CheckpointStream::CheckpointStream(CheckpointRequest req,
   wo.after_group = std::move(after_unit);
   wo.staging = req_.staging;
   wo.copy = req_.copy;
+  wo.max_bytes_per_s = req_.max_bytes_per_s;
   if (!shared_) wo.on_complete = [this](const FileDigest& d) { complete(d); };
   writer_ = std::make_unique<StreamedSafetensorsWriter>(
       joinPath(tmp_dir_, req_.file), std::move(groups),

@@ -63,6 +63,8 @@ struct CheckpointRequest {
   /// How the leader copies a unit into `staging` (StreamedWriterOptions::copy): its AdamW team
   /// (optim::Engine::copy), idle while the leader copies. Empty: threads started per copy.
   std::function<void(uint8_t* dst, const uint8_t* src, size_t bytes)> copy;
+  /// Most bytes per second written (StreamedWriterOptions::max_bytes_per_s); 0: uncapped.
+  double max_bytes_per_s = 0;
 };
 
 class CheckpointStream {

@@ -361,7 +361,8 @@ void Trainer::beginStream(const std::string& root, int64_t step, const nlohmann:
   const optim::Engine* team = &leader_->engine();  // copies into staging on the AdamW team
   CheckpointRequest req{root,          step, state, keep, overwrite, note, shared_tmp_dir, file,
                         staging_pool_, blocking,
-                        [team](uint8_t* dst, const uint8_t* src, size_t n) { team->copy(dst, src, n); }};
+                        [team](uint8_t* dst, const uint8_t* src, size_t n) { team->copy(dst, src, n); },
+                        blocking ? 0.0 : checkpoint_write_rate_};  // a held step is not paced
   stream_ = std::make_unique<CheckpointStream>(std::move(req), std::move(units), plan_.updateOrder(),
                                                after_unit);
 }

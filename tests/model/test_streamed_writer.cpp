@@ -164,6 +164,38 @@ TEST(StreamedWriter, AFailingCallbackOrCancelLeavesNoPartialFile) {
   removeTree(d);
 }
 
+TEST(StreamedWriter, ARateCapPacesTheWriteAndACancelStillEndsItPromptly) {
+  const std::string d = tempDir("rate");
+  State st({300000, 200000});  // 6 MB of tensors
+  const State before = st;
+  {
+    StreamedWriterOptions o;
+    o.piece_bytes = 64 << 10;
+    o.max_bytes_per_s = 24e6;  // 6 MB at 24 MB/s: not done before 0.25 s
+    const auto t0 = std::chrono::steady_clock::now();
+    StreamedSafetensorsWriter w(d + "/a.safetensors", {st.unit(0), st.unit(1)}, {}, o);
+    ASSERT_EQ(w.wait(), "");
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    EXPECT_GE(s, 0.24) << "the cap was not applied";
+    expectFileHolds(d + "/a.safetensors", before, 2, " (rate-capped write)");
+  }
+  {
+    StreamedWriterOptions o;
+    o.piece_bytes = 64 << 10;
+    o.max_bytes_per_s = 1e3;  // hours at this rate: only the cancel ends it
+    StreamedSafetensorsWriter w(d + "/b.safetensors", {st.unit(0), st.unit(1)}, {}, o);
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    const auto t0 = std::chrono::steady_clock::now();
+    w.cancel();
+    const std::string e = w.wait();
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    EXPECT_NE(e.find("cancelled"), std::string::npos) << e;
+    EXPECT_LT(s, 5.0) << "a paced writer did not notice the cancel";
+    EXPECT_FALSE(pathExists(d + "/b.safetensors"));
+  }
+  removeTree(d);
+}
+
 TEST(StreamedWriter, AThrowingPollEndsTheWaitAndConvertingTensorsAreRefused) {
   const std::string d = tempDir("poll");
   State st({1000, 1000});

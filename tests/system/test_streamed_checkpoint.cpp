@@ -9,6 +9,7 @@
 //  - The leader overlaps: with the disk slowed and the next step's compute slower than the
 //    whole write (SLIDEDP_TEST_SLOW_STEP), the step after a checkpoint waits for none of it,
 //    while a blocking checkpoint holds training for the whole write.
+//  - --checkpoint-write-rate paces a streamed write (and leaves the held last one alone).
 //  - A write that fails ends the job at the next step with the error on every rank, the
 //    segment removed and no `latest` pointing at a half-written checkpoint.
 #include <gtest/gtest.h>
@@ -68,9 +69,17 @@ TEST(StreamedCheckpoint, IsTheStateOfItsStepAndResumesBitIdentically) {
   EXPECT_GT(stepField(streamed.output, 3, "ckpt-wait"), 0.05) << streamed.output;
   EXPECT_NE(streamed.output.find("0 B of it copied to staging memory in 0.00 s, staging off"),
             std::string::npos) << streamed.output;
+  // This run also caps the write at 5 MB/s (--checkpoint-write-rate): step 2's checkpoint
+  // (~3 MB) then takes longer than the slowed disk alone (0.35 s); step 4's, at the end, is not
+  // paced (training waits for it).
   Result staged = wait(start(train(slow_disk, {"--steps", "4", "--checkpoint-dir", c,
-                                               "--checkpoint-every", "2", "--keep-checkpoints", "0"})));
+                                               "--checkpoint-every", "2", "--keep-checkpoints", "0",
+                                               "--checkpoint-write-rate", "5"})));
   ASSERT_EQ(staged.exit_code, 0) << staged.output;
+  EXPECT_NE(staged.output.find("checkpoint writes capped at 5 MB/s"), std::string::npos) << staged.output;
+  const double capped_s = logNumber(staged.output, R"(checkpoint of step 2 written to \S+ \(\S+ \S+ in ([0-9.]+) s)");
+  const double capped_bytes = static_cast<double>(readFile(c + "/step-00000002/optimizer.safetensors").size());
+  EXPECT_GE(capped_s, 0.95 * capped_bytes / 5e6) << staged.output;
   // Step 3's updates copied what the slow writer had not reached instead of waiting for it.
   const double copied = logNumber(staged.output, R"(checkpoint of step 2 written to .* ([0-9.]+) [KMG]i?B of it copied to staging memory)");
   EXPECT_GT(copied, 0) << staged.output;
