@@ -647,6 +647,11 @@ void checkSettings(const TrainJobOptions& o, int num_workers) {
     throwUserError("{} needs a --checkpoint-dir.\nHINT: add --checkpoint-dir DIR",
                    o.checkpoint_every > 0 ? fmt::format("--checkpoint-every {}", o.checkpoint_every)
                                           : std::string("--overwrite-checkpoints"));
+  if (o.checkpoint_write_rate > 0 && o.checkpoint_mode == "blocking")
+    throwUserError("--checkpoint-write-rate {:g} paces streamed checkpoints, but --checkpoint-mode "
+                   "blocking stops training for every write, so a cap would only make it stop "
+                   "longer.\nHINT: drop --checkpoint-write-rate, or use --checkpoint-mode stream",
+                   o.checkpoint_write_rate);
   if (o.resume == "auto" && o.checkpoint_dir.empty())
     throwUserError("--resume auto continues from --checkpoint-dir, but none was given.\nHINT: add "
                    "--checkpoint-dir DIR, or pass --resume DIR");

@@ -152,7 +152,16 @@ void addTrainOptions(CLI::App& app, TrainJobOptions& o) {
                 "checkpoint is written at, to share a disk or network file system or to spread "
                 "the write over more of the interval between checkpoints; training waits for it "
                 "only where --checkpoint-staging is short. 0: as fast as the disk takes it")
-      ->check(CLI::Range(0.0, 1e9))->capture_default_str();
+      ->check([](const std::string& v) -> std::string {
+        try {
+          size_t used = 0;
+          const double r = std::stod(v, &used);
+          if (used == v.size() && std::isfinite(r) && r >= 0 && r <= 1e9) return "";
+        } catch (const std::exception&) {
+        }
+        return "must be a number of MB/s from 0 (uncapped) to 1e9, e.g. 300";
+      })
+      ->capture_default_str();
   g->add_option("--checkpoint-at-end", o.checkpoint_at_end, "Also checkpoint after the last step "
                 "(false: only every --checkpoint-every steps and on a stop signal; e.g. a benchmark "
                 "on a disk with room for one checkpoint)")->capture_default_str();

@@ -347,6 +347,9 @@ TEST(EarlyChecks, BadSettingsAreRefusedBeforeStartUpAndPrintedOnce) {
       {{"--steps", "2", "--resume", "auto"}, "--resume auto continues from --checkpoint-dir"},
       {{"--steps", "2", "--resume", "/nonexistent/ckpt"}, "/nonexistent/ckpt does not exist"},
       {{"--steps", "2", "--checkpoint-every", "1"}, "--checkpoint-every 1 needs a --checkpoint-dir"},
+      {{"--steps", "2", "--checkpoint-write-rate", "50", "--checkpoint-mode", "blocking"},
+       "--checkpoint-write-rate 50 paces streamed checkpoints, but --checkpoint-mode blocking"},
+      {{"--steps", "2", "--checkpoint-write-rate", "-5"}, "must be a number of MB/s from 0 (uncapped)"},
   };
   for (const auto& [args, want] : cases) {
     std::vector<std::string> a = {SLIDEDP_MPIRUN_BIN, "--oversubscribe", "--bind-to", "none", "-np",
