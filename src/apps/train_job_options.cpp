@@ -156,10 +156,10 @@ void addTrainOptions(CLI::App& app, TrainJobOptions& o) {
         try {
           size_t used = 0;
           const double r = std::stod(v, &used);
-          if (used == v.size() && std::isfinite(r) && r >= 0 && r <= 1e9) return "";
+          if (used == v.size() && std::isfinite(r) && (r == 0 || (r >= 1 && r <= 1e9))) return "";
         } catch (const std::exception&) {
         }
-        return "must be a number of MB/s from 0 (uncapped) to 1e9, e.g. 300";
+        return "must be 0 (uncapped) or a number of MB/s from 1 to 1e9, e.g. 300";
       })
       ->capture_default_str();
   g->add_option("--checkpoint-at-end", o.checkpoint_at_end, "Also checkpoint after the last step "

@@ -295,8 +295,9 @@ void StreamedSafetensorsWriter::run() {
       pool.submit(static_cast<const uint8_t*>(p), n, at);
       at += n;
       if (opts_.max_bytes_per_s > 0) {  // not ahead of the cap (a piece at a time, cancellable)
+        const double ahead_s = std::min(at / opts_.max_bytes_per_s, 1e9);  // no ns overflow
         const auto due = t0 + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                  std::chrono::duration<double>(at / opts_.max_bytes_per_s));
+                                  std::chrono::duration<double>(ahead_s));
         while (std::chrono::steady_clock::now() < due && !cancel_.load(std::memory_order_acquire))
           std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(
               due - std::chrono::steady_clock::now(), std::chrono::milliseconds(50)));

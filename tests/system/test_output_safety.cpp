@@ -349,7 +349,8 @@ TEST(EarlyChecks, BadSettingsAreRefusedBeforeStartUpAndPrintedOnce) {
       {{"--steps", "2", "--checkpoint-every", "1"}, "--checkpoint-every 1 needs a --checkpoint-dir"},
       {{"--steps", "2", "--checkpoint-write-rate", "50", "--checkpoint-mode", "blocking"},
        "--checkpoint-write-rate 50 paces streamed checkpoints, but --checkpoint-mode blocking"},
-      {{"--steps", "2", "--checkpoint-write-rate", "-5"}, "must be a number of MB/s from 0 (uncapped)"},
+      {{"--steps", "2", "--checkpoint-write-rate", "-5"}, "must be 0 (uncapped) or a number of MB/s from 1 to 1e9"},
+      {{"--steps", "2", "--checkpoint-write-rate", "1e-300"}, "must be 0 (uncapped) or a number of MB/s from 1 to 1e9"},
   };
   for (const auto& [args, want] : cases) {
     std::vector<std::string> a = {SLIDEDP_MPIRUN_BIN, "--oversubscribe", "--bind-to", "none", "-np",
