@@ -3,10 +3,25 @@
 // same names without linking the trainer.
 #include <cmath>
 #include <stdexcept>
+#include <string>
 
 #include "apps/train_job.h"
 
 namespace slidedp {
+namespace {
+
+/// `v` as a whole finite number in [lo, hi] (std::stod; nothing left over), or NaN.
+double numberIn(const std::string& v, double lo, double hi) {
+  try {
+    size_t used = 0;
+    const double x = std::stod(v, &used);
+    if (used == v.size() && std::isfinite(x) && x >= lo && x <= hi) return x;
+  } catch (const std::exception&) {
+  }
+  return std::nan("");
+}
+
+}  // namespace
 
 void addTrainOptions(CLI::App& app, TrainJobOptions& o) {
   auto* g = app.add_option_group("Training", "Train a model (given --model or --model-config)");
@@ -138,13 +153,7 @@ void addTrainOptions(CLI::App& app, TrainJobOptions& o) {
                 "instead); reserved at the start and kept; auto: MemAvailable at the start less "
                 "max(8 GiB, 10% of RAM), at most the checkpoint's size; 0: wait for the disk")
       ->check([](const std::string& v) -> std::string {
-        if (v == "auto") return "";
-        try {
-          size_t used = 0;
-          const double g = std::stod(v, &used);
-          if (used == v.size() && std::isfinite(g) && g >= 0 && g <= 1e9) return "";
-        } catch (const std::exception&) {
-        }
+        if (v == "auto" || !std::isnan(numberIn(v, 0, 1e9))) return "";
         return "must be auto, or a number of GiB from 0 to 1e9, e.g. 32";
       })
       ->capture_default_str();
@@ -153,12 +162,7 @@ void addTrainOptions(CLI::App& app, TrainJobOptions& o) {
                 "the write over more of the interval between checkpoints; training waits for it "
                 "only where --checkpoint-staging is short. 0: as fast as the disk takes it")
       ->check([](const std::string& v) -> std::string {
-        try {
-          size_t used = 0;
-          const double r = std::stod(v, &used);
-          if (used == v.size() && std::isfinite(r) && (r == 0 || (r >= 1 && r <= 1e9))) return "";
-        } catch (const std::exception&) {
-        }
+        if (numberIn(v, 0, 0) == 0 || !std::isnan(numberIn(v, 1, 1e9))) return "";
         return "must be 0 (uncapped) or a number of MB/s from 1 to 1e9, e.g. 300";
       })
       ->capture_default_str();

@@ -221,9 +221,10 @@ double Engine::run(int pass, const ChunkState& s, const GradView& grad, int64_t 
   // Work stealing over the static partition (optim/block_stealing.h). The norm is summed per
   // block, then over blocks in element order: the same for the same (chunk length, team size,
   // ISA), whichever thread ran which block.
-  auto rangeOf = [&](int t, int64_t* begin, int64_t* end) { partitionRange(n, team, t, begin, end); };
-  std::vector<double> partial(countStealBlocks(team, kStealBlock, rangeOf), 0.0);
-  stealBlocks(team, kStealBlock, rangeOf, [&](int64_t begin, int64_t end, int64_t index) {
+  StealSchedule blocks(team, kStealBlock,
+                       [&](int t, int64_t* begin, int64_t* end) { partitionRange(n, team, t, begin, end); });
+  std::vector<double> partial(blocks.numBlocks(), 0.0);
+  blocks.run([&](int64_t begin, int64_t end, int64_t index) {
     partial[index] = kernel(args, p, begin, end);
   });
   double sum = 0.0;
@@ -259,12 +260,12 @@ double Engine::updateRangesWithNorm(const ChunkState& s, const GradView& grad,
   // [nr t / team, nr (t+1) / team), taken in blocks of about kStealBlock elements' worth of
   // ranges; the norm summed per range, then over ranges in order.
   const int64_t per_block = std::max<int64_t>(1, kStealBlock / std::max<int64_t>(1, total / nr));
-  auto rangeOf = [&](int t, int64_t* begin, int64_t* end) {
+  StealSchedule blocks(team, per_block, [&](int t, int64_t* begin, int64_t* end) {
     *begin = nr * t / team;
     *end = nr * (t + 1) / team;
-  };
+  });
   std::vector<double> partial(nr, 0.0);
-  stealBlocks(team, per_block, rangeOf, [&](int64_t begin, int64_t end, int64_t) {
+  blocks.run([&](int64_t begin, int64_t end, int64_t) {
     const void* slots[kMaxSlots];
     for (int64_t i = begin; i < end; ++i) {
       const Range& r = ranges[i];

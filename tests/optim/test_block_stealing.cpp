@@ -1,4 +1,5 @@
-// Tests of the work-stealing schedule of the optimizer engine's passes (optim/block_stealing.h):
+// Tests of the work-stealing schedule of the optimizer engine's passes (optim/block_stealing.h,
+// StealSchedule):
 // every element exactly once, block indices in element order, a team smaller than asked still
 // covers everything, and a stalled thread's untaken blocks are run by the others.
 #include <gtest/gtest.h>
@@ -22,15 +23,16 @@ struct Visit {
   int thread = -1;
 };
 
-// Runs stealBlocks over the engine's static partition and checks the coverage contract.
+// Runs a StealSchedule over the engine's static partition and checks the coverage contract.
 std::vector<Visit> runAndCheck(int64_t n, int team, int64_t block) {
   auto rangeOf = [&](int t, int64_t* b, int64_t* e) { partitionRange(n, team, t, b, e); };
-  const int64_t blocks = countStealBlocks(team, block, rangeOf);
+  StealSchedule schedule(team, block, rangeOf);
+  const int64_t blocks = schedule.numBlocks();
   std::vector<Visit> visits(blocks);
   std::unique_ptr<std::atomic<int>[]> hits(new std::atomic<int>[n]);
   for (int64_t i = 0; i < n; ++i) hits[i] = 0;
   std::atomic<int> calls{0};
-  stealBlocks(team, block, rangeOf, [&](int64_t b, int64_t e, int64_t index) {
+  schedule.run([&](int64_t b, int64_t e, int64_t index) {
     calls.fetch_add(1);
     if (index < 0 || index >= blocks) return;  // reported below through calls != blocks
     visits[index] = {b, e, omp_get_thread_num()};
@@ -88,8 +90,9 @@ TEST(BlockStealing, AStalledThreadsUntakenBlocksAreRunByTheOthers) {
   rangeOf(0, &ignored, &end0);
   const int blocks0 = static_cast<int>(end0 / block);
   std::atomic<int> team_seen{0}, done0{0};
-  std::vector<int> ran_by(countStealBlocks(team, block, rangeOf), -1);
-  stealBlocks(team, block, rangeOf, [&](int64_t b, int64_t, int64_t index) {
+  StealSchedule schedule(team, block, rangeOf);
+  std::vector<int> ran_by(schedule.numBlocks(), -1);
+  schedule.run([&](int64_t b, int64_t, int64_t index) {
     team_seen = omp_get_num_threads();
     ran_by[index] = omp_get_thread_num();
     if (b == 0) {
