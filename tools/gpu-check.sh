@@ -96,7 +96,7 @@ if has peers && [ -d .whl ] && ! [[ "${SLIDEDP_PEERS_ARGS:-}" == *--systems* && 
 fi
 do_build() {
   step build
-  DEF_TARGETS="slidedp_worker slidedp_plan slidedp_generate bench_layer bench_ipc test_layer_ops_gpu test_decoder_gpu test_long_sequence_gpu test_reference_equivalence test_gpu_job"
+  DEF_TARGETS="slidedp_worker slidedp_plan slidedp_generate bench_layer bench_ipc test_layer_ops_gpu test_decoder_gpu test_long_sequence_gpu test_reference_equivalence test_gpu_job test_flash_attention3_gpu"
   SLIDEDP_BUILD_TARGETS=${SLIDEDP_BUILD_TARGETS:-$DEF_TARGETS} bash tools/setup.sh > "$OUT/build.log" 2>&1 || { rc=1; tail -40 "$OUT/build.log"; }
   grep -E "slidedp:|error" "$OUT/build.log" | head -8
 }
@@ -120,7 +120,7 @@ do_profile() {
     timeout 240 "$BIN/bench_layer" --config "tools/configs/$cfg.json" --rows "$rows" --seq-len 4096 \
       --iters 5 --profile 1 --trace-dir "$OUT/traces/$cfg-r$rows" > "$OUT/traces/$cfg-r$rows.log" 2>&1 || rc=1
     cat "$OUT/traces/$cfg-r$rows.log" >> "$OUT/profile.log"
-    grep -E "bench_layer:|RESULT name=(fused_cudnn|profile)|GPU busy" "$OUT/traces/$cfg-r$rows.log"
+    grep -E "bench_layer:|RESULT name=(fused_cudnn|fused_fa3|profile)|GPU busy" "$OUT/traces/$cfg-r$rows.log"
   done
   tar czf "$OUT/profile-traces.tgz" -C "$OUT" traces && rm -rf "$OUT/traces"
 }

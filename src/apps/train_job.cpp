@@ -720,7 +720,7 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
     o.train.node_layout = parseNodeLayout(o.node_layout);
     o.train.schedule = optim::parseLrScheduleKind(o.schedule);
     o.train.activations = parseActivationPolicy(o.activations);
-    o.train.flash_attention = o.attention == "flash";
+    o.train.attention = parseAttentionChoice(o.attention);
     o.train.split_embedding = o.embedding_update == "split";
     o.train.total_steps = o.steps;
     o.train.bf16_compute = o.precision == "bf16" || (o.precision == "auto" && ctx.device == DeviceKind::kCuda);

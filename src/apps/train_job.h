@@ -57,7 +57,7 @@ struct TrainJobOptions {
   std::string schedule = "constant";
   std::string precision = "auto";  // auto | bf16 | fp32
   std::string activations = "auto";  // recompute | keep | auto
-  std::string attention = "cudnn";   // cudnn | flash
+  std::string attention = "auto";    // auto | fa3 | cudnn | flash
   std::string embedding_update = "split";  // split | dense
   double heartbeat_timeout_s = 30;
   double stall_timeout_s = 10;

@@ -17,6 +17,7 @@
 #include <tuple>
 
 #include "common/errors.h"
+#include "kernels/flash_attention3.h"
 #include "kernels/layer_ops.h"
 #include "model/decoder_parts.h"
 #include "model/mlp_tiles.h"
@@ -268,10 +269,27 @@ std::optional<Tensor> cpuMask(const AttentionContext& ctx, const Tensor& q) {
 std::atomic<int>& attentionKernelFlag() {
   static std::atomic<int> k{[] {
     const char* v = std::getenv("SLIDEDP_ATTENTION");
-    return v && std::string(v) == "flash" ? static_cast<int>(AttentionKernel::kFlash)
-                                          : static_cast<int>(AttentionKernel::kCudnn);
+    const std::string name = v ? v : "";
+    if (name == "flash") return static_cast<int>(AttentionKernel::kFlash);
+    if (name == "cudnn") return static_cast<int>(AttentionKernel::kCudnn);
+    if (name == "fa3") return static_cast<int>(AttentionKernel::kFa3);
+    return static_cast<int>(AttentionKernel::kAuto);
   }()};
   return k;
+}
+
+// Whether FlashAttention-3 takes the [B, T, heads, D] views of q, k, v (it runs on them as they
+// are: no transposes, no copies); where not, logged once, and the caller runs cuDNN.
+bool fa3Takes(const Tensor& q, const Tensor& k, const Tensor& v, int64_t T) {
+  if (kernels::flashAttention3Supports(q, k, v)) return true;
+  static std::atomic<bool> logged{false};
+  if (!logged.exchange(true))
+    std::fprintf(stderr, "slidedp: FlashAttention-3 does not take attention at T=%lld (%s; it "
+                 "needs an H100/H200, bf16, head dim 128 and operands under 2^31 elements); "
+                 "using cuDNN for such shapes\n", (long long)T,
+                 kernels::flashAttention3Built() ? "this device or shape"
+                                                 : "not in this build");
+  return false;
 }
 
 struct AttnShape {
@@ -304,11 +322,25 @@ Tensor attentionForward(const Tensor& q, const Tensor& k, const Tensor& v, const
     }
     return out.view({N, s.H * s.D});
   }
+  if (fusedAttention(q, ctx) && resolveAttentionKernel(attentionKernel(), s.T) == AttentionKernel::kFa3) {
+    Tensor q4 = q.view({s.B, s.T, s.H, s.D}), k4 = k.view({s.B, s.T, s.KV, s.D}),
+           v4 = v.view({s.B, s.T, s.KV, s.D});
+    if (fa3Takes(q4, k4, v4, s.T)) {
+      auto r = kernels::flashAttention3Forward(q4, k4, v4, s.scale, /*causal=*/true);
+      if (keep) {
+        keep->attnKernel = AttentionKernel::kFa3;
+        keep->attnOut4 = r.out;
+        keep->lse = r.lse;
+      }
+      return r.out.view({N, s.H * s.D});
+    }
+  }
   auto q4 = headsView(q, s, s.H), k4 = headsView(k, s, s.KV), v4 = headsView(v, s, s.KV);
   if (fusedAttention(q, ctx)) {
     // FlashAttention-2 or cuDNN in ATen: GQA without repeating k/v; they save only the output
     // and the log-sum-exp.
-    AttentionKernel kernel = attentionKernel();
+    AttentionKernel kernel = resolveAttentionKernel(attentionKernel(), s.T);
+    if (kernel == AttentionKernel::kFa3) kernel = AttentionKernel::kCudnn;  // not taken above
     if (kernel == AttentionKernel::kCudnn && !cudnnAttentionSafe({&q4, &k4, &v4})) {
       static std::atomic<bool> logged{false};
       if (!logged.exchange(true))
@@ -380,6 +412,14 @@ std::tuple<Tensor, Tensor, Tensor> attentionBackward(const Tensor& dout, const T
         ctx.cuSeqlens, ctx.maxSeqlen, ctx.maxSeqlen, 0.0, /*is_causal=*/true, a.philoxSeed,
         a.philoxOffset, s.scale);
     return {std::get<0>(g), std::get<1>(g), std::get<2>(g).reshape({N, s.KV * s.D})};
+  }
+  if (a.attnKernel == AttentionKernel::kFa3 && a.lse.defined()) {
+    auto g = kernels::flashAttention3Backward(
+        dout.reshape({s.B, s.T, s.H, s.D}), q.view({s.B, s.T, s.H, s.D}),
+        k.view({s.B, s.T, s.KV, s.D}), v.view({s.B, s.T, s.KV, s.D}), a.attnOut4, a.lse, s.scale,
+        /*causal=*/true);
+    return {std::get<0>(g).view({N, s.H, s.D}), std::get<1>(g).view({N, s.KV, s.D}),
+            std::get<2>(g).view({N, s.KV * s.D})};
   }
   auto q4 = headsView(q, s, s.H), k4 = headsView(k, s, s.KV), v4 = headsView(v, s, s.KV);
   auto do4 = headsView(dout, s, s.H);
@@ -477,7 +517,19 @@ LayerActivations LayerActivations::attentionOnly() const {
 AttentionKernel attentionKernel() { return static_cast<AttentionKernel>(attentionKernelFlag().load()); }
 void setAttentionKernel(AttentionKernel k) { attentionKernelFlag().store(static_cast<int>(k)); }
 const char* attentionKernelName(AttentionKernel k) {
-  return k == AttentionKernel::kCudnn ? "cuDNN" : "FlashAttention-2";
+  switch (k) {
+    case AttentionKernel::kCudnn: return "cuDNN";
+    case AttentionKernel::kFa3: return "FlashAttention-3";
+    case AttentionKernel::kFlash: return "FlashAttention-2";
+    case AttentionKernel::kAuto: return "auto (FlashAttention-3 from 32K tokens, else cuDNN)";
+  }
+  return "?";
+}
+AttentionKernel defaultAttentionKernel() { return AttentionKernel::kAuto; }
+AttentionKernel resolveAttentionKernel(AttentionKernel k, int64_t T) {
+  if (k != AttentionKernel::kAuto) return k;
+  return kernels::flashAttention3Built() && T >= kFlashAttention3MinTokens ? AttentionKernel::kFa3
+                                                                           : AttentionKernel::kCudnn;
 }
 
 namespace {

@@ -74,13 +74,25 @@ void embeddingBackward(const ModelConfig& config, const at::Tensor& inputIds,
 void embeddingBackwardRows(const ModelConfig& config, const at::Tensor& rows,
                            const at::Tensor& gradOut, at::Tensor& gradRowsFlat);
 
-/// The fused attention kernel of bf16 CUDA layers without a packed-document mask: cuDNN's
-/// (ATen's _scaled_dot_product_cudnn_attention, the default: 6-13% faster per layer than
-/// FlashAttention-2 on H200, tools/bench/bench_layer) or FlashAttention-2
-/// (_scaled_dot_product_flash_attention). Process-wide; the environment variable
-/// SLIDEDP_ATTENTION=flash|cudnn sets the initial value. A shape cuDNN refuses falls back to
-/// FlashAttention-2 for the rest of the process (logged once).
-enum class AttentionKernel { kFlash, kCudnn };
+/// The fused attention kernel of bf16 CUDA layers without a packed-document mask:
+/// FlashAttention-3 (kernels/flash_attention3.h: built with nvcc >= 12.3, runs on H100/H200 at
+/// head dim 128), cuDNN's (ATen's _scaled_dot_product_cudnn_attention) or FlashAttention-2
+/// (_scaled_dot_product_flash_attention). kAuto, the default, picks per call by sequence
+/// length: FlashAttention-3 from kFlashAttention3MinTokens tokens per sequence where it is
+/// built, cuDNN below. Process-wide; the environment variable SLIDEDP_ATTENTION=auto|fa3|cudnn|
+/// flash sets the initial value. Operands FlashAttention-3 does not take run cuDNN; a shape
+/// cuDNN refuses falls back to FlashAttention-2 for the rest of the process (each logged once).
+/// A layer's LayerActivations::attnKernel records the kernel that ran (never kAuto).
+enum class AttentionKernel { kFlash, kCudnn, kFa3, kAuto };
+/// Where kAuto switches from cuDNN to FlashAttention-3. Measured with tools/bench/bench_layer on
+/// 1 x H200 (Qwen3-4B layer, forward + backward with kept activations, 2026-12-02): at 8 x 4096
+/// tokens cuDNN 39.2 ms vs FlashAttention-3 40.1 (cuDNN 2% faster); 1 x 16384
+/// 28.2 vs 28.7 (equal within noise); 1 x 65536 286.4 vs 263.6 (FlashAttention-3 8% faster).
+constexpr int64_t kFlashAttention3MinTokens = 32768;
+/// kAuto.
+AttentionKernel defaultAttentionKernel();
+/// The kernel `k` runs for sequences of T tokens: kAuto resolved as above, others as they are.
+AttentionKernel resolveAttentionKernel(AttentionKernel k, int64_t T);
 AttentionKernel attentionKernel();
 void setAttentionKernel(AttentionKernel k);
 const char* attentionKernelName(AttentionKernel k);
@@ -102,7 +114,8 @@ struct LayerActivations {
   at::Tensor qkv;           // [N, Q + 2 KV*D]: q, k, v projections (pre-norm, pre-RoPE)
   at::Tensor rq, rk;        // [N, H], [N, KV] fp32 q_norm / k_norm rstd (Qwen3), else undefined
   at::Tensor attn;          // [N, Q] attention output (before o_proj)
-  at::Tensor attnOut4;      // the attention kernel's own output [B, H, T, D] (attn's storage)
+  at::Tensor attnOut4;      // the attention kernel's own output, attn's storage: [B, H, T, D]
+                            // view (cuDNN, FlashAttention-2), [B, T, H, D] (FlashAttention-3)
   at::Tensor lse;           // flash/cuDNN attention: fp32 log-sum-exp; undefined otherwise
   at::Tensor cumSeqQ, cumSeqK, philoxSeed, philoxOffset;  // the kernel's bookkeeping
   AttentionKernel attnKernel = AttentionKernel::kFlash;  // the kernel that produced them

@@ -62,6 +62,14 @@ const char* policyName(ActivationPolicy p) {
   return "?";
 }
 
+AttentionChoice parseAttentionChoice(const std::string& s) {
+  if (s == "auto") return AttentionChoice::kAuto;
+  if (s == "fa3") return AttentionChoice::kFa3;
+  if (s == "cudnn") return AttentionChoice::kCudnn;
+  if (s == "flash") return AttentionChoice::kFlash;
+  throwUserError("unknown attention kernel '{}': expected auto, fa3, cudnn or flash", s);
+}
+
 ActivationPolicy parseActivationPolicy(const std::string& s) {
   if (s == "recompute") return ActivationPolicy::kRecompute;
   if (s == "keep") return ActivationPolicy::kKeep;

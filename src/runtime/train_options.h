@@ -30,6 +30,16 @@ enum class ActivationPolicy : uint8_t {
                          // projections and MLP but not the attention (bf16 GPU or CPU workers)
 };
 
+/// The attention kernel of bf16 GPU workers' plain causal rows (model/decoder.h
+/// AttentionKernel; packed documents always run variable-length FlashAttention-2).
+enum class AttentionChoice : uint8_t {
+  kAuto = 0,   // FlashAttention-3 from 32K tokens per sequence where built and taken (H100/
+               // H200, head dim 128), else cuDNN (model::kFlashAttention3MinTokens)
+  kFa3 = 1,    // FlashAttention-3 at every length where taken, else cuDNN
+  kCudnn = 2,  // ATen's cuDNN attention
+  kFlash = 3,  // ATen's FlashAttention-2
+};
+
 /// How gradients reach the leader.
 enum class ReductionRoute : uint8_t {
   kCpu = 0,  // every worker writes its whole gradient to its staging slot; the leader sums G
@@ -63,6 +73,8 @@ const char* routeName(ReductionRoute r);
 const char* policyName(ActivationPolicy p);
 /// "recompute" | "keep" | "auto" | "attention-output". Throws UserError otherwise.
 ActivationPolicy parseActivationPolicy(const std::string& s);
+/// "auto" | "fa3" | "cudnn" | "flash". Throws UserError otherwise.
+AttentionChoice parseAttentionChoice(const std::string& s);
 /// "replicated" | "sharded" | "sharded-ipc"; "cpu" | "gpu" | "gpu-ipc". Throw UserError otherwise.
 DeliveryRoute parseDeliveryRoute(const std::string& s);
 ReductionRoute parseReductionRoute(const std::string& s);
@@ -96,7 +108,7 @@ struct TrainOptions {
   double gpu_memory_budget_gib = 0; // auto policy: GiB of the GPU a worker may allocate
                                     // (0: the device's total memory minus 3 GiB)
   bool offload_activations = false;  // boundary activations of recomputed layers to pinned host
-  bool flash_attention = false;      // bf16 GPU workers: FlashAttention-2 instead of cuDNN's
+  AttentionChoice attention = AttentionChoice::kAuto;  // bf16 GPU workers' attention kernel
   bool split_embedding = true;       // row-split embedding update (runtime/token_rows.h): the
                                      // rows outside the step's tokens updated right after the
                                      // head; needs the cpu reduction route (else: whole, last)

@@ -162,8 +162,10 @@ struct Worker::Impl {
     }
 #endif
     if (!cuda) at::set_num_threads(1);  // CPU workers share the host with the leader
-    model::setAttentionKernel(opts.flash_attention ? model::AttentionKernel::kFlash
-                                                   : model::AttentionKernel::kCudnn);
+    model::setAttentionKernel(opts.attention == AttentionChoice::kFlash ? model::AttentionKernel::kFlash
+                              : opts.attention == AttentionChoice::kCudnn ? model::AttentionKernel::kCudnn
+                              : opts.attention == AttentionChoice::kFa3   ? model::AttentionKernel::kFa3
+                                                                          : model::AttentionKernel::kAuto);
     model::setMlpTileTokens(opts.mlp_tile_tokens);
     if (opts.activations == ActivationPolicy::kAttentionOutput && !attentionOutputAvailable())
       throwUserError("--activations attention-output needs the attention's log-sum-exp, which "

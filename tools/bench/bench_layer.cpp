@@ -13,7 +13,8 @@
 //                    [--iters 5] [--device-index 0] [--profile 1] [--trace-dir DIR]
 //                    [--loss-chunks 0,4096,8192]  (the head at each tokens-per-chunk; 0: auto)
 // Prints one "RESULT name=... ms=... tflops=..." line per measurement. With --profile 1, also
-// the per-op profile of the default path (fused kernels, cuDNN attention, kept activations):
+// the per-op profile of the default path (fused kernels, FlashAttention-3 where built, else cuDNN
+// attention, kept activations):
 // forward, backward and the head, each op's GPU time, TFLOPS or GB/s beside its roofline and the
 // idle gaps of the GPU (layer_profile.h); --trace-dir writes their Chrome traces.
 #include <ATen/ATen.h>
@@ -124,6 +125,7 @@ int main(int argc, char** argv) {
   at::Tensor y0, dx0;  // the first variant's layer output and input gradient
   for (const Variant& v : {Variant{"fused_flash", false, model::AttentionKernel::kFlash},
                            Variant{"fused_cudnn", false, model::AttentionKernel::kCudnn},
+                           Variant{"fused_fa3", false, model::AttentionKernel::kFa3},
                            Variant{"eager_flash", true, model::AttentionKernel::kFlash}}) {
     kernels::setReferenceKernels(v.reference);
     model::setAttentionKernel(v.attention);
@@ -136,7 +138,7 @@ int main(int argc, char** argv) {
         y = model::decoderLayerForward(c, unit, flat, x, ctx, &acts);
       });
       std::printf("%s (%s attention): kept activations %.1f MiB per layer\n", tag,
-                  model::attentionKernelName(v.attention), acts.bytes() / double(1 << 20));
+                  model::attentionKernelName(acts.attnKernel), acts.bytes() / double(1 << 20));
       const double bk = medianMs(iters, [&] {
         dx = model::decoderLayerBackward(c, unit, flat, acts, dy, ctx, gradFlat);
       });
@@ -189,7 +191,7 @@ int main(int argc, char** argv) {
     }
   }
   if (profile) {
-    model::setAttentionKernel(model::AttentionKernel::kCudnn);
+    model::setAttentionKernel(model::defaultAttentionKernel());
     // Bytes each element-wise scope reads + writes (bf16 activations, fp32 rstd), per
     // layer_ops.h's shapes; the weights' few KiB are left out.
     const double N = tokens, C = c.hiddenSize, I = c.intermediateSize, D = c.headDim;

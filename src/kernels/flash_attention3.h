@@ -1,0 +1,44 @@
+// FlashAttention-3 (Shah, Bikshandi, Zhang, Thakkar, Ramani, Dao, "FlashAttention-3: Fast and
+// Accurate Attention with Asynchrony and Low-precision", 2024; third_party/flash-attention-3):
+// the Hopper (sm_90a) attention forward and backward with warp-specialised TMA/WGMMA pipelines,
+// for the decoder layer's fixed-length batches. GQA native (KV heads divide H; no repeated k/v).
+//
+// Layout: every tensor is [B, T, heads, D] with a unit last stride and any other strides (so q,
+// k, v may be views into the packed [N, Q + 2 KV*D] projections); D = 128; bf16. The
+// log-sum-exp is fp32 [B, H, T], natural log, of the scaled scores. Calls run on the current
+// CUDA stream of q's device. Errors: c10::Error (TORCH_CHECK) for operands the kernels do not
+// take; call supports() first. The backward accumulates dq in fp32 with atomics, so dq is not
+// bit-reproducible run to run (like cuDNN's); dk, dv are.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <tuple>
+
+namespace slidedp::kernels {
+
+/// Whether this build has FlashAttention-3 (nvcc >= 12.3, -DSLIDEDP_FLASH_ATTENTION_3=ON).
+bool flashAttention3Built();
+
+/// Whether flashAttention3Forward/Backward take these operands: built, q on a compute
+/// capability 9.0 device (H100/H200: the kernels are sm_90a only), bf16, head dim 128, unit
+/// last stride, and every operand spanning fewer than 2^31 elements (FlashAttention-3 indexes
+/// 32-bit in places: 512K tokens of 32 heads are exactly 2^31).
+bool flashAttention3Supports(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v);
+
+struct AttentionForwardResult {
+  at::Tensor out;  // [B, T, H, D] contiguous, q's dtype
+  at::Tensor lse;  // [B, H, T] fp32
+};
+
+/// softmax(scale * q k^T [+ causal mask]) v for q [B, T, H, D], k, v [B, T, KV, D].
+AttentionForwardResult flashAttention3Forward(const at::Tensor& q, const at::Tensor& k,
+                                              const at::Tensor& v, double scale, bool causal);
+
+/// Gradients of flashAttention3Forward from its out and lse: dout [B, T, H, D] (unit last
+/// stride) -> dq [B, T, H, D], dk, dv [B, T, KV, D], contiguous, q's dtype.
+std::tuple<at::Tensor, at::Tensor, at::Tensor> flashAttention3Backward(
+    const at::Tensor& dout, const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
+    const at::Tensor& out, const at::Tensor& lse, double scale, bool causal);
+
+}  // namespace slidedp::kernels
