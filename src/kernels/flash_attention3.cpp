@@ -86,6 +86,7 @@ AttentionForwardResult flashAttention3Forward(const at::Tensor& q, const at::Ten
 #else
   TORCH_CHECK(false, "slidedp was built without FlashAttention-3 (nvcc < 12.3 or "
               "-DSLIDEDP_FLASH_ATTENTION_3=OFF)");
+  return {};
 #endif
 }
 
@@ -105,6 +106,7 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> flashAttention3Backward(
 #else
   TORCH_CHECK(false, "slidedp was built without FlashAttention-3 (nvcc < 12.3 or "
               "-DSLIDEDP_FLASH_ATTENTION_3=OFF)");
+  return {};
 #endif
 }
 
