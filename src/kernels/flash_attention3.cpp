@@ -5,6 +5,7 @@
 #include <ATen/ATen.h>
 #include <ATen/record_function.h>
 
+#include <cstdlib>
 #include <initializer_list>
 #include <optional>
 
@@ -54,8 +55,13 @@ bool flashAttention3Supports(const at::Tensor& q, const at::Tensor& k, const at:
     return false;
   const cudaDeviceProp* p = at::cuda::getDeviceProperties(q.get_device());
   if (p->major != 9 || p->minor != 0) return false;
+  static const bool large = [] {  // SLIDEDP_FA3_LARGE=1: no 2^31 limit (see the header)
+    const char* e = std::getenv("SLIDEDP_FA3_LARGE");
+    return e && e[0] == '1';
+  }();
   for (const at::Tensor* t : {&q, &k, &v}) {
     if (t->stride(-1) != 1 || t->scalar_type() != at::kBFloat16) return false;
+    if (large) continue;
     int64_t span = 1;
     for (int64_t d = 0; d < t->dim(); ++d) span += (t->size(d) - 1) * t->stride(d);
     if (span >= (int64_t{1} << 31)) return false;

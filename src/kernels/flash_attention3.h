@@ -22,8 +22,11 @@ bool flashAttention3Built();
 
 /// Whether flashAttention3Forward/Backward take these operands: built, q on a compute
 /// capability 9.0 device (H100/H200: the kernels are sm_90a only), bf16, head dim 128, unit
-/// last stride, and every operand spanning fewer than 2^31 elements (FlashAttention-3 indexes
-/// 32-bit in places: 512K tokens of 32 heads are exactly 2^31).
+/// last stride, and every operand spanning fewer than 2^31 elements. That last limit is ours,
+/// not upstream's: FlashAttention-3's strides are 64-bit, but it has not been checked past 2^31
+/// elements (512K tokens of 32 heads are exactly 2^31), so such shapes run FlashAttention-2,
+/// whose 64-bit offsets are (decoder.cpp). SLIDEDP_FA3_LARGE=1 in the environment lifts it, for
+/// tests/model/test_long_sequence_gpu.cpp's FlashAttention-3-vs-FlashAttention-2 check at 512K.
 bool flashAttention3Supports(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v);
 
 struct AttentionForwardResult {

@@ -8,6 +8,8 @@
 //  - cuDNN's and FlashAttention-2's attention agree at 512K tokens in the decoder's own layout
 //    (q [N, H, D], v a strided view into the projections): what decides whether cuDNN may run
 //    there (decoder.cpp cudnnAttentionSafe routes such shapes to FlashAttention-2);
+//  - FlashAttention-3 against FlashAttention-2 at 512K, forward and backward, calling its
+//    kernels directly: what would justify lifting flashAttention3Supports' 2^31 limit;
 //  - one Qwen3-4B-shaped decoder layer, forward and backward at 512K tokens with the tiled MLP
 //    and the attention-output policy, and at 64K tiled vs untiled and attention-output vs keep;
 //    the peak GPU bytes are printed.
@@ -19,10 +21,14 @@
 #include <torch/cuda.h>
 
 #include <ATen/ATen.h>
+#include <ATen/cuda/CUDAContext.h>
 #include <c10/cuda/CUDACachingAllocator.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 
+#include "kernels/flash_attention3.h"
 #include "kernels/layer_ops.h"
 #include "model/decoder.h"
 #include "model/mlp_tiles.h"
@@ -170,4 +176,49 @@ TEST(LongSequenceGpu, Qwen3_4BLayerTiledAndAttentionOutput) {
   EXPECT_TRUE(at::isfinite(g).all().item<bool>());
   std::printf("Qwen3-4B layer at 512K tokens: attention-output keep %.2f GiB (x included), "
               "peak %.1f GiB for forward + backward\n", keptGiB, peakGiB());
+}
+
+// Whether FlashAttention-3 is right past 2^31 elements: at 512K tokens q is exactly 2^31
+// elements and v spans 3.2e9; kernels::flashAttention3Supports declines such operands unless
+// SLIDEDP_FA3_LARGE=1, and this check (calling the kernels directly) is what would justify
+// lifting that. Output and gradients against FlashAttention-2's, whose offsets are 64-bit.
+TEST(LongSequenceGpu, FlashAttention3AgreesWithFlashAt512K) {
+  if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA device";
+  if (!kernels::flashAttention3Built()) GTEST_SKIP() << "this build has no FlashAttention-3";
+  const cudaDeviceProp* p = at::cuda::getCurrentDeviceProperties();
+  if (p->major != 9 || p->minor != 0) GTEST_SKIP() << "FlashAttention-3 needs compute capability 9.0";
+  at::NoGradGuard noGrad;
+  const int64_t N = k512K, H = 32, KV = 8, D = 128;
+  const double scale = 1.0 / std::sqrt(double(D));
+  // relL2 on the GPU in fp32, one [B, T, heads, D] pair at a time (2^31 elements: 8 GiB each).
+  auto rel = [](const at::Tensor& got, const at::Tensor& want) {
+    auto w = want.to(at::kFloat);
+    const double n = w.norm().item<double>();
+    return (got.to(at::kFloat) - w).norm().item<double>() / std::max(n, 1e-30);
+  };
+  auto q = at::randn({1, N, H, D}, kBf16), k = at::randn({1, N, KV, D}, kBf16);
+  auto qkv = at::randn({N, (H + 2 * KV) * D}, kBf16);
+  auto v = qkv.narrow(1, (H + KV) * D, KV * D).view({1, N, KV, D});  // the decoder's strided view
+  auto dout = at::randn({1, N, H, D}, kBf16);
+  auto q4 = q.transpose(1, 2), k4 = k.transpose(1, 2), v4 = v.transpose(1, 2);
+  auto f2 = at::_scaled_dot_product_flash_attention(q4, k4, v4, 0.0, true, false, scale);
+  auto g2 = at::_scaled_dot_product_flash_attention_backward(
+      dout.transpose(1, 2), q4, k4, v4, std::get<0>(f2), std::get<1>(f2), std::get<2>(f2),
+      std::get<3>(f2), N, N, 0.0, true, std::get<6>(f2), std::get<7>(f2), scale);
+  auto f3 = kernels::flashAttention3Forward(q, k, v, scale, /*causal=*/true);
+  const double eOut = rel(f3.out, std::get<0>(f2).transpose(1, 2));
+  const double eLse = (f3.lse - std::get<1>(f2)).abs().max().item<double>();
+  f2 = {};
+  auto [dq3, dk3, dv3] = kernels::flashAttention3Backward(dout, q, k, v, f3.out, f3.lse, scale, true);
+  f3 = {};
+  const double eDq = rel(dq3, std::get<0>(g2).transpose(1, 2));
+  const double eDk = rel(dk3, std::get<1>(g2).transpose(1, 2));
+  const double eDv = rel(dv3, std::get<2>(g2).transpose(1, 2));
+  std::printf("512K attention, FlashAttention-3 vs FlashAttention-2: relL2 out %.3g dq %.3g dk %.3g "
+              "dv %.3g, log-sum-exp max abs %.3g\n", eOut, eDq, eDk, eDv, eLse);
+  EXPECT_LE(eOut, 2e-2) << "FlashAttention-3 is wrong at 512K: keep its 2^31 limit";
+  EXPECT_LE(eDq, 2e-2);
+  EXPECT_LE(eDk, 2e-2);
+  EXPECT_LE(eDv, 2e-2);
+  EXPECT_LE(eLse, 1e-2);
 }
