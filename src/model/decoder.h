@@ -80,7 +80,8 @@ void embeddingBackwardRows(const ModelConfig& config, const at::Tensor& rows,
 /// (_scaled_dot_product_flash_attention). kAuto, the default, picks per call by sequence
 /// length: FlashAttention-3 from kFlashAttention3MinTokens tokens per sequence where it is
 /// built, cuDNN below. Process-wide; the environment variable SLIDEDP_ATTENTION=auto|fa3|cudnn|
-/// flash sets the initial value. Operands FlashAttention-3 does not take run cuDNN; a shape
+/// flash sets the initial value (bench_layer, tests; slidedp_worker sets it from --attention).
+/// Operands FlashAttention-3 does not take run cuDNN; a shape
 /// cuDNN refuses falls back to FlashAttention-2 for the rest of the process (each logged once).
 /// A layer's LayerActivations::attnKernel records the kernel that ran (never kAuto).
 enum class AttentionKernel { kFlash, kCudnn, kFa3, kAuto };
