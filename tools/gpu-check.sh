@@ -32,6 +32,10 @@
 #                             SLIDEDP_CKPT_STAGING: --checkpoint-staging (default auto),
 #                             SLIDEDP_CKPT_WRITE_RATE: --checkpoint-write-rate MB/s (default 0: uncapped),
 #                             SLIDEDP_CKPT_BATCH / SLIDEDP_CKPT_SEQ (default 8 / 4096);
+#                             SLIDEDP_CKPT_REPEATS: pairs of runs (without, with), interleaved
+#                             (default 1); with more, the costs' median and spread (ckpt-cost.txt)
+#                             and the pairs' files in ckpt-repeats.tgz (a 4B pair takes ~7 min:
+#                             run 2 or more detached, tools/gpu-detached.sh);
 #                             SLIDEDP_CKPT_DIRTY_BYTES (opt-in, root): vm.dirty_bytes during the
 #                             checkpoint run (e.g. 60000000000), restored after
 #     SLIDEDP_PLAN_CONFIG     model shape of `plan` (default tools/configs/qwen3-4b.json)
@@ -69,7 +73,8 @@ has() { [[ " $STEPS " == *" $1 "* ]]; }
 { nvidia-smi; nvidia-smi topo -m; lscpu | head -20; free -g; df -h /dev/shm; } > "$OUT/machine.txt" 2>&1
 echo "GPUs: $NGPU; $(nproc) CPUs; $(free -g | awk '/Mem:/ {print $2}') GiB RAM; /dev/shm $(df -h /dev/shm | awk 'NR==2 {print $2}')"
 # /dev/shm holds the host state (14 B/param): a VM may mount it small; tmpfs size is a limit only.
-if [ "$(id -u)" -eq 0 ]; then
+# Only on a GPU machine: a CPU dry run (e.g. tests/launcher/test_ckpt_bench.sh) leaves it alone.
+if [ "$(id -u)" -eq 0 ] && [ "$NGPU" -gt 0 ]; then
   shm_g=$(df -BG /dev/shm | awk 'NR==2 {gsub("G", "", $2); print $2}')
   [ "${shm_g:-0}" -lt 200 ] && mount -o remount,size=${SLIDEDP_SHM_SIZE:-240G} /dev/shm 2>/dev/null \
     && echo "/dev/shm remounted: $(df -h /dev/shm | awk 'NR==2 {print $2}')"
@@ -233,40 +238,53 @@ do_ckpt() {
   df -h "$dir" | tail -1
   local common=(--model-config "$config" --batch-size "$rows" --seq-len "$T" --warmup-steps 1
                 --lr 1e-5 --delivery "${ROUTE%/*}" --reduction "${ROUTE#*/}")
-  # Without checkpoints, then with; each run ~(30 s start-up + steps x ~2.3 s) on 1x H200.
-  # (the run without checkpoints only gives the median step: 16 steps at most)
-  SLIDEDP_WORKER=$BIN/slidedp_worker timeout 300 launcher/slidedp-run "${dev[@]}" --worker-threads 2 -- \
-    "${common[@]}" --steps $(( steps < 16 ? steps : 16 )) --metrics "$OUT/ckpt-base.jsonl" > "$OUT/ckpt-base.log" 2>&1 || rc=1
-  # Opt-in (root): a larger dirty limit for the checkpoint run only, so the page cache absorbs
-  # the whole write at memory speed and the disk catches up in the background; restored after.
-  local old_ratio old_bytes
-  if [ -n "${SLIDEDP_CKPT_DIRTY_BYTES:-}" ]; then
-    old_ratio=$(cat /proc/sys/vm/dirty_ratio); old_bytes=$(cat /proc/sys/vm/dirty_bytes)
-    echo "$SLIDEDP_CKPT_DIRTY_BYTES" > /proc/sys/vm/dirty_bytes && echo "ckpt: vm.dirty_bytes set to $SLIDEDP_CKPT_DIRTY_BYTES for the run"
+  # SLIDEDP_CKPT_REPEATS pairs (without, with), interleaved so that the machine's drift (its
+  # step time moves +-10% between runs minutes apart) falls on both sides alike.
+  local reps=${SLIDEDP_CKPT_REPEATS:-1} r sfx costs=()
+  for (( r = 1; r <= reps; r++ )); do
+    sfx=; [ "$reps" -gt 1 ] && sfx="-r$r" && echo "ckpt: pair $r of $reps"
+    # Without checkpoints, then with; each run ~(30 s start-up + steps x ~2.3 s) on 1x H200.
+    # (the run without checkpoints only gives the median step: 16 steps at most)
+    SLIDEDP_WORKER=$BIN/slidedp_worker timeout 300 launcher/slidedp-run "${dev[@]}" --worker-threads 2 -- \
+      "${common[@]}" --steps $(( steps < 16 ? steps : 16 )) --metrics "$OUT/ckpt-base$sfx.jsonl" > "$OUT/ckpt-base$sfx.log" 2>&1 || rc=1
+    # Opt-in (root): a larger dirty limit for the checkpoint run only, so the page cache absorbs
+    # the whole write at memory speed and the disk catches up in the background; restored after.
+    local old_ratio old_bytes
+    if [ -n "${SLIDEDP_CKPT_DIRTY_BYTES:-}" ]; then
+      old_ratio=$(cat /proc/sys/vm/dirty_ratio); old_bytes=$(cat /proc/sys/vm/dirty_bytes)
+      echo "$SLIDEDP_CKPT_DIRTY_BYTES" > /proc/sys/vm/dirty_bytes && echo "ckpt: vm.dirty_bytes set to $SLIDEDP_CKPT_DIRTY_BYTES for the run"
+    fi
+    # The kernel's side of the write during the run (ckpt-kernel.txt): every 2 s the CPU time by
+    # kind (user, system, idle, I/O wait, stolen by the hypervisor) and memory (vmstat), then the
+    # reclaim/writeback counters and the per-CPU times before and after.
+    local vmpid=
+    { echo "== before"; grep -E "^(pgscan|pgsteal|allocstall|nr_dirty |nr_writeback )" /proc/vmstat; grep "^cpu" /proc/stat; } > "$OUT/ckpt-kernel$sfx.txt" 2>/dev/null
+    command -v vmstat > /dev/null && { vmstat -w -t 2 > "$OUT/ckpt-vmstat$sfx.tmp" 2>&1 & vmpid=$!; }
+    SLIDEDP_WORKER=$BIN/slidedp_worker timeout 420 launcher/slidedp-run "${dev[@]}" --worker-threads 2 -- \
+      "${common[@]}" --steps "$steps" --metrics "$OUT/ckpt-run$sfx.jsonl" --checkpoint-dir "$dir" --checkpoint-every "$every" \
+      --checkpoint-mode "$mode" --checkpoint-staging "${SLIDEDP_CKPT_STAGING:-auto}" --checkpoint-at-end false --keep-checkpoints 1 \
+      --checkpoint-write-rate "${SLIDEDP_CKPT_WRITE_RATE:-0}" \
+      > "$OUT/ckpt-run$sfx.log" 2>&1 || rc=1
+    [ -n "$vmpid" ] && kill "$vmpid" 2>/dev/null
+    { echo "== after"; grep -E "^(pgscan|pgsteal|allocstall|nr_dirty |nr_writeback )" /proc/vmstat; grep "^cpu" /proc/stat
+      echo "== vmstat -w -t 2 during the run"; cat "$OUT/ckpt-vmstat$sfx.tmp" 2>/dev/null; } >> "$OUT/ckpt-kernel$sfx.txt"
+    rm -f "$OUT/ckpt-vmstat$sfx.tmp"
+    if [ -n "${old_ratio:-}" ]; then
+      if [ "$old_bytes" -gt 0 ]; then echo "$old_bytes" > /proc/sys/vm/dirty_bytes; else echo "$old_ratio" > /proc/sys/vm/dirty_ratio; fi
+      echo "ckpt: vm.dirty_ratio $(cat /proc/sys/vm/dirty_ratio) dirty_bytes $(cat /proc/sys/vm/dirty_bytes) restored"
+    fi
+    grep -E "\] (checkpoint|the checkpoint|waited|step ($every|$((every + 1))|$((every + 2)))/)|rror" "$OUT/ckpt-run$sfx.log" \
+      | cut -c1-330 | tail -14
+    python3 tools/bench/ckpt_cost.py --base "$OUT/ckpt-base$sfx.jsonl" --run "$OUT/ckpt-run$sfx.jsonl" \
+      --log "$OUT/ckpt-run$sfx.log" --label "mode=$mode config=$(basename "$config" .json)" | tee "$OUT/ckpt-cost$sfx.txt" | tail -8 || rc=1
+    rm -rf "$dir" && mkdir -p "$dir"
+    costs+=("$OUT/ckpt-cost$sfx.txt")
+  done
+  if [ "$reps" -gt 1 ]; then
+    python3 tools/bench/ckpt_cost.py --summary "${costs[@]}" | tee "$OUT/ckpt-cost.txt" || rc=1
+    tar czf "$OUT/ckpt-repeats.tgz" -C "$OUT" $(cd "$OUT" && ls ckpt-*-r[0-9]* 2>/dev/null) \
+      && (cd "$OUT" && rm -f ckpt-*-r[0-9]*)
   fi
-  # The kernel's side of the write during the run (ckpt-kernel.txt): every 2 s the CPU time by
-  # kind (user, system, idle, I/O wait, stolen by the hypervisor) and memory (vmstat), then the
-  # reclaim/writeback counters and the per-CPU times before and after.
-  local vmpid=
-  { echo "== before"; grep -E "^(pgscan|pgsteal|allocstall|nr_dirty |nr_writeback )" /proc/vmstat; grep "^cpu" /proc/stat; } > "$OUT/ckpt-kernel.txt" 2>/dev/null
-  command -v vmstat > /dev/null && { vmstat -w -t 2 > "$OUT/ckpt-vmstat.tmp" 2>&1 & vmpid=$!; }
-  SLIDEDP_WORKER=$BIN/slidedp_worker timeout 420 launcher/slidedp-run "${dev[@]}" --worker-threads 2 -- \
-    "${common[@]}" --steps "$steps" --metrics "$OUT/ckpt-run.jsonl" --checkpoint-dir "$dir" --checkpoint-every "$every" \
-    --checkpoint-mode "$mode" --checkpoint-staging "${SLIDEDP_CKPT_STAGING:-auto}" --checkpoint-at-end false --keep-checkpoints 1 \
-    --checkpoint-write-rate "${SLIDEDP_CKPT_WRITE_RATE:-0}" \
-    > "$OUT/ckpt-run.log" 2>&1 || rc=1
-  [ -n "$vmpid" ] && kill "$vmpid" 2>/dev/null
-  { echo "== after"; grep -E "^(pgscan|pgsteal|allocstall|nr_dirty |nr_writeback )" /proc/vmstat; grep "^cpu" /proc/stat
-    echo "== vmstat -w -t 2 during the run"; cat "$OUT/ckpt-vmstat.tmp" 2>/dev/null; } >> "$OUT/ckpt-kernel.txt"
-  rm -f "$OUT/ckpt-vmstat.tmp"
-  if [ -n "${old_ratio:-}" ]; then
-    if [ "$old_bytes" -gt 0 ]; then echo "$old_bytes" > /proc/sys/vm/dirty_bytes; else echo "$old_ratio" > /proc/sys/vm/dirty_ratio; fi
-    echo "ckpt: vm.dirty_ratio $(cat /proc/sys/vm/dirty_ratio) dirty_bytes $(cat /proc/sys/vm/dirty_bytes) restored"
-  fi
-  grep -E "\] (checkpoint|the checkpoint|waited|step ($every|$((every + 1))|$((every + 2)))/)|rror" "$OUT/ckpt-run.log" \
-    | cut -c1-330 | tail -14
-  python3 tools/bench/ckpt_cost.py --base "$OUT/ckpt-base.jsonl" --run "$OUT/ckpt-run.jsonl" \
-    --log "$OUT/ckpt-run.log" --label "mode=$mode config=$(basename "$config" .json)" | tee "$OUT/ckpt-cost.txt" | tail -8 || rc=1
   rm -rf "$dir"
   return 0
 }

@@ -21,7 +21,13 @@ The same sum against the checkpoint run's own steps before its first checkpoint 
 half of them, past the staging pool's fault-in; the same process minutes earlier) is printed
 beside it: on a machine whose speed drifts between runs the two differ, and the bench passes
 only when both are within the target.
-Prints a RESULT line (key=value) and a short table."""
+Prints a RESULT line (key=value) and a short table.
+
+    ckpt_cost.py --summary COST1.txt COST2.txt ...
+        the outputs of the above for interleaved pairs of runs (gpu-check.sh ckpt with
+        SLIDEDP_CKPT_REPEATS=N): each pair's cost, then their median, minimum and maximum, in a
+        RESULT line name=ckpt_cost_repeats; pass when the medians of both costs (against the base
+        run and against the run's own steps) are within the target."""
 import argparse
 import json
 import re
@@ -55,6 +61,35 @@ def read_metrics(path):
     return out
 
 
+def summary(paths):
+    rows = []
+    for path in paths:
+        found = None
+        for line in open(path, errors="replace"):
+            if line.startswith("RESULT name=ckpt_cost"):
+                found = dict(kv.split("=", 1) for kv in line.split() if "=" in kv)
+        if found is None:
+            print(f"ckpt_cost.py: {path} has no RESULT line (that pair failed)", file=sys.stderr)
+            return 1
+        rows.append(found)
+    target = float(rows[0].get("target_pct", 3))
+    print("pair  step_s  own_step_s  pct_of_100_steps  pct_of_100_own_steps  write_s")
+    for i, r in enumerate(rows, 1):
+        print(f"{i:4d}  {float(r['step_s']):6.3f}  {float(r['own_step_s']):10.3f}  "
+              f"{float(r['pct_of_100_steps']):16.2f}  {float(r['pct_of_100_own_steps']):20.2f}  "
+              f"{float(r['write_s']):7.2f}")
+    out = []
+    medians = []
+    for key in ("pct_of_100_steps", "pct_of_100_own_steps"):
+        v = [float(r[key]) for r in rows]
+        m = statistics.median(v)
+        medians.append(m)
+        out.append(f"median_{key}={m:.2f} min_{key}={min(v):.2f} max_{key}={max(v):.2f}")
+    print(f"RESULT name=ckpt_cost_repeats pairs={len(rows)} {' '.join(out)} target_pct={target:g} "
+          f"pass={'yes' if max(medians) <= target else 'no'}")
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--checkpoint-bytes", metavar="CONFIG")
@@ -63,7 +98,10 @@ def main():
     ap.add_argument("--log")
     ap.add_argument("--target-pct", type=float, default=3.0)
     ap.add_argument("--label", default="")
+    ap.add_argument("--summary", nargs="+", metavar="COST.txt")
     a = ap.parse_args()
+    if a.summary:
+        return summary(a.summary)
     if a.checkpoint_bytes:
         print(checkpoint_bytes(a.checkpoint_bytes))
         return 0
