@@ -61,10 +61,7 @@ bool flashAttention3Supports(const at::Tensor& q, const at::Tensor& k, const at:
   }();
   for (const at::Tensor* t : {&q, &k, &v}) {
     if (t->stride(-1) != 1 || t->scalar_type() != at::kBFloat16) return false;
-    if (large) continue;
-    int64_t span = 1;
-    for (int64_t d = 0; d < t->dim(); ++d) span += (t->size(d) - 1) * t->stride(d);
-    if (span >= (int64_t{1} << 31)) return false;
+    if (!large && elementSpan(*t) >= (int64_t{1} << 31)) return false;
   }
   return true;
 #else

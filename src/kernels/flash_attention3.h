@@ -13,9 +13,19 @@
 
 #include <ATen/core/Tensor.h>
 
+#include <cstdint>
 #include <tuple>
 
 namespace slidedp::kernels {
+
+/// Elements from a tensor's first to its last, strides included (1 + sum of (size - 1) *
+/// stride): what an attention kernel's offsets into its storage must reach. 0 for no elements.
+inline int64_t elementSpan(const at::Tensor& t) {
+  if (t.numel() == 0) return 0;
+  int64_t span = 1;
+  for (int64_t d = 0; d < t.dim(); ++d) span += (t.size(d) - 1) * t.stride(d);
+  return span;
+}
 
 /// Whether this build has FlashAttention-3 (nvcc >= 12.3, -DSLIDEDP_FLASH_ATTENTION_3=ON).
 bool flashAttention3Built();

@@ -245,11 +245,8 @@ bool cudnnAttentionSafe(std::initializer_list<const Tensor*> operands) {
     return v && v[0] == '1';
   }();
   if (lifted) return true;
-  for (const Tensor* t : operands) {
-    int64_t span = 1;
-    for (int64_t d = 0; d < t->dim(); ++d) span += (t->size(d) - 1) * t->stride(d);
-    if (span >= (int64_t{1} << 31)) return false;
-  }
+  for (const Tensor* t : operands)
+    if (kernels::elementSpan(*t) >= (int64_t{1} << 31)) return false;
   return true;
 }
 
@@ -322,7 +319,9 @@ Tensor attentionForward(const Tensor& q, const Tensor& k, const Tensor& v, const
     }
     return out.view({N, s.H * s.D});
   }
-  if (fusedAttention(q, ctx) && resolveAttentionKernel(attentionKernel(), s.T) == AttentionKernel::kFa3) {
+  const bool fused = fusedAttention(q, ctx);
+  AttentionKernel kernel = resolveAttentionKernel(attentionKernel(), s.T);
+  if (fused && kernel == AttentionKernel::kFa3) {
     Tensor q4 = q.view({s.B, s.T, s.H, s.D}), k4 = k.view({s.B, s.T, s.KV, s.D}),
            v4 = v.view({s.B, s.T, s.KV, s.D});
     if (fa3Takes(q4, k4, v4, s.T)) {
@@ -336,10 +335,9 @@ Tensor attentionForward(const Tensor& q, const Tensor& k, const Tensor& v, const
     }
   }
   auto q4 = headsView(q, s, s.H), k4 = headsView(k, s, s.KV), v4 = headsView(v, s, s.KV);
-  if (fusedAttention(q, ctx)) {
+  if (fused) {
     // FlashAttention-2 or cuDNN in ATen: GQA without repeating k/v; they save only the output
     // and the log-sum-exp.
-    AttentionKernel kernel = resolveAttentionKernel(attentionKernel(), s.T);
     if (kernel == AttentionKernel::kFa3) kernel = AttentionKernel::kCudnn;  // not taken above
     if (kernel == AttentionKernel::kCudnn && !cudnnAttentionSafe({&q4, &k4, &v4})) {
       static std::atomic<bool> logged{false};

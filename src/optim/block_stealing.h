@@ -9,10 +9,10 @@
 // of its range, because the others take the rest.
 //
 // Threading contract: StealSchedule::run is called from one thread, outside any OpenMP region
-// (or inside one: the nested team is then smaller, which is handled). `fn(begin, end, index)` runs concurrently on
-// the team's threads, once per block, with `index` the block's position in element order (0 ..
-// numBlocks-1), so per-block results stored at `index` can be combined in a fixed order that
-// does not depend on which thread ran which block.
+// (or inside one: the nested team is then smaller, which is handled). `fn(begin, end, index)`
+// runs concurrently on the team's threads, once per block, with `index` the block's position in
+// element order (0 .. numBlocks-1), so per-block results stored at `index` can be combined in a
+// fixed order that does not depend on which thread ran which block.
 #pragma once
 
 #include <omp.h>
