@@ -15,6 +15,14 @@
 #                             --time-budget S; long sequences: "--seq-lens 65536,131072 --batches 1
 #                             --systems slidedp,fsdp2_liger_ac", which override the --seq-len 4096
 #                             given here)
+#     SLIDEDP_BENCH_PROFILE   `slidedp`: profile this step's GPU work (--gpu-profile, --trace-step;
+#                             a route sweep counts steps across its variants): per-scope,
+#                             per-stream table and compute-stream gaps in bench-slidedp.log, the
+#                             traces in gpu-profile.tgz
+#     SLIDEDP_LAYER_ROWS / SLIDEDP_LAYER_ITERS / SLIDEDP_LAYER_CONFIGS  `layer`: rows (default 4),
+#                             timed iterations (5), shapes (tools/configs/qwen3-{4b,8b}.json)
+#                             Both `layer` and `slidedp` sample clocks and power (smi-*.csv,
+#                             tools/bench/smi_summary.py)
 #     SLIDEDP_BUILD_TARGETS   what `build` builds (default: what the other steps run)
 #     SLIDEDP_LONGEST_ARGS    extra arguments of tools/bench/longest_seq.py (`longest`: the longest
 #                             trainable sequence of slidedp and FSDP2 + Liger + AC on GPU 0, batch 1,
@@ -99,6 +107,21 @@ if has peers && [ -d .whl ] && ! [[ "${SLIDEDP_PEERS_ARGS:-}" == *--systems* && 
     && PYTHONPATH=/tmp/site python3 -c "from deepspeed.ops.op_builder import CPUAdamBuilder; CPUAdamBuilder().load()" ) \
     > "$OUT/deepspeed-prebuild.log" 2>&1 &
 fi
+# GPU clocks, power and throttle reasons every 250 ms while a benchmark runs ($OUT/smi-NAME.csv):
+# whether a slower run is a slower clock (sustained power or heat) or slower code.
+smi_start() {
+  [ "$NGPU" -gt 0 ] || return 0
+  local reasons=clocks_event_reasons.active  # the older drivers' name: clocks_throttle_reasons
+  nvidia-smi --query-gpu=$reasons --format=csv,noheader > /dev/null 2>&1 || reasons=clocks_throttle_reasons.active
+  nvidia-smi --query-gpu=timestamp,index,clocks.sm,clocks.mem,power.draw,temperature.gpu,utilization.gpu,$reasons \
+    --format=csv,noheader -lms 250 > "$OUT/smi-$1.csv" 2>&1 & SMI_PID=$!
+  SMI_CSV="$OUT/smi-$1.csv"
+}
+smi_stop() {
+  [ -n "${SMI_PID:-}" ] || return 0
+  kill "$SMI_PID" 2>/dev/null; wait "$SMI_PID" 2>/dev/null; SMI_PID=
+  python3 tools/bench/smi_summary.py "$SMI_CSV" 2>&1 | tail -4
+}
 do_build() {
   step build
   DEF_TARGETS="slidedp_worker slidedp_plan slidedp_generate bench_layer bench_ipc test_layer_ops_gpu test_decoder_gpu test_long_sequence_gpu test_reference_equivalence test_gpu_job test_flash_attention3_gpu"
@@ -112,8 +135,10 @@ do_test() {
 }
 do_layer() {
   step "layer: one decoder layer + the head, fused vs eager, kept vs recompute"
-  for cfg in tools/configs/qwen3-4b.json tools/configs/qwen3-8b.json; do
-    timeout 120 "$BIN/bench_layer" --config "$cfg" --rows 4 --seq-len 4096 --iters 5 2>&1 | tee -a "$OUT/bench-layer.log" | grep -E "bench_layer|RESULT|kept|rror"
+  for cfg in ${SLIDEDP_LAYER_CONFIGS:-tools/configs/qwen3-4b.json tools/configs/qwen3-8b.json}; do
+    smi_start "layer-$(basename "$cfg" .json)"
+    timeout 120 "$BIN/bench_layer" --config "$cfg" --rows ${SLIDEDP_LAYER_ROWS:-4} --seq-len 4096 --iters ${SLIDEDP_LAYER_ITERS:-5} 2>&1 | tee -a "$OUT/bench-layer.log" | grep -E "bench_layer|RESULT|kept|rror"
+    smi_stop
   done
 }
 do_profile() {
@@ -125,18 +150,27 @@ do_profile() {
     timeout 240 "$BIN/bench_layer" --config "tools/configs/$cfg.json" --rows "$rows" --seq-len 4096 \
       --iters 5 --profile 1 --trace-dir "$OUT/traces/$cfg-r$rows" > "$OUT/traces/$cfg-r$rows.log" 2>&1 || rc=1
     cat "$OUT/traces/$cfg-r$rows.log" >> "$OUT/profile.log"
-    grep -E "bench_layer:|RESULT name=(fused_cudnn|fused_fa3|profile)|GPU busy" "$OUT/traces/$cfg-r$rows.log"
+    grep -E "bench_layer:|RESULT name=(fused_cudnn|fused_fa3|profile)|compute stream:" "$OUT/traces/$cfg-r$rows.log"
   done
   tar czf "$OUT/profile-traces.tgz" -C "$OUT" traces && rm -rf "$OUT/traces"
 }
 do_slidedp() {
   step "slidedp: $CONFIG, seq 4096, $NGPU GPU(s)"
   SWEEP=${SLIDEDP_BENCH_SWEEP:-$ROUTE@8,$ROUTE+recompute@8,$ROUTE@16}
+  local prof=()
+  [ -n "${SLIDEDP_BENCH_PROFILE:-}" ] && prof=(--gpu-profile "$OUT/gpu-profile/step.json" --trace-step "$SLIDEDP_BENCH_PROFILE")
+  smi_start slidedp
   SLIDEDP_WORKER=$BIN/slidedp_worker timeout ${SLIDEDP_BENCH_TIMEOUT:-300} launcher/slidedp-run --gpus "$GPUS" --worker-threads 2 -- \
     --model-config "$CONFIG" --seq-len 4096 --steps ${SLIDEDP_BENCH_STEPS:-3} --warmup-steps 1 --lr 1e-5 \
-    --route-sweep "$SWEEP" --metrics "$OUT/bench-slidedp.jsonl" --trace "$OUT/trace.json" \
+    --route-sweep "$SWEEP" --metrics "$OUT/bench-slidedp.jsonl" --trace "$OUT/trace.json" "${prof[@]}" \
     > "$OUT/bench-slidedp.log" 2>&1 || rc=1
+  smi_stop
   grep -E "model |step [0-9]+/|summary|^variant|@[0-9]+ |error|Error" "$OUT/bench-slidedp.log" | cut -c1-400 | tail -30
+  if [ -d "$OUT/gpu-profile" ]; then
+    cat "$OUT"/gpu-profile/*.txt >> "$OUT/bench-slidedp.log"
+    grep -hE "^PROFILE|compute stream:" "$OUT"/gpu-profile/*.txt
+    tar czf "$OUT/gpu-profile.tgz" -C "$OUT" gpu-profile && rm -rf "$OUT/gpu-profile"
+  fi
 }
 do_packed() {
   step "packed: rows of packed documents (256-2048 tokens, variable-length attention) vs plain rows"

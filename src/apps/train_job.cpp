@@ -415,6 +415,10 @@ int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trai
         trainer.writeTrace(o.trace, rec);
         SLIDEDP_LOG_INFO("Chrome/Perfetto trace of step {} written to {}", step, o.trace);
       }
+      if (step == o.train.gpu_profile_step && !o.train.gpu_profile.empty())
+        SLIDEDP_LOG_INFO("GPU profile of step {} written by every worker: {} with -w<worker> before "
+                         "the extension (Chrome trace) and .txt (per scope, per stream, the compute "
+                         "stream's gaps)", step, o.train.gpu_profile);
       recs.push_back(rec);
       int stop = JobGuard::stopRequested() ? 1 : 0, any_stop = 0;
       MPI_CHECK(MPI_Allreduce(&stop, &any_stop, 1, MPI_INT, MPI_MAX, ctx.world));
@@ -634,10 +638,11 @@ void checkSettings(const TrainJobOptions& o, int num_workers) {
   if (t.leader_threads < 0) throwUserError("--leader-threads must be >= 0 (0: all), got {}", t.leader_threads);
   if (o.warmup_steps < 0) throwUserError("--warmup-steps must be >= 0, got {}", o.warmup_steps);
   if (o.trace_step < 1) throwUserError("--trace-step must be >= 1, got {}", o.trace_step);
-  if (!o.trace.empty() && o.route_sweep.empty() && o.trace_step_given && o.trace_step > o.steps)
+  if ((!o.trace.empty() || !o.gpu_profile.empty()) && o.route_sweep.empty() && o.trace_step_given &&
+      o.trace_step > o.steps)
     throwUserError("--trace-step {} is after the run's last step (--steps {}): no trace would be "
-                   "written to {}.\nHINT: --trace-step {} or less", o.trace_step, o.steps, o.trace,
-                   o.steps);
+                   "written to {}.\nHINT: --trace-step {} or less", o.trace_step, o.steps,
+                   o.trace.empty() ? o.gpu_profile : o.trace, o.steps);
   if (o.checkpoint_every < 0)
     throwUserError("--checkpoint-every must be >= 0 (0: only at the end and on a stop), got {}",
                    o.checkpoint_every);
@@ -725,6 +730,13 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
     o.train.total_steps = o.steps;
     o.train.bf16_compute = o.precision == "bf16" || (o.precision == "auto" && ctx.device == DeviceKind::kCuda);
     checkSettings(o, num_workers);
+    if (!o.gpu_profile.empty()) {
+      if (ctx.device != DeviceKind::kCuda)
+        throwUserError("--gpu-profile profiles GPU workers, and this run's workers are on the "
+                       "CPU.\nHINT: drop --gpu-profile, or run with --device cuda");
+      o.train.gpu_profile = o.gpu_profile;
+      o.train.gpu_profile_step = o.trace_step_given ? o.trace_step : std::min<int64_t>(o.trace_step, o.steps);
+    }
     variants = parseVariants(o);
     o.train.batch_rows = o.batch_size;  // the fewest rows of any step (a route sweep's included)
     for (const auto& v : variants)

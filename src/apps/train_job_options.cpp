@@ -139,6 +139,12 @@ void addTrainOptions(CLI::App& app, TrainJobOptions& o) {
   g->add_option("--metrics", o.metrics, "Per-step metrics file: JSONL, or CSV when it ends in .csv");
   g->add_option("--trace", o.trace, "Write a Chrome/Perfetto trace (JSON) of one step's pipeline on every rank");
   g->add_option("--trace-step", o.trace_step, "The step --trace records")->capture_default_str();
+  g->add_option("--gpu-profile", o.gpu_profile, "Profile the GPU work of step --trace-step on every "
+                "GPU worker with the torch profiler (Kineto/CUPTI): a Chrome trace per worker at "
+                "this path with -w<worker> before the extension, and beside it (.txt) the GPU time "
+                "per decoder scope and per CUDA stream, and the compute stream's idle gaps by what "
+                "ran before and after them. The profiled step runs slower on the host; its GPU "
+                "timeline is what to read");
   g->add_option("--checkpoint-dir", o.checkpoint_dir, "Write full-state checkpoints (FP32 master weights, "
                 "moments, step, data cursor, configuration) under this directory");
   g->add_option("--checkpoint-every", o.checkpoint_every, "Checkpoint every N steps (0: only at the end "

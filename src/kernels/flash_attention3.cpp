@@ -55,13 +55,13 @@ bool flashAttention3Supports(const at::Tensor& q, const at::Tensor& k, const at:
     return false;
   const cudaDeviceProp* p = at::cuda::getDeviceProperties(q.get_device());
   if (p->major != 9 || p->minor != 0) return false;
-  static const bool large = [] {  // SLIDEDP_FA3_LARGE=1: no 2^31 limit (see the header)
+  static const bool large = [] {  // SLIDEDP_FA3_LARGE=1: no 2^32 limit (see the header)
     const char* e = std::getenv("SLIDEDP_FA3_LARGE");
     return e && e[0] == '1';
   }();
   for (const at::Tensor* t : {&q, &k, &v}) {
     if (t->stride(-1) != 1 || t->scalar_type() != at::kBFloat16) return false;
-    if (!large && elementSpan(*t) >= (int64_t{1} << 31)) return false;
+    if (!large && elementSpan(*t) >= (int64_t{1} << 32)) return false;
   }
   return true;
 #else
@@ -73,7 +73,7 @@ bool flashAttention3Supports(const at::Tensor& q, const at::Tensor& k, const at:
 AttentionForwardResult flashAttention3Forward(const at::Tensor& q, const at::Tensor& k,
                                               const at::Tensor& v, double scale, bool causal) {
 #ifdef SLIDEDP_HAVE_FA3
-  // Profiler scope with q as [B, H, T, D], the shape tools/bench/layer_profile.cpp counts
+  // Profiler scope with q as [B, H, T, D], the shape src/profiling/gpu_profile.cpp counts
   // attention FLOPs from.
   RECORD_FUNCTION("slidedp::flash_attention3_forward", std::vector<c10::IValue>{q.transpose(1, 2)});
   auto r = mha_fwd(q, k, v, std::nullopt, std::nullopt, std::nullopt, /*out_=*/std::nullopt,

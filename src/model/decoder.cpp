@@ -282,7 +282,7 @@ bool fa3Takes(const Tensor& q, const Tensor& k, const Tensor& v, int64_t T) {
   static std::atomic<bool> logged{false};
   if (!logged.exchange(true))
     std::fprintf(stderr, "slidedp: FlashAttention-3 does not take attention at T=%lld (%s; it "
-                 "needs an H100/H200, bf16, head dim 128 and operands under 2^31 elements); "
+                 "needs an H100/H200, bf16, head dim 128 and operands under 2^32 elements); "
                  "using cuDNN for such shapes\n", (long long)T,
                  kernels::flashAttention3Built() ? "this device or shape"
                                                  : "not in this build");

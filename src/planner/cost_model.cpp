@@ -79,9 +79,14 @@ double gpuPeak(const Workload& w, const MachineDescription& m, const Policy& p,
   const double mbr = p.micro_batch_rows > 0 ? std::min<double>(double(p.micro_batch_rows), b) : b;
   const double n_mb = mbr * double(w.T);
   const double es = w.compute_bytes;
-  double max_window = 0;
-  for (int64_t u : w.unit_numels)
-    max_window = std::max(max_window, double(std::max(u, w.G * ChunkPlan::shardNumel(u, w.G))));
+  // K rotating slots, and the resident embedding's (runtime/window_schedule.h)
+  const WindowSchedule ws = w.windowSchedule(p.window);
+  double max_window = 0, resident = 0;
+  for (size_t i = 0; i < w.unit_numels.size(); ++i) {
+    const int64_t u = w.unit_numels[i];
+    double& size = ws.resident && i == 0 ? resident : max_window;
+    size = std::max(size, double(std::max(u, w.G * ChunkPlan::shardNumel(u, w.G))));
+  }
   const double boundary = n * double(w.C) * es;
   double acts = 0;
   for (LayerActivation a : layers) {
@@ -94,7 +99,7 @@ double gpuPeak(const Workload& w, const MachineDescription& m, const Policy& p,
   // allocator bytes, as the runtime's budget and its step line's "GPU peak" count them (the CUDA
   // context, m.gpu.context_gib, is outside both)
   (void)m;
-  return p.window * max_window * es + acts + batch + reserveBytes(w, n, n_mb, p);
+  return (p.window * max_window + resident) * es + acts + batch + reserveBytes(w, n, n_mb, p);
 }
 
 }  // namespace
@@ -255,8 +260,8 @@ Prediction predict(const Workload& w, const MachineDescription& m, const Policy&
   };
 
   // ---- the worker's streams ------------------------------------------------------------------
-  const int K = p.window;
-  std::vector<double> slot_free(K, 0.0);
+  const WindowSchedule ws = w.windowSchedule(p.window);
+  std::vector<double> slot_free(ws.slots(), 0.0);
   std::vector<double> ready(w.unit_numels.size(), 0.0);
   double comp = 0, copy = 0, offl = 0;  // stream free times
   auto copyStream = [&]() -> double& { return serial_copy ? comp : copy; };
@@ -274,35 +279,31 @@ Prediction predict(const Workload& w, const MachineDescription& m, const Policy&
   };
   const double boundary_bytes = n * double(w.C) * es;
 
-  // forward
-  int slot = 0;
-  deliver(0, 0, false);
+  // forward, in the worker's window schedule
+  if (ws.layerOneFirst()) deliver(1, ws.forwardSlot(1), false);
+  deliver(0, ws.forwardSlot(0), false);
   double first_compute = -1;
   for (int64_t u = 0; u <= L; ++u) {
-    const int next_slot = (slot + 1) % K;
-    deliver(u < L ? u + 1 : head, next_slot, false);
+    const int64_t next = u < L ? u + 1 : head;
+    if (!(u == 0 && ws.layerOneFirst())) deliver(next, ws.forwardSlot(static_cast<int>(next)), false);
     const double s = compute(ready[u], fwdTime(u));
     if (first_compute < 0) first_compute = s;
-    slot_free[slot] = comp;
+    if (!(u == 0 && ws.resident)) slot_free[ws.forwardSlot(static_cast<int>(u))] = comp;
     if (u >= 1 && layers[u - 1] == LayerActivation::kOffload) {
       offl = std::max(offl, comp) + boundary_bytes / r.d2h_fwd;
       d2h_bytes += boundary_bytes;
       busy.d2h_gpu += boundary_bytes / r.d2h_fwd;
     }
-    slot = next_slot;
   }
-  // head (+ the embedding again when tied)
-  const int head_slot = slot;
+  // head (+ the embedding when tied: resident from the forward, or delivered again)
   double after = ready[head];
   if (w.tied) {
-    const int es_slot = (slot + 1) % K;
-    deliver(0, es_slot, false);
+    if (ws.headDeliversEmbedding()) deliver(0, ws.headEmbeddingSlot(), false);
     after = std::max(after, ready[0]);
-    slot_free[es_slot] = 0;  // set after the head's compute below
   }
   compute(after, headTime() + rsTime(head));
-  slot_free[head_slot] = comp;
-  if (w.tied) slot_free[(slot + 1) % K] = comp;
+  slot_free[ws.forwardSlot(static_cast<int>(head))] = comp;
+  if (w.tied) slot_free[ws.headEmbeddingSlot()] = comp;
   // Hand-offs: (unit, gradient ready, elements, leader host bytes per element). The row-split
   // embedding update (cpu route; with clipping every gradient waits for the norm anyway, so it
   // is priced as the dense schedule): the embedding right after the head, where its rows outside
@@ -329,9 +330,8 @@ Prediction predict(const Workload& w, const MachineDescription& m, const Policy&
   handoffs.push_back({head, comp, w.unit_numels[head], pass_bpp});
   if (split)
     handoffs.push_back({0, comp, w.unit_numels[0], (1 - token_frac) * bpp + token_frac * (k_slots * gs + 4.0)});
-  // backward
-  slot = (slot + 2) % K;
-  deliver(L, slot, true);
+  // backward: layer L again, unless still in its forward slot
+  if (ws.backwardDeliversFirst()) deliver(L, ws.backwardSlot(static_cast<int>(L)), true);
   std::vector<double> act_ready(L + 2, 0.0);
   auto prefetchAct = [&](int64_t u) {
     if (u < 1 || layers[u - 1] != LayerActivation::kOffload) return;
@@ -343,15 +343,13 @@ Prediction predict(const Workload& w, const MachineDescription& m, const Policy&
   };
   prefetchAct(L);
   for (int64_t u = L; u >= 1; --u) {
-    const int next_slot = (slot + 1) % K;
     if (u > 1) {
-      deliver(u - 1, next_slot, true);
+      deliver(u - 1, ws.backwardSlot(static_cast<int>(u - 1)), true);
       prefetchAct(u - 1);
     }
     compute(std::max(ready[u], act_ready[u]), bwdTime(u, layers[u - 1]) + rsTime(u));
-    slot_free[slot] = comp;
+    slot_free[ws.backwardSlot(static_cast<int>(u))] = comp;
     handoffs.push_back({u, comp, w.unit_numels[u], pass_bpp});
-    slot = next_slot;
   }
   compute(0, r.ovh * n_mb_count + rsTime(0));  // embedding backward
   if (split)

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "runtime/window_schedule.h"
+
 namespace slidedp::model {
 struct ModelConfig;
 }
@@ -20,7 +22,7 @@ struct Workload {
   std::string model_name;          // for reports ("qwen3-4b.json")
   std::vector<int64_t> unit_numels;  // padded elements per unit: 0 = embedding, 1..L, L+1 = head
   int64_t L = 0, C = 0, I = 0, H = 0, KV = 0, D = 0, V = 0;
-  bool tied = true;                // LM head = embedding (delivered again for the head)
+  bool tied = true;                // LM head = embedding (resident from the forward: windowSchedule)
   bool qk_norm = false;            // Qwen3 (kept per-head rstd)
   int64_t parameters = 0;          // real parameters (without padding), for FLOPs/MFU
   // ---- the run ----
@@ -55,6 +57,13 @@ struct Workload {
   int64_t layerNumel() const { return unit_numels.at(1); }
   /// Model FLOPs of one step, as the trainer counts them: 6 N tokens + 12 L H D T tokens.
   double stepFlops() const;
+
+  /// The worker's window schedule with K rotating slots (runtime/window_schedule.h): the tied
+  /// embedding is resident unless the delivery copy is sharded across nodes.
+  WindowSchedule windowSchedule(int K) const {
+    const bool copy_split = nodes > 1 && node_sharded && copy_sharded;
+    return {K, static_cast<int>(L), tied && !copy_split && L >= 1};
+  }
 };
 
 /// The workload of `config` (its units from model::ParamLayout). Throws UserError when

@@ -25,18 +25,18 @@ Delivery::Delivery(const RouteEnv& env, bool allocate_window)
 #ifdef SLIDEDP_WITH_CUDA
   if (env_.cuda) {
     copy_stream_ = c10::cuda::getStreamFromPool(false, env_.device.index());
-    for (int k = 0; k < env_.window_slots; ++k) {
+    for (int k = 0; k < env_.slots(); ++k) {
       slot_ready_.push_back(std::make_shared<at::cuda::CUDAEvent>());
       slot_free_.push_back(std::make_shared<at::cuda::CUDAEvent>());
     }
   }
 #endif
   if (allocate_window)
-    for (int k = 0; k < env_.window_slots; ++k)
-      window_.push_back(at::empty({env_.window_numel}, at::TensorOptions().dtype(env_.cdtype).device(env_.device)));
+    for (int k = 0; k < env_.slots(); ++k)
+      window_.push_back(at::empty({env_.slotNumel(k)}, at::TensorOptions().dtype(env_.cdtype).device(env_.device)));
   // Fully sharded: CPU workers copy synchronously, one buffer; GPU workers one per slot, so a
   // gather never overwrites what a queued host-to-device copy still reads (grown on first use).
-  if (env_.node_gather) gathered_.resize(env_.cuda ? env_.window_slots : 1);
+  if (env_.node_gather) gathered_.resize(env_.cuda ? env_.slots() : 1);
 }
 
 Delivery::~Delivery() = default;
@@ -85,6 +85,8 @@ at::Tensor Delivery::deliver(int u, int slot) {
   SLIDEDP_ASSERT(slot >= 0 && slot < static_cast<int>(window_.size()), "window slot {} of {}", slot,
                  window_.size());
   const int64_t n = env_.layout->units[u].numel;
+  SLIDEDP_ASSERT(n <= window_[slot].numel(), "unit {} ({} elements) does not fit window slot {} ({})", u, n,
+                 slot, window_[slot].numel());
   if (!env_.cuda) {
     const uint64_t t0 = shm::monotonicNs();
     filling_slot_ = slot, range_copied_ = false;
@@ -106,6 +108,13 @@ at::Tensor Delivery::deliver(int u, int slot) {
     events_.back().second->record(*copy_stream_);
   }
 #endif
+  return window_[slot].narrow(0, 0, n);
+}
+
+at::Tensor Delivery::held(int u, int slot) const {
+  const int64_t n = env_.layout->units[u].numel;
+  SLIDEDP_ASSERT(slot >= 0 && slot < static_cast<int>(window_.size()) && n <= window_[slot].numel(),
+                 "unit {} is not in window slot {}", u, slot);
   return window_[slot].narrow(0, 0, n);
 }
 

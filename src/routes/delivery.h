@@ -11,7 +11,8 @@
 // range's chunks were first all-gathered into from every node's parts (routes/node_gather.h;
 // pinned, one per slot, on GPU workers).
 //
-// The window is K slots of RouteEnv::window_numel elements of the compute dtype, owned by the
+// The window is K slots of RouteEnv::window_numel elements of the compute dtype (and the
+// resident slot K of RouteEnv::resident_numel, when there is one), owned by the
 // delivery (the IPC route allocates it with cudaMalloc and exports it to its peers). deliver() is
 // the template every route shares: the slot's previous compute must be done (release), then the
 // route's fill() copies the unit in, then the slot is marked ready for use(). On GPU workers all
@@ -53,6 +54,9 @@ class Delivery {
   /// returns the slot's [numel] view (compute dtype). GPU: asynchronous on the copy stream, after
   /// the compute released the slot; the compute stream waits for it in use(). CPU: done on return.
   at::Tensor deliver(int u, int slot);
+  /// Unit u's [numel] view of slot `slot`, which still holds it from an earlier deliver() (no
+  /// copy; every worker calls it where the others do, as deliver()).
+  at::Tensor held(int u, int slot) const;
   /// Makes the compute (current) stream wait for slot `slot`'s delivery (no-op on CPU).
   void use(int slot);
   /// Marks slot `slot` free once the compute queued so far on the current stream is done.
@@ -89,7 +93,7 @@ class Delivery {
   void copyFromHost(void* dst, const void* src, size_t bytes);
 
   RouteEnv env_;
-  std::vector<at::Tensor> window_;  // K slots of env_.window_numel elements
+  std::vector<at::Tensor> window_;  // env_.slots() slots of env_.slotNumel(k) elements
 #ifdef SLIDEDP_WITH_CUDA
   c10::cuda::CUDAStream copyStream() const { return *copy_stream_; }
 #endif

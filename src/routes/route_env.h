@@ -29,7 +29,15 @@ struct RouteEnv {
   at::ScalarType cdtype = at::kFloat;  // compute dtype: the window's elements
   at::ScalarType sdtype = at::kFloat;  // staging dtype: what a reduced gradient is handed off in
   int window_slots = 2;                // K
-  int64_t window_numel = 0;            // elements per slot: max over units of max(n, G * shard)
+  int64_t window_numel = 0;            // elements per slot: max over its units of max(n, G * shard)
+  /// > 0: one more slot, index K, of this many elements, for the unit the worker keeps from the
+  /// forward through the head (the tied embedding: worker.cpp, "resident embedding"); the K
+  /// rotating slots then hold the other units only. 0: no such slot.
+  int64_t resident_numel = 0;
+  /// Slots in all: K, plus the resident one.
+  int slots() const { return window_slots + (resident_numel > 0 ? 1 : 0); }
+  /// Elements of slot k (0 <= k < slots()).
+  int64_t slotNumel(int k) const { return k < window_slots ? window_numel : resident_numel; }
   double wait_timeout_s = 300;         // bounded waits on peers (seconds)
   /// Fully sharded across nodes (state->copy_sharded): the worker's all-gather of a unit from
   /// every node's parts, run by Delivery::deliver() before the route's fill(); else null.

@@ -1,7 +1,8 @@
 // Sharded delivery between GPU workers through CUDA IPC: each worker copies its 1/G shard H2D
 // into its place in its own window slot, and pulls the other G-1 shards from the peers' slots
 // with cudaMemcpyAsync peer copies (copy engines: no SM is taken from the layer's GEMMs, unlike
-// NCCL's all-gather kernels). The window (K slots) is one cudaMalloc exported to every peer.
+// NCCL's all-gather kernels). The window (K slots and the resident one, RouteEnv::slots()) is
+// one cudaMalloc exported to every peer.
 //
 // Protocol of the n-th delivery (use = n + 1) into slot k on worker w, all on w's copy stream,
 // every worker running the same (unit, slot) sequence (ipc_peers.h says why each cross-process
@@ -35,13 +36,18 @@ namespace {
 class ShardedIpcDelivery final : public Delivery {
  public:
   explicit ShardedIpcDelivery(const RouteEnv& env) : Delivery(env, /*allocate_window=*/false) {
-    const int K = env_.window_slots;
-    slot_bytes_ = env_.window_numel * static_cast<int64_t>(elementSize());
-    peers_ = std::make_unique<IpcPeers>(env_, static_cast<size_t>(K * slot_bytes_), 2 * K, 2, name());
-    for (int k = 0; k < K; ++k)
-      window_.push_back(at::from_blob(peers_->buffer(env_.w) + k * slot_bytes_, {env_.window_numel},
+    // The slots back to back in one exported buffer: K of window_numel, then the resident one.
+    const int S = env_.slots();
+    int64_t bytes = 0;
+    for (int k = 0; k < S; ++k) {
+      slot_offset_.push_back(bytes);
+      bytes += env_.slotNumel(k) * static_cast<int64_t>(elementSize());
+    }
+    peers_ = std::make_unique<IpcPeers>(env_, static_cast<size_t>(bytes), 2 * S, 2, name());
+    for (int k = 0; k < S; ++k)
+      window_.push_back(at::from_blob(peers_->buffer(env_.w) + slot_offset_[k], {env_.slotNumel(k)},
                                       at::TensorOptions().dtype(env_.cdtype).device(env_.device)));
-    last_use_.assign(K, 0);
+    last_use_.assign(S, 0);
   }
   const char* name() const override { return "sharded-ipc"; }
   int64_t deviceBytes() const override { return static_cast<int64_t>(peers_->bytes()); }
@@ -49,15 +55,15 @@ class ShardedIpcDelivery final : public Delivery {
  protected:
   void fill(int u, int slot) override {
     enum { kFilled = 0, kPulled = 1 };  // counters
-    const int K = env_.window_slots, G = env_.G, w = env_.w;
-    const int filled_ev = slot, pulled_ev = K + slot;
+    const int S = env_.slots(), G = env_.G, w = env_.w;
+    const int filled_ev = slot, pulled_ev = S + slot;
     const uint64_t use = ++uses_, prev = last_use_[slot];
     last_use_[slot] = use;
     const int64_t n = env_.layout->units[u].numel;
     const size_t es = elementSize();
     const int64_t shard = ChunkPlan::shardNumel(n, G);
     const cudaStream_t stream = copyStream().stream();
-    char* mine = peers_->buffer(w) + slot * slot_bytes_;
+    char* mine = peers_->buffer(w) + slot_offset_[slot];
     if (prev > 0)  // 2.
       for (int p = 0; p < G; ++p)
         if (p != w) peers_->waitRecorded(p, kPulled, pulled_ev, prev, stream, "pulled slot");
@@ -69,7 +75,7 @@ class ShardedIpcDelivery final : public Delivery {
       peers_->waitRecorded(p, kFilled, filled_ev, use, stream, "filled slot");
       const auto [pb, pe] = ChunkPlan::shard(n, G, p);
       if (pe > pb)
-        CUDA_CHECK(cudaMemcpyAsync(mine + p * shard * es, peers_->buffer(p) + slot * slot_bytes_ + p * shard * es,
+        CUDA_CHECK(cudaMemcpyAsync(mine + p * shard * es, peers_->buffer(p) + slot_offset_[slot] + p * shard * es,
                                    (pe - pb) * es, cudaMemcpyDeviceToDevice, stream));
     }
     peers_->recordAndPublish(kPulled, pulled_ev, use, stream);  // 6.
@@ -77,7 +83,7 @@ class ShardedIpcDelivery final : public Delivery {
 
  private:
   std::unique_ptr<IpcPeers> peers_;
-  int64_t slot_bytes_ = 0;
+  std::vector<int64_t> slot_offset_;  // per slot: its byte offset in every worker's buffer
   uint64_t uses_ = 0;               // deliveries so far (the same on every worker)
   std::vector<uint64_t> last_use_;  // per slot: the use that last filled it (0: none)
 };

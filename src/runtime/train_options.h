@@ -109,6 +109,8 @@ struct TrainOptions {
                                     // (0: the device's total memory minus 3 GiB)
   bool offload_activations = false;  // boundary activations of recomputed layers to pinned host
   AttentionChoice attention = AttentionChoice::kAuto;  // bf16 GPU workers' attention kernel
+  std::string gpu_profile;          // slidedp_worker --gpu-profile: path of the profiled step's
+  int64_t gpu_profile_step = 0;     //   trace (workers insert -w<worker>) and that step (0: none)
   bool split_embedding = true;       // row-split embedding update (runtime/token_rows.h): the
                                      // rows outside the step's tokens updated right after the
                                      // head; needs the cpu reduction route (else: whole, last)

@@ -12,20 +12,27 @@
 #include <condition_variable>
 #include <cstring>
 #include <deque>
+#include <fstream>
 #include <functional>
 #include <exception>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "common/errors.h"
 #include "common/thread_placement.h"
 #include "model/decoder.h"
 #include "model/mlp_tiles.h"
+#include "formats/fs_util.h"
+#include "profiling/gpu_profile.h"
+#include "profiling/scope.h"
+#include "profiling/scope_bytes.h"
 #include "common/bf16.h"
 #include "routes/node_gather.h"
 #include "routes/registry.h"
 #include "runtime/fault_injection.h"
 #include "runtime/token_rows.h"
+#include "runtime/window_schedule.h"
 #include "shm/control_block.h"
 #include "worker/pinned_pool.h"
 #ifdef SLIDEDP_WITH_CUDA
@@ -77,7 +84,9 @@ struct Worker::Impl {
   at::Device device = at::kCPU;
   at::ScalarType cdtype = at::kFloat;   // compute dtype
   at::ScalarType sdtype = at::kFloat;   // staging dtype
-  int64_t max_window_numel = 0;        // elements per window slot
+  int64_t max_window_numel = 0;        // elements per rotating window slot
+  int64_t resident_numel = 0;          // elements of the resident slot (0: none)
+  WindowSchedule sched;                // which slot holds which unit (runtime/window_schedule.h)
   // The routes (src/routes/): the delivery owns the window of K slots.
   // Fully sharded across nodes: the delivery copy's all-gather between the nodes (declared
   // first: the delivery points to it).
@@ -145,8 +154,16 @@ struct Worker::Impl {
       (pass == ChunkPass::kWhole ? unit_chunks[plan.chunks[i].unit]
        : pass == ChunkPass::kEmbeddingDense ? dense_chunks : token_chunks).push_back(i);
     }
-    for (const auto& u : layout.units)
-      max_window_numel = std::max(max_window_numel, std::max(u.numel, G * ChunkPlan::shardNumel(u.numel, G)));
+    // The resident embedding: tied, the delivery copy whole on the node (fully sharded across
+    // nodes, each slot has a pinned gather buffer the host budget counts K of).
+    sched.K = opts.window_slots;
+    sched.L = static_cast<int>(config.numLayers);
+    sched.resident = config.tieWordEmbeddings && !state.copy_sharded && sched.L >= 1;
+    for (size_t i = 0; i < layout.units.size(); ++i) {
+      const int64_t n = layout.units[i].numel, slot_n = std::max(n, G * ChunkPlan::shardNumel(n, G));
+      int64_t& size = sched.resident && i == 0 ? resident_numel : max_window_numel;
+      size = std::max(size, slot_n);
+    }
 #ifdef SLIDEDP_WITH_CUDA
     if (cuda) {
       device = at::Device(at::kCUDA, static_cast<c10::DeviceIndex>(ctx.gpu));
@@ -207,6 +224,7 @@ struct Worker::Impl {
     e.sdtype = sdtype;
     e.window_slots = opts.window_slots;
     e.window_numel = max_window_numel;
+    e.resident_numel = resident_numel;
     e.wait_timeout_s = opts.wait_timeout_s;
     e.node_gather = node_gather.get();
     return e;
@@ -333,6 +351,7 @@ struct Worker::Impl {
 
   // ---- delivery (routes/delivery.h) -------------------------------------------------------
   at::Tensor deliver(int u, int slot) { return delivery->deliver(u, slot); }
+  at::Tensor held(int u, int slot) { return delivery->held(u, slot); }
   void use(int slot) { delivery->use(slot); }
   void release(int slot) { delivery->release(slot); }
 
@@ -550,7 +569,6 @@ struct Worker::Impl {
     at::NoGradGuard no_grad;
     const int L = static_cast<int>(config.numLayers);
     const int head = layout.headUnit();
-    const int K = opts.window_slots;
     if (batch.rows < 1) throwUserError("worker {} has no rows in step {}", ctx.describe(), s);
     config.checkSequenceLength(batch.T);
     for (int64_t id : batch.input_ids)
@@ -588,6 +606,7 @@ struct Worker::Impl {
     };
     std::vector<Micro> mbs;
     const auto i64 = at::TensorOptions().dtype(at::kLong);
+    std::optional<profiling::Scope> to_device(std::in_place, "worker.batch_to_device");
     for (int64_t r0 = 0; r0 < batch.rows; r0 += mb_rows) {
       const int64_t r = std::min(mb_rows, batch.rows - r0);
       Micro m;
@@ -605,6 +624,7 @@ struct Worker::Impl {
       }
       mbs.push_back(std::move(m));
     }
+    to_device.reset();
 
     // Phase boundaries on the compute stream (CUDA) for busy times.
     delivery->beginStep();
@@ -636,16 +656,26 @@ struct Worker::Impl {
     const bool attn_first = attentionOutputFirst(batch.T, tokens, mb_tokens);
     resetPeak();
     int64_t step_peak = 0, step_peak_reserved = 0;
-    int slot = 0;
+    // Deliveries follow the window schedule (runtime/window_schedule.h): unit u in forwardSlot(u);
+    // with the resident embedding, layer 1 goes first and the embedding stays until the head.
+    at::Tensor layer_one;
+    if (sched.layerOneFirst()) {
+      waitVersion(1, s - 1, &st.delivery_wait_s);
+      layer_one = deliver(1, sched.forwardSlot(1));
+    }
     waitVersion(0, s - 1, &st.delivery_wait_s);
-    at::Tensor cur = deliver(0, slot);
+    at::Tensor cur = deliver(0, sched.forwardSlot(0));
     for (int u = 0; u <= L; ++u) {
       if (u == (L + 1) / 2) killPoint("forward", s);  // tests: half of the forward done
-      const int next_slot = (slot + 1) % K;
+      const int slot = sched.forwardSlot(u);
       at::Tensor next;
       const int next_unit = u < L ? u + 1 : head;
-      waitVersion(next_unit, s - 1, &st.delivery_wait_s);
-      next = deliver(next_unit, next_slot);  // prefetch overlaps this unit's compute
+      if (u == 0 && layer_one.defined()) {
+        next = layer_one;
+      } else {
+        waitVersion(next_unit, s - 1, &st.delivery_wait_s);
+        next = deliver(next_unit, sched.forwardSlot(next_unit));  // prefetch overlaps this unit's compute
+      }
       use(slot);
       const uint64_t fwd_begin = nowNs();
       // Keep this layer's activations, or only its attention output? (auto: while what it
@@ -680,6 +710,7 @@ struct Worker::Impl {
       }
       for (auto& m : mbs) {
         if (u == 0) {
+          profiling::Scope scope("worker.embedding");
           m.h = model::embeddingForward(config, cur, m.ids);
         } else if (attn_only && !keep) {
           model::LayerActivations full;
@@ -697,9 +728,8 @@ struct Worker::Impl {
       }
       if (keep) ++st.kept_layers;
       if (attn_only && !keep) ++st.attention_output_layers;
-      release(slot);
+      if (!(u == 0 && sched.resident)) release(slot);  // the resident embedding: after the head
       st.trace.push_back({fmt::format("forward unit {}", u), 0, fwd_begin, nowNs()});
-      slot = next_slot;
       cur = next;
     }
     st.forward_s = sec(t0, nowNs());
@@ -713,25 +743,29 @@ struct Worker::Impl {
     // ---- head: forward + backward of final norm, LM head and chunked cross-entropy --------
     t0 = nowNs();
     at::Tensor head_flat = cur;
-    const int head_slot = slot;
+    const int head_slot = sched.forwardSlot(head);
     at::Tensor embed_flat;
     int embed_slot = -1;
     if (config.tieWordEmbeddings) {
-      embed_slot = (slot + 1) % K;
-      embed_flat = deliver(0, embed_slot);  // version s-1: unit 0 is updated last
+      embed_slot = sched.headEmbeddingSlot();
+      // version s-1 (unit 0 is updated last): still resident from the forward, or again
+      embed_flat = sched.headDeliversEmbedding() ? deliver(0, embed_slot) : held(0, embed_slot);
       use(embed_slot);
     }
     use(head_slot);
     const auto f32 = at::TensorOptions().dtype(at::kFloat).device(device);
+    std::optional<profiling::Scope> zero_scope(std::in_place, "worker.grad_zero");
     at::Tensor g_head = at::zeros({layout.units[head].numel}, f32);
     // The embedding's gradient: tied, the LM head's share now (+ the lookup's at the end);
     // with the row-split update an untied embedding has nothing until the lookup.
     at::Tensor g_embed;
     if (config.tieWordEmbeddings || !plan.split_embedding) g_embed = at::zeros({layout.units[0].numel}, f32);
+    zero_scope.reset();
     for (auto& m : mbs) {
       model::HeadResult r = model::headForwardBackward(config, layout.units[head], head_flat, embed_flat,
                                                        m.h, m.labels, opts.loss_chunk_tokens, grad_scale);
       st.loss_sum += r.lossSum;
+      profiling::Scope scope("worker.head_grad_sum");
       g_head.add_(r.gradHeadFlat.to(at::kFloat));
       if (r.gradEmbedFlat.defined()) g_embed.add_(r.gradEmbedFlat.to(at::kFloat));
       m.h = r.gradHidden;
@@ -751,22 +785,23 @@ struct Worker::Impl {
 
     // ---- backward: decoder units L..1, recomputed from their saved inputs -----------------
     t0 = nowNs();
-    slot = (slot + 2) % K;
-    cur = deliver(L, slot);
+    // Layer L first: with the resident embedding it is still in its forward slot.
+    cur = sched.backwardDeliversFirst() ? deliver(L, sched.backwardSlot(L)) : held(L, sched.backwardSlot(L));
     std::shared_ptr<void> act_ready, next_act_ready;
     std::vector<at::Tensor> act_dev = prefetchActivations(acts[L], &act_ready), next_act_dev;
     for (int u = L; u >= 1; --u) {
       if (u == (L + 1) / 2) killPoint("backward", s);  // tests: half of the backward done
-      const int next_slot = (slot + 1) % K;
+      const int slot = sched.backwardSlot(u);
       at::Tensor next;
       if (u > 1) {
-        next = deliver(u - 1, next_slot);
+        next = deliver(u - 1, sched.backwardSlot(u - 1));
         next_act_dev = prefetchActivations(acts[u - 1], &next_act_ready);
       }
       use(slot);
       awaitActivations(act_ready, act_dev);
       UnitBackwardSpan span{u, nowNs(), 0};
-      at::Tensor g = at::zeros({layout.units[u].numel}, f32);
+      at::Tensor g = profiling::scoped("worker.grad_zero",
+                                       [&] { return at::zeros({layout.units[u].numel}, f32); });
       for (size_t i = 0; i < mbs.size(); ++i) {
         if (!kept[u].empty()) {
           mbs[i].h = model::decoderLayerBackward(config, layout.units[u], cur, kept[u][i], mbs[i].h,
@@ -790,11 +825,11 @@ struct Worker::Impl {
       span.end_ns = nowNs();
       st.backward.push_back(span);
       st.trace.push_back({fmt::format("backward unit {}", u), 0, span.begin_ns, span.end_ns});
-      slot = next_slot;
       cur = next;
     }
     // ---- embedding: its gradient (plus the tied LM head's share) goes last ----------------
     UnitBackwardSpan span{0, nowNs(), 0};
+    std::optional<profiling::Scope> embed_scope(std::in_place, "worker.embedding_backward");
     if (plan.split_embedding) {
       // Only the token rows, packed: [rows, C] fp32.
       at::Tensor packed = at::zeros({token_rows.packedNumel()}, f32);
@@ -804,6 +839,7 @@ struct Worker::Impl {
       for (auto& m : mbs) model::embeddingBackward(config, m.ids, m.h, g_embed);
       handOff(s, 0, g_embed);
     }
+    embed_scope.reset();
     span.end_ns = nowNs();
     st.backward.push_back(span);
     st.trace.push_back({"backward unit 0 (embedding)", 0, span.begin_ns, span.end_ns});
@@ -847,7 +883,6 @@ struct Worker::Impl {
     at::NoGradGuard no_grad;
     const int L = static_cast<int>(config.numLayers);
     const int head = layout.headUnit();
-    const int K = opts.window_slots;
     config.checkSequenceLength(batch.T);
     for (int64_t id : batch.input_ids)
       if (id < 0 || id >= config.vocabSize)
@@ -873,29 +908,29 @@ struct Worker::Impl {
       m.attn = model::makeAttentionContext(config, r, batch.T, pos, cdtype, device);
       mbs.push_back(std::move(m));
     }
-    // Every worker delivers every unit in the same order (the sharded route all-gathers).
-    int slot = 0;
+    // Every worker delivers every unit in the same order (the sharded route all-gathers), in
+    // the step's window schedule (the resident embedding stays until the head).
     double waited = 0;
     waitVersion(0, s, &waited);
-    at::Tensor cur = deliver(0, slot);
+    at::Tensor cur = deliver(0, sched.forwardSlot(0));
     for (int u = 0; u <= L; ++u) {
-      const int next_slot = (slot + 1) % K;
+      const int slot = sched.forwardSlot(u);
       const int next_unit = u < L ? u + 1 : head;
       waitVersion(next_unit, s, &waited);
-      at::Tensor next = deliver(next_unit, next_slot);
+      at::Tensor next = deliver(next_unit, sched.forwardSlot(next_unit));
       use(slot);
       for (auto& m : mbs)
         m.h = u == 0 ? model::embeddingForward(config, cur, m.ids)
                      : model::decoderLayerForward(config, layout.units[u], cur, m.h, m.attn);
-      release(slot);
-      slot = next_slot;
+      if (!(u == 0 && sched.resident)) release(slot);
       cur = next;
     }
+    const int slot = sched.forwardSlot(head);
     at::Tensor embed_flat;
     int embed_slot = -1;
     if (config.tieWordEmbeddings) {
-      embed_slot = (slot + 1) % K;
-      embed_flat = deliver(0, embed_slot);
+      embed_slot = sched.headEmbeddingSlot();
+      embed_flat = sched.headDeliversEmbedding() ? deliver(0, embed_slot) : held(0, embed_slot);
       use(embed_slot);
     }
     use(slot);
@@ -925,6 +960,10 @@ Worker::~Worker() = default;
 
 WorkerStepStats Worker::step(int64_t step, const LocalBatch& batch) {
   try {
+#ifdef SLIDEDP_WITH_CUDA
+    const TrainOptions& o = impl_->opts;
+    if (impl_->cuda && step == o.gpu_profile_step && !o.gpu_profile.empty()) return profiledStep(step, batch);
+#endif
     return impl_->step(step, batch);
   } catch (const c10::OutOfMemoryError& e) {
     throwUserError("{}: the GPU ran out of memory in step {} ({}).\nHINT: use --activations auto "
@@ -932,6 +971,30 @@ WorkerStepStats Worker::step(int64_t step, const LocalBatch& batch) {
                    impl_->ctx.describe(), step, std::string(e.what()).substr(0, 300));
   }
 }
+
+#ifdef SLIDEDP_WITH_CUDA
+// The step under the torch profiler: path.json -> path-w<worker>.json (+ .txt, the table).
+WorkerStepStats Worker::profiledStep(int64_t step, const LocalBatch& batch) {
+  const Impl& m = *impl_;
+  std::string base = m.opts.gpu_profile, ext;
+  if (const size_t dot = base.rfind('.'); dot != std::string::npos && base.find('/', dot) == std::string::npos)
+    ext = base.substr(dot), base.resize(dot);
+  const std::string stem = fmt::format("{}-w{}", base, m.ctx.worker_rank);
+  if (const std::string dir = formats::parentPath(stem); !dir.empty()) formats::makeDirectories(dir);
+  const double tokens = static_cast<double>(batch.rows * batch.T);
+  WorkerStepStats st;
+  const profiling::ProfileResult r = profiling::profileScopes(
+      fmt::format("step {} on worker {} ({} rows x {} tokens)", step, m.ctx.worker_rank, batch.rows, batch.T),
+      [&] { st = impl_->step(step, batch); },
+      profiling::decoderScopeBytes(m.config, tokens, static_cast<double>(m.config.numLayers)),
+      stem + (ext.empty() ? ".json" : ext));
+  std::ofstream txt(stem + ".txt", std::ios::trunc);
+  txt << r.table;
+  if (!txt.flush())
+    throwUserError("--gpu-profile: cannot write {}.txt.\nHINT: give a path in a writable directory", stem);
+  return st;
+}
+#endif
 
 std::pair<double, int64_t> Worker::evaluate(int64_t after_step, const LocalBatch& batch) {
   try {

@@ -114,6 +114,8 @@ class Worker {
   void setRunOptions(const TrainOptions& o);
 
  private:
+  // step() under the torch profiler (TrainOptions::gpu_profile), GPU workers only.
+  WorkerStepStats profiledStep(int64_t step, const LocalBatch& batch);
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

@@ -179,9 +179,9 @@ TEST(LongSequenceGpu, Qwen3_4BLayerTiledAndAttentionOutput) {
 }
 
 // Whether FlashAttention-3 is right past 2^31 elements: at 512K tokens q is exactly 2^31
-// elements and v spans 3.2e9; kernels::flashAttention3Supports declines such operands unless
-// SLIDEDP_FA3_LARGE=1, and this check (calling the kernels directly) is what would justify
-// lifting that. Output and gradients against FlashAttention-2's, whose offsets are 64-bit.
+// elements and v spans 3.2e9; this check (calling the kernels directly) is what lets
+// kernels::flashAttention3Supports take operands up to 2^32 elements. Output and gradients
+// against FlashAttention-2's, whose offsets are 64-bit.
 TEST(LongSequenceGpu, FlashAttention3AgreesWithFlashAt512K) {
   if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA device";
   if (!kernels::flashAttention3Built()) GTEST_SKIP() << "this build has no FlashAttention-3";

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <cstdlib>
+#include <string>
 
 #include "common/subprocess.h"
 #include "shm/segment.h"
@@ -106,4 +108,44 @@ TEST(GpuJob, CudaIpcRoutesTrainAndSwitchInARouteSweep) {
     EXPECT_FALSE(Segment::exists(name));
     unsetenv("SLIDEDP_TEST_SHARE_GPU");
   }
+}
+
+TEST(GpuJob, GpuProfileWritesEachWorkersTraceAndTable) {
+  // --gpu-profile: step 2 of a small Qwen3-shaped bf16 job (head_dim 128, q/k norm: the fused
+  // kernels and cuDNN attention of the real shapes) under the torch profiler; every worker writes
+  // its Chrome trace and the table, whose scopes and compute-stream line come from GPU events.
+  ASSERT_GE(visibleGpus(), 1);
+  const std::string name = fmt::format("slidedp-gpu-prof-{}", getpid());
+  const std::string dir = "/tmp/" + name, stem = dir + "/step";
+  ASSERT_EQ(std::system(("mkdir -p " + dir).c_str()), 0);
+  const std::string config = dir + "/config.json";
+  if (FILE* f = std::fopen(config.c_str(), "w")) {
+    std::fputs(R"({"architectures": ["Qwen3ForCausalLM"], "model_type": "qwen3", "head_dim": 128,
+      "hidden_act": "silu", "hidden_size": 512, "intermediate_size": 1024,
+      "max_position_embeddings": 4096, "num_attention_heads": 4, "num_hidden_layers": 2,
+      "num_key_value_heads": 2, "rms_norm_eps": 1e-06, "rope_theta": 1000000,
+      "tie_word_embeddings": true, "vocab_size": 2048})", f);
+    std::fclose(f);
+  }
+  Result r = wait(start(mpirunCuda(2, {"--shm-name", name, "--model-config", config, "--batch-size", "2",
+                                       "--seq-len", "256", "--steps", "3", "--gpu-profile",
+                                       stem + ".json", "--trace-step", "2"})), 300);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("GPU profile of step 2 written by every worker"), std::string::npos) << r.output;
+  std::string table;
+  if (FILE* f = std::fopen((stem + "-w0.txt").c_str(), "r")) {
+    char buf[4096];
+    for (size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) table.append(buf, n);
+    std::fclose(f);
+  }
+  ASSERT_FALSE(table.empty()) << "no " << stem << "-w0.txt\n" << r.output;
+  EXPECT_NE(table.find("PROFILE step 2 on worker 0 (2 rows x 256 tokens)"), std::string::npos) << table;
+  for (const char* scope : {"fwd.qkv_proj", "fwd.attention", "bwd.down_proj.dW", "head.cross_entropy",
+                            "worker.grad_zero", "Memcpy HtoD", "Memcpy DtoH", "compute stream: busy"})
+    EXPECT_NE(table.find(scope), std::string::npos) << scope << "\n" << table;
+  FILE* trace = std::fopen((stem + "-w0.json").c_str(), "r");
+  EXPECT_NE(trace, nullptr) << stem << "-w0.json";
+  if (trace) std::fclose(trace);
+  EXPECT_FALSE(Segment::exists(name));
+  std::system(("rm -rf " + dir).c_str());
 }

@@ -16,7 +16,7 @@
 // the per-op profile of the default path (fused kernels, FlashAttention-3 where built, else cuDNN
 // attention, kept activations):
 // forward, backward and the head, each op's GPU time, TFLOPS or GB/s beside its roofline and the
-// idle gaps of the GPU (layer_profile.h); --trace-dir writes their Chrome traces.
+// idle gaps of the GPU (profiling/gpu_profile.h); --trace-dir writes their Chrome traces.
 #include <ATen/ATen.h>
 #include <ATen/cuda/CUDAEvent.h>
 #include <c10/core/InferenceMode.h>
@@ -33,7 +33,8 @@
 #include <vector>
 
 #include "kernels/layer_ops.h"
-#include "layer_profile.h"
+#include "profiling/gpu_profile.h"
+#include "profiling/scope_bytes.h"
 #include "model/config.h"
 #include "model/decoder.h"
 #include "model/param_layout.h"
@@ -192,22 +193,7 @@ int main(int argc, char** argv) {
   }
   if (profile) {
     model::setAttentionKernel(model::defaultAttentionKernel());
-    // Bytes each element-wise scope reads + writes (bf16 activations, fp32 rstd), per
-    // layer_ops.h's shapes; the weights' few KiB are left out.
-    const double N = tokens, C = c.hiddenSize, I = c.intermediateSize, D = c.headDim;
-    const double Q = c.numHeads * D, KVD = c.numKvHeads * D, H = c.numHeads, KV = c.numKvHeads;
-    const double V = c.vocabSize;
-    const double norm = N * (4 * C + 4), qkRope = N * (4 * (Q + KVD) + 4 * D + 4 * (H + KV));
-    const std::map<std::string, double> bytes{
-        {"fwd.input_norm", norm},           {"fwd.post_norm", norm},
-        {"fwd.qk_norm_rope", qkRope},       {"fwd.swiglu", 6 * N * I},
-        {"bwd.swiglu", 12 * N * I},  // reads gu, dact; writes dgu and the recomputed act
-        {"bwd.post_norm_recompute", norm},  {"bwd.input_norm_recompute", norm},
-        {"bwd.post_norm", 12 * N * C},      {"bwd.input_norm", 12 * N * C},
-        {"bwd.qk_norm_rope_recompute", qkRope},
-        {"bwd.qk_norm_rope", N * (6 * (Q + KVD) + 4 * D + 4 * KVD)},
-        {"head.norm", norm},                {"head.cross_entropy", 4 * N * V},
-        {"head.norm_backward", 10 * N * C}};
+    const auto bytes = profiling::decoderScopeBytes(c, tokens, 1);
     auto trace = [&](const char* f) { return trace_dir.empty() ? std::string() : trace_dir + "/" + f; };
     model::LayerActivations acts;
     auto fwd = [&] {
@@ -215,14 +201,20 @@ int main(int argc, char** argv) {
       model::decoderLayerForward(c, unit, flat, x, ctx, &acts);
     };
     for (int i = 0; i < 2; ++i) fwd();
-    const double f = bench::profileScopes("layer forward, kept activations", fwd, bytes, trace("layer_forward.json"));
+    const auto fp = profiling::profileScopes("layer forward, kept activations", fwd, bytes, trace("layer_forward.json"));
+    std::fputs(fp.table.c_str(), stdout);
+    const double f = fp.computeBusyMs;
     auto bwd = [&] { model::decoderLayerBackward(c, unit, flat, acts, dy, ctx, gradFlat); };
     for (int i = 0; i < 2; ++i) bwd();
-    const double b = bench::profileScopes("layer backward from kept activations", bwd, bytes, trace("layer_backward.json"));
+    const auto bp = profiling::profileScopes("layer backward from kept activations", bwd, bytes, trace("layer_backward.json"));
+    std::fputs(bp.table.c_str(), stdout);
+    const double b = bp.computeBusyMs;
     acts = model::LayerActivations();
     auto head_fb = [&] { model::headForwardBackward(c, head, headFlat, embedFlat, x, ids, 0, 1.0 / tokens); };
     for (int i = 0; i < 2; ++i) head_fb();
-    const double h = bench::profileScopes("head forward + backward", head_fb, bytes, trace("head.json"));
+    const auto hp = profiling::profileScopes("head forward + backward", head_fb, bytes, trace("head.json"));
+    std::fputs(hp.table.c_str(), stdout);
+    const double h = hp.computeBusyMs;
     std::printf("RESULT name=profile_busy layer_fwd_ms=%.3f layer_bwd_ms=%.3f head_ms=%.3f "
                 "layer_tflops_busy=%.1f\n", f, b, h, 3 * fwdFlops / (f + b) / 1e9);
   }
