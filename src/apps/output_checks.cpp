@@ -144,12 +144,13 @@ void checkOutputPaths(const OutputPlan& p) {
                                                   shm::formatBytes(p.export_bytes)));
   }
   for (const auto& [option, file] : {std::pair<const char*, std::string>{"--metrics", p.metrics},
-                                     {"--trace", p.trace}}) {
+                                     {"--trace", p.trace}, {"--gpu-profile", p.gpu_profile}}) {
     if (file.empty()) continue;
     if (formats::isDirectory(file))
       throwUserError("{} {}: is a directory; expected a file path.\nHINT: e.g. {}", option, file,
                      formats::joinPath(file, option == std::string("--metrics") ? "metrics.jsonl"
-                                                                                : "trace.json"));
+                                             : option == std::string("--trace") ? "trace.json"
+                                                                                : "profile.json"));
     probeDirectory(option, formats::parentPath(file));
   }
   for (const auto& [dev, n] : needs) {

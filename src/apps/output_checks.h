@@ -1,5 +1,5 @@
 // Checks, before start-up, that every output of a training job can be written: the
-// checkpoint directory, the export directory, the metrics and trace files. Each directory is
+// checkpoint directory, the export directory, the metrics, trace and GPU profile files. Each directory is
 // created (mkdir -p) and a probe file is written and removed in it; the free space of each
 // file system is compared with what the run will write there (checkpoints: their size times
 // how many are on disk at once), so a read-only path, a path under a file or a full disk is
@@ -22,6 +22,7 @@ struct OutputPlan {
   std::string model_dir;           // --model, the directory the run loads ("" = random init)
   std::string metrics;             // files, "" = none
   std::string trace;
+  std::string gpu_profile;         // --gpu-profile (its directory; workers insert -w<worker>)
 };
 
 /// Throws UserError (message: the option, the path, what failed; for space: needed and

@@ -321,10 +321,17 @@ int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trai
     SLIDEDP_LOG_WARN("the checkpoint is at step {}, and --steps is {}: nothing to do", step, last);
   const auto t_start = std::chrono::steady_clock::now();
   const int64_t first = step + 1;
+  const int64_t profile_step =
+      std::max<int64_t>(o.trace_step_given ? o.trace_step : std::min(o.trace_step, last), first);
   bool stopped = false;
   for (size_t vi = 0; vi < variants.size() && step < last && !stopped; ++vi) {
     const RunVariant& v = variants[vi];
-    trainer.setRunOptions(v.opts);
+    TrainOptions run = v.opts;
+    // --gpu-profile: the step --trace records (the default 2, or the last step when earlier;
+    // not before this run's first step after a resume)
+    run.gpu_profile = o.gpu_profile;
+    run.gpu_profile_step = o.gpu_profile.empty() ? 0 : profile_step;
+    trainer.setRunOptions(run);
     if (synthetic) synthetic->setRows(v.batch_rows > 0 ? v.batch_rows : o.batch_size);
     std::vector<StepRecord> recs;
     const int64_t end = variants.size() > 1 ? static_cast<int64_t>(vi + 1) * o.steps : last;
@@ -409,13 +416,13 @@ int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trai
       if (!std::isfinite(rec.loss))
         throw std::runtime_error(fmt::format("step {}: the loss is {} (diverged)", step, rec.loss));
       if (!o.trace.empty() &&
-          step == std::max<int64_t>(o.trace_step_given ? o.trace_step : std::min(o.trace_step, last), first)) {
+          step == profile_step) {
         if (const std::string dir = formats::parentPath(o.trace); !dir.empty() && ctx.world_rank == 0)
           formats::makeDirectories(dir);
         trainer.writeTrace(o.trace, rec);
         SLIDEDP_LOG_INFO("Chrome/Perfetto trace of step {} written to {}", step, o.trace);
       }
-      if (step == o.train.gpu_profile_step && !o.train.gpu_profile.empty())
+      if (step == profile_step && !o.gpu_profile.empty())
         SLIDEDP_LOG_INFO("GPU profile of step {} written by every worker: {} with -w<worker> before "
                          "the extension (Chrome trace) and .txt (per scope, per stream, the compute "
                          "stream's gaps)", step, o.train.gpu_profile);
@@ -734,8 +741,7 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
       if (ctx.device != DeviceKind::kCuda)
         throwUserError("--gpu-profile profiles GPU workers, and this run's workers are on the "
                        "CPU.\nHINT: drop --gpu-profile, or run with --device cuda");
-      o.train.gpu_profile = o.gpu_profile;
-      o.train.gpu_profile_step = o.trace_step_given ? o.trace_step : std::min<int64_t>(o.trace_step, o.steps);
+      o.train.gpu_profile = o.gpu_profile;  // its step: the one --trace records (set per run below)
     }
     variants = parseVariants(o);
     o.train.batch_rows = o.batch_size;  // the fewest rows of any step (a route sweep's included)
@@ -802,6 +808,7 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
       plan.model_dir = o.model;
       plan.metrics = o.metrics;
       plan.trace = o.trace;
+      plan.gpu_profile = o.gpu_profile;
       checkOutputPaths(plan);
     } catch (const UserError& e) {
       early = e.what();

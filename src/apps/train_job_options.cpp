@@ -141,7 +141,7 @@ void addTrainOptions(CLI::App& app, TrainJobOptions& o) {
   g->add_option("--trace-step", o.trace_step, "The step --trace records")->capture_default_str();
   g->add_option("--gpu-profile", o.gpu_profile, "Profile the GPU work of step --trace-step on every "
                 "GPU worker with the torch profiler (Kineto/CUPTI): a Chrome trace per worker at "
-                "this path with -w<worker> before the extension, and beside it (.txt) the GPU time "
+                "this path with -w<worker> before the extension (.json), and beside it (.txt) the GPU time "
                 "per decoder scope and per CUDA stream, and the compute stream's idle gaps by what "
                 "ran before and after them. The profiled step runs slower on the host; its GPU "
                 "timeline is what to read");

@@ -18,7 +18,9 @@
 //   GPU reduction route (G > 1): reduce-scatter of each unit's fp32 gradient on the compute
 //   stream: 4 N_u (G-1)/G / R_coll (NCCL bus bandwidth convention).
 // Deliveries (copy stream; CPU workers: the main thread, serial with compute):
-//   forward every unit 0..L+1, the embedding again for the head when tied, backward L..1:
+//   in the worker's window schedule (runtime/window_schedule.h): forward every unit 0..L+1
+//   (tied, resident: layer 1 before the embedding, which the head reads where it is; else the
+//   embedding again for the head when tied), backward L..1 (resident: L not again):
 //   H2D bytes per worker per unit = s_d e N_u; all-gather (sharded) e N_u (G-1)/G / R_coll.
 // Gradient hand-offs (D2H stream, chunk by chunk in hand-off order head, L..1, 0): per worker
 //   the whole chunk (CPU route) or its overlap with the worker's shard (GPU route), g bytes per
@@ -51,7 +53,8 @@
 //   the updates still queued), clipping's barrier. Bottleneck = the resource with the most busy
 //   time, or "exposed" when the exposed time is larger.
 // Memory per worker (CUDA; allocator bytes, what --gpu-memory-budget and the step line's GPU peak
-//   count, the CUDA context being outside both): K max_u(window) e + kept layers (kept bytes + input) +
+//   count, the CUDA context being outside both): (K max_u(window) + resident embedding) e + kept
+//   layers (kept bytes + input) +
 //   recomputed layers' inputs on the GPU + the running hidden state + the head/backward reserve,
 //   with the runtime's own formulas (worker.cpp keptBytes/reserveBytes). Host: 14 B/param
 //   (unit-aligned) + staging S G chunk g + clipping's 4 B/param + offloaded inputs + processes.

@@ -217,6 +217,9 @@ ProfileResult profileScopes(const std::string& title, const std::function<void()
   double sumNs = 0;
   for (const Row* r : ordered) sumNs += r->ns;
   appendf(out, "PROFILE %s\n", title.c_str());
+  if (gpu.empty())
+    appendf(out, "  no GPU activity was recorded: CUPTI is unavailable or not permitted here (e.g. "
+                 "NVreg_RestrictProfilingToAdminUsers=1 for a non-root user)\n");
   appendf(out, "  %-30s %7s %9s %6s %16s %16s\n", "scope", "kernels", "GPU ms", "share",
           "TFLOPS (of roof)", "GB/s (of roof)");
   for (const Row* r : ordered) {

@@ -41,9 +41,12 @@ struct ProfileResult {
 /// returns the report titled `title`. `bytesPerScope` gives the bytes an element-wise scope moves
 /// (read + write) for this shape; a scope absent from it shows no GB/s. When `tracePath` is
 /// non-empty the Chrome trace is written there (open in ui.perfetto.dev).
-/// Thread: the calling thread, with the CUDA device set; other threads' ops (e.g. a hand-off
-/// thread's copies) are recorded too. Errors: whatever `work` throws propagates after the
-/// profiler is stopped; a trace that cannot be written throws c10::Error.
+/// Thread: the calling thread, with the CUDA device set. CPU ops are recorded on this thread
+/// only; GPU activity from every thread (e.g. a hand-off thread's copies) is recorded, copies by
+/// their kind, other threads' kernels as "(unattributed)". Errors: whatever `work` throws
+/// propagates after the profiler is stopped; the caller checks that the trace was written
+/// (the profiler may only log a failure). No GPU activity recorded (CUPTI unavailable or not
+/// permitted) gives a table that says so.
 ProfileResult profileScopes(const std::string& title, const std::function<void()>& work,
                             const std::map<std::string, double>& bytesPerScope,
                             const std::string& tracePath = "", const Rooflines& roof = Rooflines());

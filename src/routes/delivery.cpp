@@ -37,6 +37,7 @@ Delivery::Delivery(const RouteEnv& env, bool allocate_window)
   // Fully sharded: CPU workers copy synchronously, one buffer; GPU workers one per slot, so a
   // gather never overwrites what a queued host-to-device copy still reads (grown on first use).
   if (env_.node_gather) gathered_.resize(env_.cuda ? env_.slots() : 1);
+  slot_unit_.assign(env_.slots(), -1);
 }
 
 Delivery::~Delivery() = default;
@@ -87,6 +88,7 @@ at::Tensor Delivery::deliver(int u, int slot) {
   const int64_t n = env_.layout->units[u].numel;
   SLIDEDP_ASSERT(n <= window_[slot].numel(), "unit {} ({} elements) does not fit window slot {} ({})", u, n,
                  slot, window_[slot].numel());
+  slot_unit_[slot] = u;
   if (!env_.cuda) {
     const uint64_t t0 = shm::monotonicNs();
     filling_slot_ = slot, range_copied_ = false;
@@ -113,8 +115,9 @@ at::Tensor Delivery::deliver(int u, int slot) {
 
 at::Tensor Delivery::held(int u, int slot) const {
   const int64_t n = env_.layout->units[u].numel;
-  SLIDEDP_ASSERT(slot >= 0 && slot < static_cast<int>(window_.size()) && n <= window_[slot].numel(),
-                 "unit {} is not in window slot {}", u, slot);
+  SLIDEDP_ASSERT(slot >= 0 && slot < static_cast<int>(window_.size()) && slot_unit_[slot] == u,
+                 "unit {} is not in window slot {} (it holds unit {})", u, slot,
+                 slot >= 0 && slot < static_cast<int>(slot_unit_.size()) ? slot_unit_[slot] : -2);
   return window_[slot].narrow(0, 0, n);
 }
 

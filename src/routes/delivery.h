@@ -94,6 +94,7 @@ class Delivery {
 
   RouteEnv env_;
   std::vector<at::Tensor> window_;  // env_.slots() slots of env_.slotNumel(k) elements
+  std::vector<int> slot_unit_;      // per slot: the unit last delivered into it (-1: none)
 #ifdef SLIDEDP_WITH_CUDA
   c10::cuda::CUDAStream copyStream() const { return *copy_stream_; }
 #endif

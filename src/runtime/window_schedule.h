@@ -11,7 +11,8 @@
 // the LM head, so it is delivered once a step instead of twice, and the head never waits for a
 // 0.4-1.6 GB copy queued behind the last layer. The K rotating slots then hold only the layers
 // and the head (norm only), and are sized for them: K * layer + embedding elements instead of
-// K * embedding. In that schedule
+// K * embedding (more than before only where the embedding is smaller than a layer, small
+// vocabularies: by one embedding). In that schedule
 //   - the forward delivers layer 1 before the embedding: at a step boundary the leader updates
 //     layer 1 before the embedding's token rows (they come last), so layer 1's copy is off the
 //     critical path instead of queued behind the embedding's;

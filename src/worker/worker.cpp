@@ -87,7 +87,7 @@ struct Worker::Impl {
   int64_t max_window_numel = 0;        // elements per rotating window slot
   int64_t resident_numel = 0;          // elements of the resident slot (0: none)
   WindowSchedule sched;                // which slot holds which unit (runtime/window_schedule.h)
-  // The routes (src/routes/): the delivery owns the window of K slots.
+  // The routes (src/routes/): the delivery owns the window (K slots and the resident one).
   // Fully sharded across nodes: the delivery copy's all-gather between the nodes (declared
   // first: the delivery points to it).
   std::unique_ptr<routes::NodeGather> node_gather;
@@ -909,7 +909,8 @@ struct Worker::Impl {
       mbs.push_back(std::move(m));
     }
     // Every worker delivers every unit in the same order (the sharded route all-gathers), in
-    // the step's window schedule (the resident embedding stays until the head).
+    // the step's window slots (the resident embedding stays until the head; no layer-1-first:
+    // the leader is idle during an evaluation).
     double waited = 0;
     waitVersion(0, s, &waited);
     at::Tensor cur = deliver(0, sched.forwardSlot(0));
@@ -973,21 +974,27 @@ WorkerStepStats Worker::step(int64_t step, const LocalBatch& batch) {
 }
 
 #ifdef SLIDEDP_WITH_CUDA
-// The step under the torch profiler: path.json -> path-w<worker>.json (+ .txt, the table).
+// The step under the torch profiler: path.json -> path-w<worker>.json (the trace; .json also for
+// a path ending in .txt or without an extension) and path-w<worker>.txt (the table).
 WorkerStepStats Worker::profiledStep(int64_t step, const LocalBatch& batch) {
   const Impl& m = *impl_;
   std::string base = m.opts.gpu_profile, ext;
-  if (const size_t dot = base.rfind('.'); dot != std::string::npos && base.find('/', dot) == std::string::npos)
-    ext = base.substr(dot), base.resize(dot);
+  const size_t dot = base.rfind('.');
+  if (dot != std::string::npos && base.find('/', dot) == std::string::npos) ext = base.substr(dot), base.resize(dot);
+  if (ext.empty() || ext == ".txt") ext = ".json";  // the table takes .txt
   const std::string stem = fmt::format("{}-w{}", base, m.ctx.worker_rank);
   if (const std::string dir = formats::parentPath(stem); !dir.empty()) formats::makeDirectories(dir);
   const double tokens = static_cast<double>(batch.rows * batch.T);
   WorkerStepStats st;
   const profiling::ProfileResult r = profiling::profileScopes(
-      fmt::format("step {} on worker {} ({} rows x {} tokens)", step, m.ctx.worker_rank, batch.rows, batch.T),
+      fmt::format("step {} on worker {} ({} rows x {} tokens)", step, m.ctx.worker_rank, batch.rows,
+                  batch.T),
       [&] { st = impl_->step(step, batch); },
       profiling::decoderScopeBytes(m.config, tokens, static_cast<double>(m.config.numLayers)),
-      stem + (ext.empty() ? ".json" : ext));
+      stem + ext);
+  if (!formats::isRegularFile(stem + ext))
+    throwUserError("--gpu-profile: the trace {}{} was not written.\nHINT: give a path in a writable "
+                   "directory", stem, ext);
   std::ofstream txt(stem + ".txt", std::ios::trunc);
   txt << r.table;
   if (!txt.flush())
@@ -1017,6 +1024,8 @@ void Worker::setRunOptions(const TrainOptions& o) {
   impl_->opts.reduction = o.reduction;
   if (new_routes) impl_->makeRoutes();  // collective: every worker switches together
   impl_->opts.max_grad_norm = o.max_grad_norm;
+  impl_->opts.gpu_profile = o.gpu_profile;
+  impl_->opts.gpu_profile_step = o.gpu_profile_step;
   impl_->opts.offload_activations = o.offload_activations;
   impl_->opts.activations = o.activations;
   impl_->opts.max_kept_layers = o.max_kept_layers;
