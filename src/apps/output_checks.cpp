@@ -143,14 +143,18 @@ void checkOutputPaths(const OutputPlan& p) {
     add(on, p.export_bytes, fmt::format("--export {}: {}", p.export_dir,
                                                   shm::formatBytes(p.export_bytes)));
   }
-  for (const auto& [option, file] : {std::pair<const char*, std::string>{"--metrics", p.metrics},
-                                     {"--trace", p.trace}, {"--gpu-profile", p.gpu_profile}}) {
+  struct OutputFile {
+    const char* option;
+    const std::string& path;
+    const char* example;  // a file name for the hint
+  };
+  for (const auto& [option, file, example] :
+       {OutputFile{"--metrics", p.metrics, "metrics.jsonl"}, OutputFile{"--trace", p.trace, "trace.json"},
+        OutputFile{"--gpu-profile", p.gpu_profile, "profile.json"}}) {
     if (file.empty()) continue;
     if (formats::isDirectory(file))
       throwUserError("{} {}: is a directory; expected a file path.\nHINT: e.g. {}", option, file,
-                     formats::joinPath(file, option == std::string("--metrics") ? "metrics.jsonl"
-                                             : option == std::string("--trace") ? "trace.json"
-                                                                                : "profile.json"));
+                     formats::joinPath(file, example));
     probeDirectory(option, formats::parentPath(file));
   }
   for (const auto& [dev, n] : needs) {

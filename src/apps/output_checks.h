@@ -1,7 +1,7 @@
 // Checks, before start-up, that every output of a training job can be written: the
-// checkpoint directory, the export directory, the metrics, trace and GPU profile files. Each directory is
-// created (mkdir -p) and a probe file is written and removed in it; the free space of each
-// file system is compared with what the run will write there (checkpoints: their size times
+// checkpoint directory, the export directory, the metrics, trace and GPU profile files. Each
+// directory is created (mkdir -p) and a probe file is written and removed in it; the free space
+// of each file system is compared with what the run will write there (checkpoints: their size times
 // how many are on disk at once), so a read-only path, a path under a file or a full disk is
 // reported before the first step with needed vs available bytes, not after the last one.
 // World rank 0 calls it (single-node jobs: its file systems are the leader's).

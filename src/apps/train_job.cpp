@@ -321,16 +321,16 @@ int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trai
     SLIDEDP_LOG_WARN("the checkpoint is at step {}, and --steps is {}: nothing to do", step, last);
   const auto t_start = std::chrono::steady_clock::now();
   const int64_t first = step + 1;
-  const int64_t profile_step =
+  // The step --trace and --gpu-profile record: --trace-step, or the last step when the default
+  // 2 is beyond it; not before this run's first step (a resume).
+  const int64_t traced_step =
       std::max<int64_t>(o.trace_step_given ? o.trace_step : std::min(o.trace_step, last), first);
   bool stopped = false;
   for (size_t vi = 0; vi < variants.size() && step < last && !stopped; ++vi) {
     const RunVariant& v = variants[vi];
     TrainOptions run = v.opts;
-    // --gpu-profile: the step --trace records (the default 2, or the last step when earlier;
-    // not before this run's first step after a resume)
     run.gpu_profile = o.gpu_profile;
-    run.gpu_profile_step = o.gpu_profile.empty() ? 0 : profile_step;
+    run.gpu_profile_step = o.gpu_profile.empty() ? 0 : traced_step;
     trainer.setRunOptions(run);
     if (synthetic) synthetic->setRows(v.batch_rows > 0 ? v.batch_rows : o.batch_size);
     std::vector<StepRecord> recs;
@@ -415,17 +415,16 @@ int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trai
       }
       if (!std::isfinite(rec.loss))
         throw std::runtime_error(fmt::format("step {}: the loss is {} (diverged)", step, rec.loss));
-      if (!o.trace.empty() &&
-          step == profile_step) {
+      if (!o.trace.empty() && step == traced_step) {
         if (const std::string dir = formats::parentPath(o.trace); !dir.empty() && ctx.world_rank == 0)
           formats::makeDirectories(dir);
         trainer.writeTrace(o.trace, rec);
         SLIDEDP_LOG_INFO("Chrome/Perfetto trace of step {} written to {}", step, o.trace);
       }
-      if (step == profile_step && !o.gpu_profile.empty())
+      if (step == traced_step && !o.gpu_profile.empty())
         SLIDEDP_LOG_INFO("GPU profile of step {} written by every worker: {} with -w<worker> before "
                          "the extension (Chrome trace) and .txt (per scope, per stream, the compute "
-                         "stream's gaps)", step, o.train.gpu_profile);
+                         "stream's gaps)", step, o.gpu_profile);
       recs.push_back(rec);
       int stop = JobGuard::stopRequested() ? 1 : 0, any_stop = 0;
       MPI_CHECK(MPI_Allreduce(&stop, &any_stop, 1, MPI_INT, MPI_MAX, ctx.world));
@@ -737,12 +736,9 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
     o.train.total_steps = o.steps;
     o.train.bf16_compute = o.precision == "bf16" || (o.precision == "auto" && ctx.device == DeviceKind::kCuda);
     checkSettings(o, num_workers);
-    if (!o.gpu_profile.empty()) {
-      if (ctx.device != DeviceKind::kCuda)
-        throwUserError("--gpu-profile profiles GPU workers, and this run's workers are on the "
-                       "CPU.\nHINT: drop --gpu-profile, or run with --device cuda");
-      o.train.gpu_profile = o.gpu_profile;  // its step: the one --trace records (set per run below)
-    }
+    if (!o.gpu_profile.empty() && ctx.device != DeviceKind::kCuda)
+      throwUserError("--gpu-profile profiles GPU workers, and this run's workers are on the "
+                     "CPU.\nHINT: drop --gpu-profile, or run with --device cuda");
     variants = parseVariants(o);
     o.train.batch_rows = o.batch_size;  // the fewest rows of any step (a route sweep's included)
     for (const auto& v : variants)

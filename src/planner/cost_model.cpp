@@ -80,13 +80,7 @@ double gpuPeak(const Workload& w, const MachineDescription& m, const Policy& p,
   const double n_mb = mbr * double(w.T);
   const double es = w.compute_bytes;
   // K rotating slots, and the resident embedding's (runtime/window_schedule.h)
-  const WindowSchedule ws = w.windowSchedule(p.window);
-  double max_window = 0, resident = 0;
-  for (size_t i = 0; i < w.unit_numels.size(); ++i) {
-    const int64_t u = w.unit_numels[i];
-    double& size = ws.resident && i == 0 ? resident : max_window;
-    size = std::max(size, double(std::max(u, w.G * ChunkPlan::shardNumel(u, w.G))));
-  }
+  const auto [max_window, resident] = w.windowSchedule(p.window).slotNumels(w.unit_numels, w.G);
   const double boundary = n * double(w.C) * es;
   double acts = 0;
   for (LayerActivation a : layers) {
@@ -99,7 +93,7 @@ double gpuPeak(const Workload& w, const MachineDescription& m, const Policy& p,
   // allocator bytes, as the runtime's budget and its step line's "GPU peak" count them (the CUDA
   // context, m.gpu.context_gib, is outside both)
   (void)m;
-  return (p.window * max_window + resident) * es + acts + batch + reserveBytes(w, n, n_mb, p);
+  return (p.window * double(max_window) + double(resident)) * es + acts + batch + reserveBytes(w, n, n_mb, p);
 }
 
 }  // namespace

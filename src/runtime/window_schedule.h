@@ -23,6 +23,13 @@
 // rotation starts two slots after the head's.
 #pragma once
 
+#include <algorithm>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "runtime/chunk_plan.h"
+
 namespace slidedp {
 
 struct WindowSchedule {
@@ -51,6 +58,18 @@ struct WindowSchedule {
   bool backwardDeliversFirst() const { return !resident; }
   /// Whether the forward delivers layer 1 before the embedding (see above).
   bool layerOneFirst() const { return resident && L >= 1; }
+  /// Elements of a rotating slot and of the resident one (0: none) for units of these sizes
+  /// (index 0 = the embedding) on G workers: a slot holds the most of max(n, G * shard) over
+  /// its units (a sharded route gathers G equal shards).
+  std::pair<int64_t, int64_t> slotNumels(const std::vector<int64_t>& unit_numels, int G) const {
+    int64_t rotating = 0, resident_n = 0;
+    for (size_t i = 0; i < unit_numels.size(); ++i) {
+      const int64_t n = unit_numels[i];
+      int64_t& size = resident && i == 0 ? resident_n : rotating;
+      size = std::max(size, std::max(n, G * ChunkPlan::shardNumel(n, G)));
+    }
+    return {rotating, resident_n};
+  }
 };
 
 }  // namespace slidedp

@@ -18,6 +18,7 @@
 #include <mutex>
 #include <optional>
 #include <thread>
+#include <tuple>
 
 #include "common/errors.h"
 #include "common/thread_placement.h"
@@ -159,11 +160,9 @@ struct Worker::Impl {
     sched.K = opts.window_slots;
     sched.L = static_cast<int>(config.numLayers);
     sched.resident = config.tieWordEmbeddings && !state.copy_sharded && sched.L >= 1;
-    for (size_t i = 0; i < layout.units.size(); ++i) {
-      const int64_t n = layout.units[i].numel, slot_n = std::max(n, G * ChunkPlan::shardNumel(n, G));
-      int64_t& size = sched.resident && i == 0 ? resident_numel : max_window_numel;
-      size = std::max(size, slot_n);
-    }
+    std::vector<int64_t> numels;
+    for (const auto& u : layout.units) numels.push_back(u.numel);
+    std::tie(max_window_numel, resident_numel) = sched.slotNumels(numels, G);
 #ifdef SLIDEDP_WITH_CUDA
     if (cuda) {
       device = at::Device(at::kCUDA, static_cast<c10::DeviceIndex>(ctx.gpu));
@@ -963,7 +962,8 @@ WorkerStepStats Worker::step(int64_t step, const LocalBatch& batch) {
   try {
 #ifdef SLIDEDP_WITH_CUDA
     const TrainOptions& o = impl_->opts;
-    if (impl_->cuda && step == o.gpu_profile_step && !o.gpu_profile.empty()) return profiledStep(step, batch);
+    if (impl_->cuda && step == o.gpu_profile_step && !o.gpu_profile.empty())
+      return profiledStep(step, batch);
 #endif
     return impl_->step(step, batch);
   } catch (const c10::OutOfMemoryError& e) {
@@ -979,8 +979,8 @@ WorkerStepStats Worker::step(int64_t step, const LocalBatch& batch) {
 WorkerStepStats Worker::profiledStep(int64_t step, const LocalBatch& batch) {
   const Impl& m = *impl_;
   std::string base = m.opts.gpu_profile, ext;
-  const size_t dot = base.rfind('.');
-  if (dot != std::string::npos && base.find('/', dot) == std::string::npos) ext = base.substr(dot), base.resize(dot);
+  if (const size_t dot = base.rfind('.'); dot != std::string::npos && base.find('/', dot) == std::string::npos)
+    ext = base.substr(dot), base.resize(dot);
   if (ext.empty() || ext == ".txt") ext = ".json";  // the table takes .txt
   const std::string stem = fmt::format("{}-w{}", base, m.ctx.worker_rank);
   if (const std::string dir = formats::parentPath(stem); !dir.empty()) formats::makeDirectories(dir);

@@ -194,27 +194,27 @@ int main(int argc, char** argv) {
   if (profile) {
     model::setAttentionKernel(model::defaultAttentionKernel());
     const auto bytes = profiling::decoderScopeBytes(c, tokens, 1);
-    auto trace = [&](const char* f) { return trace_dir.empty() ? std::string() : trace_dir + "/" + f; };
+    // Prints the table; returns the compute stream's busy ms.
+    auto profile = [&](const char* title, const std::function<void()>& work, const char* trace_file) {
+      const auto r = profiling::profileScopes(title, work, bytes,
+                                              trace_dir.empty() ? std::string() : trace_dir + "/" + trace_file);
+      std::fputs(r.table.c_str(), stdout);
+      return r.computeBusyMs;
+    };
     model::LayerActivations acts;
     auto fwd = [&] {
       acts = model::LayerActivations();
       model::decoderLayerForward(c, unit, flat, x, ctx, &acts);
     };
     for (int i = 0; i < 2; ++i) fwd();
-    const auto fp = profiling::profileScopes("layer forward, kept activations", fwd, bytes, trace("layer_forward.json"));
-    std::fputs(fp.table.c_str(), stdout);
-    const double f = fp.computeBusyMs;
+    const double f = profile("layer forward, kept activations", fwd, "layer_forward.json");
     auto bwd = [&] { model::decoderLayerBackward(c, unit, flat, acts, dy, ctx, gradFlat); };
     for (int i = 0; i < 2; ++i) bwd();
-    const auto bp = profiling::profileScopes("layer backward from kept activations", bwd, bytes, trace("layer_backward.json"));
-    std::fputs(bp.table.c_str(), stdout);
-    const double b = bp.computeBusyMs;
+    const double b = profile("layer backward from kept activations", bwd, "layer_backward.json");
     acts = model::LayerActivations();
     auto head_fb = [&] { model::headForwardBackward(c, head, headFlat, embedFlat, x, ids, 0, 1.0 / tokens); };
     for (int i = 0; i < 2; ++i) head_fb();
-    const auto hp = profiling::profileScopes("head forward + backward", head_fb, bytes, trace("head.json"));
-    std::fputs(hp.table.c_str(), stdout);
-    const double h = hp.computeBusyMs;
+    const double h = profile("head forward + backward", head_fb, "head.json");
     std::printf("RESULT name=profile_busy layer_fwd_ms=%.3f layer_bwd_ms=%.3f head_ms=%.3f "
                 "layer_tflops_busy=%.1f\n", f, b, h, 3 * fwdFlops / (f + b) / 1e9);
   }
