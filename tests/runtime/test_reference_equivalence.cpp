@@ -14,14 +14,25 @@
 // Adam's normalised update passes on to the parameters almost unchanged. We ask 2e-6 relative
 // for losses and norms and 1e-5 relative (L2 over the tensor) per parameter tensor.
 // It also checks, from the run's own timestamps, that the leader's updates overlap the
-// workers' backward (when not clipping: exact clipping must wait for every gradient).
+// workers' backward (when not clipping: exact clipping must wait for every gradient; CPU workers
+// only). That is a claim about timing, so it is sampled over more steps than the reference has
+// (its batches again). On a 2-core machine with 6 ranks (2 virtual nodes x 2 CPU workers) the
+// leader needs ~2.5 ms per layer (46 chunk hand-offs, each all-reduced between the nodes) against
+// ~0.5 ms of a worker's backward, so the overlap comes from the first updates after the head
+// (the embedding's dense pass), which wait for every worker's hand-off; the window they have
+// before the slowest worker's backward ends is 0-3 ms, the order of a scheduler time slice, and
+// it was empty in 89 of 330 steps (30 runs of steps 2-12; in both of steps 2-3 in 4 of the runs;
+// 2 nodes x 2 workers, sharded state: in 52 of 132). One step with overlap is enough: a leader
+// that updates only once every gradient is in (as clipping does) had none in any step.
 #include <gtest/gtest.h>
 #include <mpi.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <memory>
+#include <numeric>
 #include <nlohmann/json.hpp>
 
 #include "data/reference_batches.h"
@@ -37,7 +48,37 @@ using slidedp::test::relErr;
 
 namespace {
 
+// Steps run when the overlap is checked: the 3 of the reference, then its batches again (nothing
+// to compare), sampled from step 2 on.
+constexpr int64_t kOverlapSteps = 16;
 
+/// Collective over MPI_COMM_WORLD, every rank once per step: gathers the workers' backward spans
+/// of `rec` ([unit, begin ns, end ns]*) to world rank 0, which returns how many pairs (a unit
+/// update of its leader, a backward span of any worker) overlap in time; the other ranks
+/// return 0.
+int overlapsInStep(const RankContext& ctx, const StepRecord& rec) {
+  int n = static_cast<int>(rec.worker_backward_ns.size());
+  std::vector<int> counts(ctx.world_size), displs(ctx.world_size);
+  MPI_Gather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
+  int total = 0;
+  for (int r = 0; r < ctx.world_size; ++r) displs[r] = total, total += counts[r];
+  std::vector<double> spans(std::max(total, 1));
+  MPI_Gatherv(rec.worker_backward_ns.data(), n, MPI_DOUBLE, spans.data(), counts.data(),
+              displs.data(), MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  if (ctx.world_rank != 0) return 0;
+  int overlapping = 0;
+  const auto& up = rec.leader_unit_update_ns;
+  for (size_t u = 0; u + 1 < up.size() / 2; ++u)
+    for (int i = 0; i + 2 < total; i += 3) {
+      const double wu = spans[i], wb = spans[i + 1], we = spans[i + 2];
+      const double ub = up[2 * u], ue = up[2 * u + 1];
+      // The update of unit u while a worker runs the backward of another unit: of an
+      // earlier one (u - 1, ...), or, for the embedding's row-split update (its span starts
+      // with the dense pass right after the head), of any decoder layer.
+      if (wu != static_cast<double>(u) && ub < we && wb < ue) ++overlapping;
+    }
+  return overlapping;
+}
 
 }  // namespace
 
@@ -90,7 +131,10 @@ TEST(ReferenceEquivalence, ThreeStepsMatchTheFloat64Reference) {
   auto trainer = std::make_unique<Trainer>(ctx, sharedDir() + "/models/stories260K", o,
                                            fmt::format("slidedp-eqv-{}", pid0));
   Trainer& t = *trainer;
-  int overlapping = 0;
+  // CPU workers' spans are the compute itself; a CUDA worker's are host issue times, which do
+  // not bound when the GPU ran the unit, so the overlap is only asserted for CPU workers.
+  const bool check_overlap = !clip && ropts.device == DeviceKind::kCpu;
+  std::vector<int> overlapping;  // world rank 0: per step, from step 2
   for (int64_t s = 1; s <= 3; ++s) {
     const StepRecord rec = t.step(s, data);
     const double want_loss = meta["losses"][s - 1].get<double>();
@@ -141,40 +185,31 @@ TEST(ReferenceEquivalence, ThreeStepsMatchTheFloat64Reference) {
         EXPECT_EQ(lo, hi) << "step " << s << ": the nodes' replicated masters differ";
       }
     }
-    // Overlap: gather the workers' backward spans to the leader (world rank 0).
-    int n = static_cast<int>(rec.worker_backward_ns.size());
-    std::vector<int> counts(ctx.world_size), displs(ctx.world_size);
-    MPI_Gather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
-    int total = 0;
-    for (int r = 0; r < ctx.world_size; ++r) displs[r] = total, total += counts[r];
-    std::vector<double> spans(std::max(total, 1));
-    MPI_Gatherv(rec.worker_backward_ns.data(), n, MPI_DOUBLE, spans.data(), counts.data(),
-                displs.data(), MPI_DOUBLE, 0, MPI_COMM_WORLD);
-    if (ctx.world_rank == 0 && s > 1) {
-      const auto& up = rec.leader_unit_update_ns;
-      for (size_t u = 0; u + 1 < up.size() / 2; ++u)
-        for (int i = 0; i + 2 < total; i += 3) {
-          const double wu = spans[i], wb = spans[i + 1], we = spans[i + 2];
-          const double ub = up[2 * u], ue = up[2 * u + 1];
-          // The update of unit u while a worker runs the backward of another unit: of an
-          // earlier one (u - 1, ...), or, for the embedding's row-split update (its span starts
-          // with the dense pass right after the head), of any decoder layer.
-          if (wu != static_cast<double>(u) && ub < we && wb < ue) ++overlapping;
-        }
-    }
+    const int o = overlapsInStep(ctx, rec);
+    if (s > 1) overlapping.push_back(o);
     // Every rank starts the next step together: MPI_Gather lets the workers return before the
     // root has its data, and the leaders' checks above (gatherMaster, the comparisons) would
     // otherwise still run while the workers' next backward does, hiding any overlap (seen on 3
     // virtual nodes: every hand-off was in 20 ms before the leaders began the step).
     MPI_Barrier(MPI_COMM_WORLD);
   }
+  // More steps for the overlap alone (see the top of the file), each started together as above.
+  for (int64_t s = 4; check_overlap && s <= kOverlapSteps; ++s) {
+    overlapping.push_back(overlapsInStep(ctx, t.step(s, data)));
+    MPI_Barrier(MPI_COMM_WORLD);
+  }
   if (ctx.world_rank == 0) {
-    std::printf("leader unit updates overlapping a worker's backward of an earlier unit: %d\n",
-                overlapping);
-    // CPU workers' spans are the compute itself; a CUDA worker's are host issue times, which do
-    // not bound when the GPU ran the unit, so the overlap is only asserted for CPU workers.
-    if (!clip && ropts.device == DeviceKind::kCpu) {
-      EXPECT_GT(overlapping, 0) << "leader updates never overlapped worker backward";
+    const int sum = std::accumulate(overlapping.begin(), overlapping.end(), 0);
+    const int with = static_cast<int>(std::count_if(overlapping.begin(), overlapping.end(),
+                                                    [](int o) { return o > 0; }));
+    std::string per_step;
+    for (int o : overlapping) per_step += fmt::format(" {}", o);
+    std::printf("leader unit updates overlapping a worker's backward of another unit: %d, in %d "
+                "of steps 2-%zu (per step:%s)\n",
+                sum, with, overlapping.size() + 1, per_step.c_str());
+    if (check_overlap) {
+      EXPECT_GT(sum, 0) << "leader updates never overlapped worker backward in steps 2-"
+                        << overlapping.size() + 1;
     }
   }
   trainer.reset();
