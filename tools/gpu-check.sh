@@ -39,6 +39,7 @@
 #                             disk: a write still running after the last step counts as cost), SLIDEDP_CKPT_MODE stream (default) or blocking,
 #                             SLIDEDP_CKPT_STAGING: --checkpoint-staging (default auto),
 #                             SLIDEDP_CKPT_WRITE_RATE: --checkpoint-write-rate MB/s (default 0: uncapped),
+#                             SLIDEDP_CKPT_IO: --checkpoint-io auto|direct|buffered (default auto),
 #                             SLIDEDP_CKPT_BATCH / SLIDEDP_CKPT_SEQ (default 8 / 4096);
 #                             SLIDEDP_CKPT_REPEATS: pairs of runs (without, with), interleaved
 #                             (default 1); with more, the costs' median and spread (ckpt-cost.txt)
@@ -297,7 +298,7 @@ do_ckpt() {
     SLIDEDP_WORKER=$BIN/slidedp_worker timeout 420 launcher/slidedp-run "${dev[@]}" --worker-threads 2 -- \
       "${common[@]}" --steps "$steps" --metrics "$OUT/ckpt-run$sfx.jsonl" --checkpoint-dir "$dir" --checkpoint-every "$every" \
       --checkpoint-mode "$mode" --checkpoint-staging "${SLIDEDP_CKPT_STAGING:-auto}" --checkpoint-at-end false --keep-checkpoints 1 \
-      --checkpoint-write-rate "${SLIDEDP_CKPT_WRITE_RATE:-0}" \
+      --checkpoint-write-rate "${SLIDEDP_CKPT_WRITE_RATE:-0}" --checkpoint-io "${SLIDEDP_CKPT_IO:-auto}" \
       > "$OUT/ckpt-run$sfx.log" 2>&1 || rc=1
     [ -n "$vmpid" ] && kill "$vmpid" 2>/dev/null
     { echo "== after"; grep -E "^(pgscan|pgsteal|allocstall|nr_dirty |nr_writeback )" /proc/vmstat; grep "^cpu" /proc/stat

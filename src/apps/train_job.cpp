@@ -954,6 +954,7 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
     const std::string& cs = o.checkpoint_staging;
     const uint64_t bytes = trainer.reserveCheckpointStaging(cs == "auto" ? -1.0 : std::stod(cs));
     trainer.setCheckpointWriteRate(o.checkpoint_write_rate * 1e6);
+    trainer.setCheckpointIo(o.checkpoint_io);
     if (ctx.isLeader() && o.checkpoint_write_rate > 0)
       SLIDEDP_LOG_INFO("checkpoint writes capped at {:g} MB/s (--checkpoint-write-rate)",
                        o.checkpoint_write_rate);

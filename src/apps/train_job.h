@@ -47,6 +47,7 @@ struct TrainJobOptions {
   std::string checkpoint_mode = "stream";  // stream (written while training continues) | blocking
   bool checkpoint_at_end = true;   // also checkpoint after the last step (a stop always does)
   std::string checkpoint_staging = "auto";  // GiB of host memory for streamed copies | auto
+  std::string checkpoint_io = "auto";  // auto | direct | buffered (CheckpointRequest::io)
   double checkpoint_write_rate = 0;  // MB/s cap of a checkpoint's write (0: as fast as the disk)
   bool overwrite_checkpoints = false;  // replace another run's checkpoints in checkpoint_dir
   std::string resume;

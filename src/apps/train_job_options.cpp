@@ -175,6 +175,13 @@ void addTrainOptions(CLI::App& app, TrainJobOptions& o) {
         return "must be 0 (uncapped) or a number of MB/s from 1 to 1e9, e.g. 300";
       })
       ->capture_default_str();
+  g->add_option("--checkpoint-io", o.checkpoint_io, "How a streamed checkpoint reaches the disk: "
+                "direct (O_DIRECT through the writer's own aligned buffers: no page cache, no "
+                "kernel writeback competing with the training threads; buffered where the file "
+                "system refuses it), buffered (the page cache), or auto: direct when "
+                "--checkpoint-staging holds memory, buffered without (the page cache then lets "
+                "the next step's updates go on before the disk has the state)")
+      ->check(CLI::IsMember({"auto", "direct", "buffered"}))->capture_default_str();
   g->add_option("--checkpoint-at-end", o.checkpoint_at_end, "Also checkpoint after the last step "
                 "(false: only every --checkpoint-every steps and on a stop signal; e.g. a benchmark "
                 "on a disk with room for one checkpoint)")->capture_default_str();

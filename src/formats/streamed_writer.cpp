@@ -12,7 +12,10 @@
 #include <thread>
 
 #include "common/errors.h"
+#include "common/log.h"
 #include "common/thread_placement.h"
+#include "formats/direct_stream.h"
+#include "formats/io_pool.h"
 
 namespace slidedp::formats {
 
@@ -21,88 +24,6 @@ namespace {
 
 /// Thrown inside the writer thread when cancel() was called.
 struct Cancelled {};
-
-/// pwrite()s of pieces at their file offsets on `n` threads, so copying into the page cache
-/// (the part of a write the caller waits for, up to the dirty limit) runs on several cores.
-/// The digest stays with the caller, which hashes every piece in file order before submitting.
-class IoPool {
- public:
-  IoPool(int fd, const std::string& path, int n, bool background)
-      : fd_(fd), path_(path), background_(background) {
-    for (int i = 0; i < n; ++i) threads_.emplace_back([this] { loop(); });
-  }
-  ~IoPool() {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      closing_ = true;
-    }
-    cv_.notify_all();
-    for (auto& t : threads_) t.join();
-  }
-  void submit(const uint8_t* p, size_t n, uint64_t offset) {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      queue_.push_back({p, n, offset});
-      ++pending_;
-    }
-    cv_.notify_one();
-  }
-  /// Waits until every submitted piece is written; throws UserError on the first failure.
-  void drain() {
-    std::unique_lock<std::mutex> lock(mu_);
-    done_.wait(lock, [&] { return pending_ == 0; });
-    if (!error_.empty()) throw UserError(error_);
-  }
-
- private:
-  struct Piece {
-    const uint8_t* p;
-    size_t n;
-    uint64_t offset;
-  };
-  void loop() {  // started by the writer thread: its cores inherited (run())
-    if (background_) lowerThreadPriority();
-    for (;;) {
-      Piece piece;
-      {
-        std::unique_lock<std::mutex> lock(mu_);
-        cv_.wait(lock, [&] { return closing_ || !queue_.empty(); });
-        if (queue_.empty()) return;
-        piece = queue_.front();
-        queue_.pop_front();
-      }
-      std::string error;
-      while (piece.n > 0 && error.empty()) {
-        const ssize_t w = ::pwrite(fd_, piece.p, piece.n, static_cast<off_t>(piece.offset));
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) {
-          error = fmt::format("{}: write failed: {}\nHINT: check free disk space", path_,
-                              w < 0 ? std::strerror(errno) : "no progress");
-          break;
-        }
-        piece.p += w;
-        piece.n -= static_cast<size_t>(w);
-        piece.offset += static_cast<uint64_t>(w);
-      }
-      {
-        std::lock_guard<std::mutex> lock(mu_);
-        if (!error.empty() && error_.empty()) error_ = error;
-        --pending_;
-      }
-      done_.notify_all();
-    }
-  }
-  int fd_;
-  std::string path_;
-  bool background_;
-  std::mutex mu_;
-  std::condition_variable cv_, done_;
-  std::deque<Piece> queue_;
-  size_t pending_ = 0;
-  bool closing_ = false;
-  std::string error_;
-  std::vector<std::thread> threads_;
-};
 
 }  // namespace
 
@@ -258,6 +179,75 @@ bool StreamedSafetensorsWriter::stageNext() {
   return false;
 }
 
+namespace {
+int64_t steadyNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+constexpr size_t kPumpSlice = 256u << 10;  // bytes per pumpIdle() call: ~0.1 ms of copy + hash
+}  // namespace
+
+void StreamedSafetensorsWriter::feed(DirectStream& sink, StreamDigest& sum,
+                                     std::vector<std::pair<const uint8_t*, size_t>> segments) {
+  const auto grace_ns = static_cast<int64_t>(opts_.pump_grace_s * 1e9);
+  std::unique_lock<std::mutex> lock(feed_mu_);
+  feed_sink_ = &sink;
+  feed_sum_ = &sum;
+  feed_segments_ = std::move(segments);
+  feed_i_ = 0;
+  feed_p_ = nullptr;
+  feed_n_ = 0;
+  advanceFeed(0);
+  while (feed_n_ > 0) {
+    if (cancel_.load(std::memory_order_acquire)) {
+      feed_n_ = 0;
+      feed_segments_.clear();
+      throw Cancelled{};
+    }
+    const int64_t last = last_pump_ns_.load(std::memory_order_acquire);
+    if (grace_ns <= 0 || last == 0 || steadyNs() - last > grace_ns) {
+      // Nobody pumps (yet, or any more): copy here (the lock held: the copy is one owner's at
+      // a time), then look again.
+      advanceFeed(sink.putSome(feed_p_, feed_n_, sum, kPumpSlice * 4, true));
+      continue;
+    }
+    feed_cv_.wait_for(lock, std::chrono::milliseconds(20), [&] { return feed_n_ == 0; });
+  }
+  feed_segments_.clear();
+}
+
+void StreamedSafetensorsWriter::advanceFeed(size_t k) {
+  feed_p_ += k;
+  feed_n_ -= k;
+  while (feed_n_ == 0 && feed_i_ < feed_segments_.size()) {
+    feed_p_ = feed_segments_[feed_i_].first;
+    feed_n_ = feed_segments_[feed_i_].second;
+    ++feed_i_;
+  }
+}
+
+bool StreamedSafetensorsWriter::pumpIdle() {
+  if (!opts_.direct_io || finished_.load(std::memory_order_acquire)) return false;
+  last_pump_ns_.store(steadyNs(), std::memory_order_release);
+  const bool writing = writing_.load(std::memory_order_acquire);
+  std::unique_lock<std::mutex> lock(feed_mu_, std::try_to_lock);
+  if (!lock.owns_lock() || feed_n_ == 0) return writing;  // the writer copies a slice, or between groups
+  size_t k = 0;
+  try {
+    k = feed_sink_->putSome(feed_p_, feed_n_, *feed_sum_, kPumpSlice, false);
+  } catch (const std::exception&) {
+    return false;  // a failed write: the writer thread sees it (the pool's error) and stops
+  }
+  if (k == 0) return writing;  // every buffer on its way to the disk: later
+  advanceFeed(k);
+  pumped_bytes_.fetch_add(k, std::memory_order_relaxed);
+  if (feed_n_ == 0) {
+    lock.unlock();
+    feed_cv_.notify_all();
+  }
+  return true;
+}
+
 std::string StreamedSafetensorsWriter::wait() {
   if (thread_.joinable()) thread_.join();
   std::lock_guard<std::mutex> lock(mu_);
@@ -265,6 +255,7 @@ std::string StreamedSafetensorsWriter::wait() {
 }
 
 void StreamedSafetensorsWriter::stop(const std::string& error) {
+  writing_.store(false, std::memory_order_release);
   {
     std::lock_guard<std::mutex> lock(mu_);
     error_ = error;
@@ -280,7 +271,15 @@ void StreamedSafetensorsWriter::run() {
   int fd = -1;
   std::string error;
   try {
-    fd = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    const int flags = O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC;
+    bool direct = opts_.direct_io;
+    fd = direct ? ::open(path_.c_str(), flags | O_DIRECT, 0644) : -1;
+    if (fd < 0 && direct) {
+      if (errno != EINVAL) throwUserError("{}: cannot create: {}", path_, std::strerror(errno));
+      direct = false;  // a file system without O_DIRECT (tmpfs before Linux 6.6): buffered
+      direct_fell_back_.store(true, std::memory_order_release);
+    }
+    if (!direct) fd = ::open(path_.c_str(), flags, 0644);
     if (fd < 0) throwUserError("{}: cannot create: {}", path_, std::strerror(errno));
     StreamDigest sum;
     uint64_t at = 0;  // file offset
@@ -288,11 +287,24 @@ void StreamedSafetensorsWriter::run() {
     for (int i = 0; i < 8; ++i) head[i] = static_cast<char>(uint64_t{header_.size()} >> (8 * i));
     head += header_;
     IoPool pool(fd, path_, std::max(1, opts_.io_threads), opts_.background);
-    // Hashed here, in file order, then written by the pool; a piece's memory is the caller's
-    // and stays unchanged until its group is marked, after pool.drain().
+    // Direct: copied into bounce buffers (and hashed there) by put; the caller's memory is free
+    // once put returns. Buffered: hashed here, in file order, then written by the pool; a
+    // piece's memory is the caller's and stays unchanged until its group is marked, after
+    // pool.drain().
+    std::unique_ptr<DirectStream> bounce;
+    // Bounce buffers for ~256 MiB: the disk keeps writing while the caller is too busy to pump.
+    if (direct)
+      bounce = std::make_unique<DirectStream>(
+          pool, opts_.piece_bytes,
+          std::max<int>(std::max(1, opts_.io_threads) + 2,
+                        static_cast<int>((size_t{256} << 20) / std::max<size_t>(opts_.piece_bytes, 1))));
     auto put = [&](const void* p, size_t n) {
-      sum.update(p, n);
-      pool.submit(static_cast<const uint8_t*>(p), n, at);
+      if (bounce) {
+        feed(*bounce, sum, {{static_cast<const uint8_t*>(p), n}});
+      } else {
+        sum.update(p, n);
+        pool.submit(static_cast<const uint8_t*>(p), n, at);
+      }
       at += n;
       if (opts_.max_bytes_per_s > 0) {  // not ahead of the cap (a piece at a time, cancellable)
         const double ahead_s = std::min(at / opts_.max_bytes_per_s, 1e9);  // no ns overflow
@@ -304,6 +316,7 @@ void StreamedSafetensorsWriter::run() {
       }
     };
     put(head.data(), head.size());
+    writing_.store(direct, std::memory_order_release);
     uint64_t prev_begin = 0;  // the group before this one, from the header on
     for (size_t g = 0; g < groups_.size(); ++g) {
       const uint64_t group_begin = at;
@@ -314,22 +327,33 @@ void StreamedSafetensorsWriter::run() {
         if (state_[g] == GroupState::kPending) state_[g] = GroupState::kWriting;
         tensors = groups_[g];
       }
-      for (const auto& t : tensors) {
+      if (bounce && opts_.max_bytes_per_s <= 0) {
+        // Direct and uncapped: the whole group at once, so the caller's pumping runs through it
+        // without waiting for this thread between pieces.
+        std::vector<std::pair<const uint8_t*, size_t>> segments;
+        for (const auto& t : tensors)
+          segments.emplace_back(static_cast<const uint8_t*>(t.src), static_cast<size_t>(tensorBytes(t)));
+        feed(*bounce, sum, std::move(segments));
+        for (const auto& t : tensors) at += tensorBytes(t);
+      } else for (const auto& t : tensors) {
         const auto* p = static_cast<const uint8_t*>(t.src);
         const uint64_t total = tensorBytes(t);
         for (uint64_t off = 0; off < total; off += opts_.piece_bytes) {
           if (cancel_.load(std::memory_order_acquire)) {
+            bounce.reset();  // its buffers back from the pool
             pool.drain();
             throw Cancelled{};
           }
           put(p + off, static_cast<size_t>(std::min<uint64_t>(opts_.piece_bytes, total - off)));
         }
       }
-      pool.drain();
+      if (!bounce) pool.drain();  // direct: the group is in the bounce buffers already
+      else if (pool.failed()) pool.drain();  // throws the write's error
       if (opts_.before_mark) opts_.before_mark(static_cast<int>(g));
       // Start writeback of this group now (asynchronous; errors surface at the fsync).
-      ::sync_file_range(fd, static_cast<off_t>(group_begin), static_cast<off_t>(at - group_begin),
-                        SYNC_FILE_RANGE_WRITE);
+      if (!bounce)
+        ::sync_file_range(fd, static_cast<off_t>(group_begin), static_cast<off_t>(at - group_begin),
+                          SYNC_FILE_RANGE_WRITE);
       {
         std::lock_guard<std::mutex> lock(mu_);
         written_.store(static_cast<int>(g) + 1, std::memory_order_release);
@@ -343,7 +367,7 @@ void StreamedSafetensorsWriter::run() {
       // page cache: no reclaim by kswapd and no dirty-page throttling competing with the
       // training threads; this (low-priority) thread does the freeing. Without staging the page
       // cache is what lets the caller go on, so it is left to absorb the write.
-      if (opts_.staging) {
+      if (opts_.staging && !bounce) {
         const auto from = static_cast<off_t>(prev_begin);
         const auto len = static_cast<off_t>(group_begin - prev_begin);
         ::sync_file_range(fd, from, len, SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE |
@@ -352,9 +376,15 @@ void StreamedSafetensorsWriter::run() {
       }
       prev_begin = group_begin;
     }
+    writing_.store(false, std::memory_order_release);
     if (cancel_.load(std::memory_order_acquire)) throw Cancelled{};
+    if (bounce) {
+      bounce->finish(fd, path_);
+      bounce.reset();
+    }
+    if (pool.directFellBack()) direct_fell_back_.store(true, std::memory_order_release);
     if (::fsync(fd) != 0) throwUserError("{}: fsync failed: {}", path_, std::strerror(errno));
-    if (opts_.staging) ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);  // the rest of it
+    if (opts_.staging && !direct) ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);  // the rest of it
     const int rc = ::close(fd);
     fd = -1;
     if (rc != 0) throwUserError("{}: close failed: {}", path_, std::strerror(errno));

@@ -9,9 +9,15 @@
 // (not necessarily on disk) once it is marked: from then on the caller may change its memory;
 // the file is fsync'ed once, after the last group. Writeback of each group is started as soon
 // as it is written (sync_file_range), so the final fsync has little left to do.
-// Page cache, not O_DIRECT: a write returns once the bytes are copied, so the first GiBs (up to
-// the kernel's dirty limit) are absorbed at memory speed, which is what releases the caller's
-// updates early; O_DIRECT would pace every group at the disk's rate.
+// Page cache or O_DIRECT (StreamedWriterOptions::direct_io). Without staging memory the page
+// cache is what releases the caller's updates early: a buffered write returns once the bytes
+// are copied, so the first GiBs (up to the kernel's dirty limit) are absorbed at memory speed,
+// where O_DIRECT would pace every group at the disk's rate. With staging the caller does not
+// wait for the disk either way, and O_DIRECT (formats/direct_stream.h: aligned bounce buffers,
+// the only copy in user space on the idle-class writer thread) keeps the write's work off the
+// training threads' cores: no copy inside pwrite that they cannot preempt, no writeback
+// threads, no page reclaim (issue 20: the steps of a 4B run were 10-20% slower during a
+// buffered write).
 // Staging (copy on release): when the caller must change a group the writer has not reached
 // yet, releaseGroup() copies that group into host memory (a slice of StreamedWriterOptions::
 // staging, with StreamedWriterOptions::copy) and returns at once; the writer then writes the copy and
@@ -51,6 +57,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "formats/checkpoint.h"  // TensorToWrite
@@ -58,6 +65,8 @@
 #include "formats/staging_pool.h"
 
 namespace slidedp::formats {
+
+class DirectStream;  // formats/direct_stream.h
 
 struct StreamedWriterOptions {
   /// Bytes per pwrite() call; the digest reads each piece just before it is written.
@@ -86,6 +95,15 @@ struct StreamedWriterOptions {
   std::function<void(uint8_t* dst, const uint8_t* src, size_t bytes)> copy;
   /// Threads of one copy when `copy` is empty (memcpy of ~1 GB per decoder layer at 4B).
   int copy_threads = 8;
+  /// Write the file with O_DIRECT through aligned bounce buffers (formats/direct_stream.h); a
+  /// file system that refuses it gets buffered writes (directFellBack()). False: buffered,
+  /// through the page cache (with `staging`, each group dropped from it once on disk).
+  bool direct_io = false;
+  /// Direct writes: once the caller has called pumpIdle() (its idle time), the writer thread
+  /// leaves the copy into the bounce buffers to those calls and does it itself only when none
+  /// came for this long (a caller that stopped pumping, e.g. after its last step). 0: the
+  /// writer thread always copies.
+  double pump_grace_s = 1.0;
   /// Most bytes per second handed to the file (0: as fast as the disk takes them), so a
   /// checkpoint can share a disk or network file system politely, or be spread over more of
   /// the interval between checkpoints. Training waits for the writer only where staging
@@ -137,6 +155,20 @@ class StreamedSafetensorsWriter {
   /// of ms) per call, so a caller polling something else between calls stays responsive. The
   /// caller's thread, as releaseGroup().
   bool stageNext();
+  /// Direct writes: the caller lends its idle time to the write (the leader while it waits for
+  /// gradients, with its AdamW team idle): copies and hashes at most 256 KiB of the piece the
+  /// writer is at into a bounce buffer, so the write's CPU work runs where it takes no core
+  /// from the team (issue 20: the writer thread, even idle-class, took time slices from team
+  /// threads mid-pass, and every pass waits for its slowest thread). Returns true while a direct
+  /// write is under way (it copied, or every bounce buffer is on its way to the disk, or the
+  /// writer is between groups: call again while idle), false when there is nothing to pump
+  /// (buffered writes, not started, past the last group, finished or failed). A caller that
+  /// polls it while waiting for something else must check that something, and its abort flag,
+  /// between calls: true may last the whole write. Never blocks for the disk; ~0.1 ms per call. The caller's thread, as
+  /// releaseGroup().
+  bool pumpIdle();
+  /// Bytes pumpIdle() copied so far (any thread).
+  uint64_t pumpedBytes() const { return pumped_bytes_.load(std::memory_order_relaxed); }
   /// Bytes copied by releaseGroup()/stageNext() so far, and the seconds the caller spent copying (any thread).
   uint64_t stagedBytes() const { return staged_total_.load(std::memory_order_relaxed); }
   double stagingSeconds() const { return staging_ns_.load(std::memory_order_relaxed) * 1e-9; }
@@ -150,9 +182,19 @@ class StreamedSafetensorsWriter {
   /// and XXH3-64 digest, and the seconds from the start to the end of the fsync.
   const FileDigest& digest() const { return digest_; }
   double seconds() const { return seconds_; }
+  /// True when direct_io was asked for and the file system refused it (the file was then
+  /// written through the page cache). Final once finished().
+  bool directFellBack() const { return direct_fell_back_.load(std::memory_order_acquire); }
 
  private:
   void run();
+  /// Direct writes, on the writer thread: hands the segments (a group's tensors, or one piece
+  /// of a rate-capped write) to the bounce buffers through
+  /// pumpIdle() calls while the caller makes them, else copies it itself. Throws Cancelled-like
+  /// errors as run() expects (UserError of a failed write; a cancel ends the wait).
+  void feed(DirectStream& sink, StreamDigest& sum, std::vector<std::pair<const uint8_t*, size_t>> segments);
+  /// After k bytes of the offered segments were copied: the next bytes (feed_mu_ held).
+  void advanceFeed(size_t k);
   void stop(const std::string& error);
   /// Copies pending group g into a slice of the staging pool when it has room (lock held on
   /// entry and on return, released during the copy). False when g is not pending, there is no
@@ -173,6 +215,19 @@ class StreamedSafetensorsWriter {
   std::atomic<int> written_{0};
   std::atomic<bool> finished_{false};
   std::atomic<bool> cancel_{false};
+  std::atomic<bool> direct_fell_back_{false};
+  // The piece feed() offers to pumpIdle(): guarded by feed_mu_ (the copy too, whoever makes it).
+  std::mutex feed_mu_;
+  std::condition_variable feed_cv_;
+  DirectStream* feed_sink_ = nullptr;
+  StreamDigest* feed_sum_ = nullptr;
+  std::vector<std::pair<const uint8_t*, size_t>> feed_segments_;
+  size_t feed_i_ = 0;               // the next segment
+  const uint8_t* feed_p_ = nullptr;  // the bytes left of the current one
+  size_t feed_n_ = 0;
+  std::atomic<bool> writing_{false};  // a direct write between its header and its last group
+  std::atomic<int64_t> last_pump_ns_{0};      // steady_clock of the last pumpIdle() call
+  std::atomic<uint64_t> pumped_bytes_{0};
   std::mutex mu_;
   std::condition_variable cv_;
   std::string error_;  // guarded by mu_ until finished_

@@ -119,7 +119,9 @@ class Leader {
   /// again while it returns true and the gradient is not in yet; each call should return within
   /// ~100 ms (the gradient waits meanwhile). The trainer's streamed checkpoint copies the next
   /// unit's state into staging there (CheckpointStream::stageNext), so fewer copies are left
-  /// for the update gate. Leader's main thread. Empty: none.
+  /// for the update gate, and the O_DIRECT write's copy (CheckpointStream::pumpIdle, true for
+  /// as long as that write runs: the work returns false once the job is aborted). Leader's
+  /// main thread. Empty: none.
   using IdleWork = std::function<bool()>;
   void setIdleWork(IdleWork work) { idle_ = std::move(work); }
 

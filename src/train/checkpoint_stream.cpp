@@ -48,6 +48,8 @@ CheckpointStream::CheckpointStream(CheckpointRequest req,
   wo.staging = req_.staging;
   wo.copy = req_.copy;
   wo.max_bytes_per_s = req_.max_bytes_per_s;
+  wo.direct_io = req_.io == "direct" ||
+                 (req_.io == "auto" && req_.staging && req_.staging->capacity() > 0 && !req_.blocking);
   if (!shared_) wo.on_complete = [this](const FileDigest& d) { complete(d); };
   writer_ = std::make_unique<StreamedSafetensorsWriter>(
       joinPath(tmp_dir_, req_.file), std::move(groups),
@@ -80,9 +82,16 @@ void CheckpointStream::complete(const formats::FileDigest& digest) {
   publishAndPrune(req_.root, name_, req_.step, req_.keep, req_.overwrite);
   const double sec = writer_->seconds();  // set by this (the writer) thread before on_complete
   const uint64_t staged = writer_->stagedBytes();
-  const std::string budget = req_.staging && req_.staging->capacity() > 0
+  std::string budget = req_.staging && req_.staging->capacity() > 0
       ? fmt::format("at most {} held at once", shm::formatBytes(req_.staging->capacity()))
       : std::string("staging off: updates waited for the disk where it was behind");
+  const bool direct = req_.io == "direct" ||
+                      (req_.io == "auto" && req_.staging && req_.staging->capacity() > 0 && !req_.blocking);
+  budget += writer_->directFellBack()
+                ? std::string("; O_DIRECT refused by the file system: written through the page cache")
+            : direct ? fmt::format("; O_DIRECT, {} of it copied in the leader's idle time",
+                                   shm::formatBytes(writer_->pumpedBytes()))
+                     : std::string("; through the page cache");
   if (req_.note && req_.blocking)
     req_.note(fmt::format("checkpoint of step {} written to {} ({} in {:.2f} s to the fsync, {}; "
                           "training waited for it)", req_.step, final_dir_,

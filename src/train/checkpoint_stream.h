@@ -65,6 +65,11 @@ struct CheckpointRequest {
   std::function<void(uint8_t* dst, const uint8_t* src, size_t bytes)> copy;
   /// Most bytes per second written (StreamedWriterOptions::max_bytes_per_s); 0: uncapped.
   double max_bytes_per_s = 0;
+  /// --checkpoint-io: "direct" (O_DIRECT, StreamedWriterOptions::direct_io), "buffered" (the
+  /// page cache), or "auto": direct when `staging` has room (updates never wait for the disk,
+  /// and the write stays off the training threads' cores), buffered without (the page cache
+  /// is then what lets updates go on before the disk has a unit).
+  std::string io = "auto";
 };
 
 class CheckpointStream {
@@ -93,6 +98,9 @@ class CheckpointStream {
   /// stageNext). True when it copied one; false when there is nothing to copy ahead or no room.
   /// Leader's main thread.
   bool stageNext() { return writer_->stageNext(); }
+  /// The leader's idle time lent to the write's copy (StreamedSafetensorsWriter::pumpIdle):
+  /// true when it copied. Leader's main thread.
+  bool pumpIdle() { return writer_->pumpIdle(); }
   /// True once the write is over (published, or failed).
   bool finished() const { return writer_->finished(); }
   /// Blocks until the write is over; returns "" once the checkpoint is published (with a

@@ -191,7 +191,13 @@ Trainer::Trainer(const RankContext& ctx, const std::string& model_dir, const Tra
       leader_->setBaseStep(first_step_ - 1);
       // While the leader waits for gradients, it copies the state of the checkpoint being
       // streamed into staging, one unit at a time, in the order the updates will want it.
-      leader_->setIdleWork([this] { return stream_ && stream_->stageNext(); });
+      // Then it makes the write's own copy into the O_DIRECT bounce buffers (pumpIdle), so that
+      // copy takes no core from the AdamW team while it updates; that stays true through the
+      // write, so an abort (the watchdog's verdict on a dead or hung peer) ends it here.
+      leader_->setIdleWork([this] {
+        if (!stream_ || seg_.control().aborted()) return false;
+        return stream_->stageNext() || stream_->pumpIdle();
+      });
       // A unit's update waits until the checkpoint being streamed has written its state.
       leader_->setUpdateGate([this](int unit) {
         if (!stream_) return 0.0;
@@ -362,7 +368,8 @@ void Trainer::beginStream(const std::string& root, int64_t step, const nlohmann:
   CheckpointRequest req{root,          step, state, keep, overwrite, note, shared_tmp_dir, file,
                         staging_pool_, blocking,
                         [team](uint8_t* dst, const uint8_t* src, size_t n) { team->copy(dst, src, n); },
-                        blocking ? 0.0 : checkpoint_write_rate_};  // a held step is not paced
+                        blocking ? 0.0 : checkpoint_write_rate_,  // a held step is not paced
+                        checkpoint_io_};
   stream_ = std::make_unique<CheckpointStream>(std::move(req), std::move(units), plan_.updateOrder(),
                                                after_unit);
 }

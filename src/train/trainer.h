@@ -154,6 +154,8 @@ class Trainer {
   /// Caps the rate the following checkpoints are written at (bytes/s; 0: none), e.g. from
   /// --checkpoint-write-rate (formats::StreamedWriterOptions::max_bytes_per_s). Not collective.
   void setCheckpointWriteRate(double bytes_per_s) { checkpoint_write_rate_ = bytes_per_s; }
+  /// --checkpoint-io: auto, direct or buffered (CheckpointRequest::io). Not collective.
+  void setCheckpointIo(std::string io) { checkpoint_io_ = std::move(io); }
 
   /// Switches, for the following steps, what may change between steps without touching the
   /// state layout: delivery and reduction routes, clipping (max_grad_norm; needs the run to
@@ -214,6 +216,7 @@ class Trainer {
   shm::Segment seg_;
   int64_t first_step_ = 1;
   std::shared_ptr<formats::StagingPool> staging_pool_;  // leader; reserveCheckpointStaging
+  std::string checkpoint_io_ = "auto";  // setCheckpointIo
   double checkpoint_write_rate_ = 0;  // bytes/s, 0: uncapped (setCheckpointWriteRate)
   int leaders_on_host_ = 1;  // leaders of this job on this host (virtual nodes: several)
   /// Leader: finishes the streamed checkpoint, if any; returns its error ("" when none).

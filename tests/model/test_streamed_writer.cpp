@@ -8,6 +8,8 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdio>
+#include <memory>
 #include <chrono>
 #include <cstring>
 #include <fstream>
@@ -178,6 +180,18 @@ TEST(StreamedWriter, ARateCapPacesTheWriteAndACancelStillEndsItPromptly) {
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     EXPECT_GE(s, 0.24) << "the cap was not applied";
     expectFileHolds(d + "/a.safetensors", before, 2, " (rate-capped write)");
+  }
+  {  // the same through O_DIRECT (a piece at a time, paced between pieces)
+    StreamedWriterOptions o;
+    o.piece_bytes = 64 << 10;
+    o.max_bytes_per_s = 24e6;
+    o.direct_io = true;
+    const auto t0 = std::chrono::steady_clock::now();
+    StreamedSafetensorsWriter w(d + "/c.safetensors", {st.unit(0), st.unit(1)}, {}, o);
+    ASSERT_EQ(w.wait(), "");
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    EXPECT_GE(s, 0.24) << "the cap was not applied to a direct write";
+    expectFileHolds(d + "/c.safetensors", before, 2, " (rate-capped direct write)");
   }
   {
     StreamedWriterOptions o;
@@ -402,4 +416,130 @@ TEST(StagingPool, HandsOutSlicesInRingOrderAndRefusesWhatDoesNotFit) {
   ASSERT_TRUE(g);
   EXPECT_EQ(g.data(), base);
   EXPECT_FALSE(pool.tryAllocate(8 * mib));
+}
+
+// O_DIRECT (StreamedWriterOptions::direct_io, formats/direct_stream.h): the same bytes as the
+// buffered writer, with tensor and piece sizes that are not multiples of the 4 KiB alignment
+// (the last block is padded, then the file truncated), the caller changing each group right
+// after its release, and staging on; on /tmp and on /dev/shm (tmpfs: O_DIRECT is refused by
+// kernels before 6.6, and the writer falls back to the page cache, which it reports).
+TEST(StreamedWriter, DirectIoWritesTheBufferedWritersBytesWhereverTheFileSystemTakesIt) {
+  for (const char* root_c : {"/tmp", "/dev/shm"}) {
+    const std::string root = root_c;
+    if (!pathExists(root)) continue;
+    const std::string d = root + "/slidedp_streamed_direct_" + std::to_string(::getpid());
+    removeTree(d);
+    makeDirectories(d);
+    for (size_t piece : {size_t{64} << 10, size_t{10000}}) {
+      State st({1001, 77, 300000, 5, 4099});
+      const State before = st;
+      const std::vector<int> order = {4, 3, 2, 1, 0};
+      std::vector<std::vector<TensorToWrite>> groups, ref_groups;
+      for (int u : order) groups.push_back(st.unit(u));
+      for (int u : order) ref_groups.push_back(before.unit(u));
+      StreamedWriterOptions o;
+      o.piece_bytes = piece;
+      o.direct_io = true;
+      o.staging = std::make_shared<StagingPool>(1 << 20);
+      o.after_group = [](int) { std::this_thread::sleep_for(std::chrono::milliseconds(2)); };
+      StreamedSafetensorsWriter w(d + "/direct.safetensors", std::move(groups), {{"format", "x"}}, o);
+      for (size_t i = 0; i < order.size(); ++i) {
+        w.releaseGroup(static_cast<int>(i));
+        for (int p = 0; p < 3; ++p)
+          for (auto& v : st.bufs[order[i] * 3 + p]) v -= 3.0f;
+      }
+      const std::string what = " (" + root + ", piece " + std::to_string(piece) + ")";
+      ASSERT_EQ(w.wait(), "") << what;
+      expectFileHolds(d + "/direct.safetensors", before, 5, what);
+      StreamedWriterOptions b;
+      b.piece_bytes = piece;
+      StreamedSafetensorsWriter ref(d + "/buffered.safetensors", std::move(ref_groups), {{"format", "x"}}, b);
+      ASSERT_EQ(ref.wait(), "") << what;
+      EXPECT_TRUE(readAll(d + "/buffered.safetensors") == readAll(d + "/direct.safetensors")) << what;
+      const FileDigest on_disk = digestFile(d + "/direct.safetensors");
+      EXPECT_EQ(w.digest().bytes, on_disk.bytes) << what;
+      EXPECT_EQ(w.digest().xxh3, on_disk.xxh3) << what;
+      EXPECT_EQ(w.digest().xxh3, ref.digest().xxh3) << what;
+      std::printf("direct write on %s (piece %zu): %s\n", root.c_str(), piece,
+                  w.directFellBack() ? "refused, written through the page cache" : "O_DIRECT");
+    }
+    removeTree(d);
+  }
+}
+
+// A direct write that fails or is cancelled mid-file leaves no file and releases every waiter,
+// as a buffered one does (the bounce buffers come back from the I/O threads first).
+TEST(StreamedWriter, DirectIoFailuresAndCancelLeaveNoPartialFile) {
+  const std::string d = tempDir("direct_fail");
+  State st({5000, 6000, 7000});
+  {
+    StreamedWriterOptions o;
+    o.direct_io = true;
+    o.after_group = [](int n) {
+      if (n == 2) throw std::runtime_error("disk on fire");
+    };
+    StreamedSafetensorsWriter w(d + "/a.safetensors", {st.unit(0), st.unit(1), st.unit(2)}, {}, o);
+    w.waitGroup(2);
+    EXPECT_EQ(w.wait(), "disk on fire");
+    EXPECT_FALSE(pathExists(d + "/a.safetensors"));
+  }
+  {
+    StreamedWriterOptions o;
+    o.direct_io = true;
+    o.piece_bytes = 4096;
+    o.after_group = [](int) { std::this_thread::sleep_for(std::chrono::milliseconds(50)); };
+    StreamedSafetensorsWriter w(d + "/b.safetensors", {st.unit(0), st.unit(1), st.unit(2)}, {}, o);
+    w.waitGroup(0);
+    w.cancel();
+    const std::string e = w.wait();
+    EXPECT_NE(e.find("cancelled"), std::string::npos) << e;
+    EXPECT_FALSE(pathExists(d + "/b.safetensors"));
+  }
+  removeTree(d);
+}
+
+// The caller lends its idle time to a direct write (pumpIdle: the leader while it waits for
+// gradients): the copy into the bounce buffers is then made by the caller's calls, not by the
+// writer thread, and the file is the same; a caller that stops pumping does not stall the write
+// (the writer copies itself after pump_grace_s). Buffered writes have nothing to pump.
+TEST(StreamedWriter, ACallerPumpingItsIdleTimeMakesTheDirectCopyAndMayStopAnyTime) {
+  const std::string d = tempDir("pump");
+  State st({1001, 77, 300000, 5, 4099, 250000});
+  const State before = st;
+  std::vector<std::vector<TensorToWrite>> groups, ref_groups;
+  for (int u = 0; u < 6; ++u) groups.push_back(st.unit(u));
+  for (int u = 0; u < 6; ++u) ref_groups.push_back(before.unit(u));
+  StreamedWriterOptions o;
+  o.piece_bytes = 64 << 10;
+  o.direct_io = true;
+  o.pump_grace_s = 0.5;
+  // The first group waits until the caller pumps (so the rest is offered to the pump whatever
+  // the machine's load), then every group takes a little while.
+  std::atomic<bool> pumping{false};
+  o.after_group = [&](int n) {
+    while (n == 1 && !pumping.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  };
+  StreamedSafetensorsWriter w(d + "/pumped.safetensors", std::move(groups), {{"format", "x"}}, o);
+  // Pump (as a leader between chunks) until some of it was copied here, then stop, as after a
+  // last step: the writer copies the rest itself once the grace has passed.
+  const auto t0 = std::chrono::steady_clock::now();
+  while (w.pumpedBytes() < (2u << 20) && !w.finished() &&
+         std::chrono::steady_clock::now() - t0 < std::chrono::seconds(30)) {
+    const bool more = w.pumpIdle();
+    pumping.store(true);
+    if (!more) std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+  const uint64_t pumped = w.pumpedBytes();
+  ASSERT_EQ(w.wait(), "");
+  EXPECT_GE(pumped, 2u << 20) << "the caller's pumping did not make the copy";
+  EXPECT_FALSE(w.pumpIdle()) << "a finished writer has nothing to pump";
+  StreamedSafetensorsWriter ref(d + "/ref.safetensors", std::move(ref_groups), {{"format", "x"}}, {});
+  ASSERT_EQ(ref.wait(), "");
+  EXPECT_TRUE(readAll(d + "/ref.safetensors") == readAll(d + "/pumped.safetensors"));
+  EXPECT_EQ(w.digest().xxh3, ref.digest().xxh3);
+  EXPECT_FALSE(ref.pumpIdle()) << "a buffered write has nothing to pump";
+  std::printf("pumped %llu of %llu bytes\n", static_cast<unsigned long long>(pumped),
+              static_cast<unsigned long long>(w.digest().bytes));
+  removeTree(d);
 }
