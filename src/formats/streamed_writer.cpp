@@ -230,15 +230,27 @@ bool StreamedSafetensorsWriter::pumpIdle() {
   if (!opts_.direct_io || finished_.load(std::memory_order_acquire)) return false;
   last_pump_ns_.store(steadyNs(), std::memory_order_release);
   const bool writing = writing_.load(std::memory_order_acquire);
+  // Nothing to copy now but the write goes on: a short sleep, so a caller polling through its
+  // wait leaves the core to threads that share it (CPU workers) and reacts within ~0.1 ms.
+  auto later = [&] {
+    if (writing) std::this_thread::sleep_for(std::chrono::microseconds(20));
+    return writing;
+  };
   std::unique_lock<std::mutex> lock(feed_mu_, std::try_to_lock);
-  if (!lock.owns_lock() || feed_n_ == 0) return writing;  // the writer copies a slice, or between groups
+  if (!lock.owns_lock() || feed_n_ == 0) {  // the writer copies a slice, or between groups
+    if (lock.owns_lock()) lock.unlock();
+    return later();
+  }
   size_t k = 0;
   try {
     k = feed_sink_->putSome(feed_p_, feed_n_, *feed_sum_, kPumpSlice, false);
   } catch (const std::exception&) {
     return false;  // a failed write: the writer thread sees it (the pool's error) and stops
   }
-  if (k == 0) return writing;  // every buffer on its way to the disk: later
+  if (k == 0) {  // every buffer on its way to the disk
+    lock.unlock();
+    return later();
+  }
   advanceFeed(k);
   pumped_bytes_.fetch_add(k, std::memory_order_relaxed);
   if (feed_n_ == 0) {

@@ -4,6 +4,7 @@
 // computed while streaming is the file's; the bytes equal writeSafetensors' for the same tensor
 // order; failures (unwritable path, a throwing callback, cancel) are reported, release every
 // waiter and leave no partial file. No LibTorch: it runs under tools/sanitize.sh (TSan too).
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -22,6 +23,7 @@
 #include "formats/checkpoint.h"
 #include "formats/file_digest.h"
 #include "formats/fs_util.h"
+#include "formats/io_pool.h"
 #include "formats/safetensors.h"
 #include "formats/staging_pool.h"
 #include "formats/streamed_writer.h"
@@ -541,5 +543,29 @@ TEST(StreamedWriter, ACallerPumpingItsIdleTimeMakesTheDirectCopyAndMayStopAnyTim
   EXPECT_FALSE(ref.pumpIdle()) << "a buffered write has nothing to pump";
   std::printf("pumped %llu of %llu bytes\n", static_cast<unsigned long long>(pumped),
               static_cast<unsigned long long>(w.digest().bytes));
+  removeTree(d);
+}
+
+// A direct write the file system refuses (EINVAL: here a buffer, size and offset O_DIRECT cannot
+// take) switches the file to buffered writes and is retried (formats/io_pool.h): the bytes
+// arrive, and the pool says it fell back.
+TEST(IoPool, ARefusedDirectWriteFallsBackToBufferedAndLandsItsBytes) {
+  const std::string d = tempDir("iopool");
+  const std::string path = d + "/f.bin";
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_DIRECT, 0644);
+  if (fd < 0) GTEST_SKIP() << "O_DIRECT refused at open on " << d << " (the writer falls back there at open)";
+  std::string bytes(1000, 'x');
+  for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<char>('a' + i % 26);
+  {
+    IoPool pool(fd, path, 2, false);
+    pool.submit(reinterpret_cast<const uint8_t*>(bytes.data()) + 1, 999, 3);  // unaligned
+    pool.drain();
+    EXPECT_TRUE(pool.directFellBack());
+    EXPECT_FALSE(pool.failed());
+  }
+  ::close(fd);
+  const std::string got = readAll(path);
+  ASSERT_EQ(got.size(), 1002u);
+  EXPECT_EQ(got.substr(3), bytes.substr(1));
   removeTree(d);
 }
