@@ -35,13 +35,15 @@
 // The XXH3-64 digest of the file is computed while writing: the writer thread hashes each 8 MiB
 // piece in file order and hands it to a few I/O threads that pwrite it at its offset (so the
 // copy into the page cache runs on several cores); a group is marked once all its pieces are
-// written. No second pass over the data.
+// written. No second pass over the data. Direct writes hash the bounce copy instead, made by
+// whichever thread copies (the writer, or the caller through pumpIdle: one at a time, in file
+// order, under the writer's feed lock).
 //
 // Threads: one writer thread per file (hashing in file order), with `io_threads` helpers
 // that pwrite its pieces, both on every core of the rank in the idle scheduling class
 // (common/thread_placement.h).
-// waitGroup/groupsWritten/finished may be called from any thread; releaseGroup/stageNext from
-// one caller thread; the constructor, wait(), cancel() and the destructor from the owner's.
+// waitGroup/groupsWritten/finished may be called from any thread; releaseGroup/stageNext/pumpIdle
+// from one caller thread; the constructor, wait(), cancel() and the destructor from the owner's.
 // Errors: any failure (I/O, a throwing callback, cancel()) stops the writer, removes the
 // partial file, marks every group as released (waiters return, the memory may change: the file
 // is lost anyway) and is reported by wait() as a message; nothing throws on the writer thread.
