@@ -434,6 +434,13 @@ int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trai
         // The last one and a stop's are complete before the job goes on to exit; a periodic
         // one is streamed while the next steps run (--checkpoint-mode).
         if (o.checkpoint_mode == "stream" && !stopped && step != last) {
+          // The write should be done well before the checkpoint after it (or the last step,
+          // which waits for it): 80% of that many steps at the recent median step time.
+          std::vector<double> recent;
+          for (size_t i = recs.size() > 10 ? recs.size() - 10 : 0; i < recs.size(); ++i)
+            recent.push_back(recs[i].seconds);
+          const int64_t ahead = std::min<int64_t>(o.checkpoint_every, last - step);
+          trainer.setCheckpointFinishBy(recent.empty() ? 0.0 : 0.8 * static_cast<double>(ahead) * median(recent));
           const auto t0 = std::chrono::steady_clock::now();
           const std::string dir = trainer.startCheckpoint(o.checkpoint_dir, step, checkpointState(step),
                                                           o.keep_checkpoints, o.overwrite_checkpoints,

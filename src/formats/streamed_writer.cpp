@@ -47,6 +47,10 @@ StreamedSafetensorsWriter::StreamedSafetensorsWriter(
     for (const auto& t : group) n += tensorBytes(t);
     group_bytes_.push_back(n);
   }
+  file_bytes_ = 8 + header_.size();
+  for (uint64_t n : group_bytes_) file_bytes_ += n;
+  start_ns_ = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                  std::chrono::steady_clock::now().time_since_epoch()).count();
   state_.assign(groups_.size(), GroupState::kPending);
   staged_.resize(groups_.size());
   thread_ = std::thread([this] { run(); });
@@ -204,10 +208,14 @@ void StreamedSafetensorsWriter::feed(DirectStream& sink, StreamDigest& sum,
       feed_segments_.clear();
       throw Cancelled{};
     }
-    const int64_t last = last_pump_ns_.load(std::memory_order_acquire);
-    if (grace_ns <= 0 || last == 0 || steadyNs() - last > grace_ns) {
-      // Nobody pumps (yet, or any more): copy here (the lock held: the copy is one owner's at
-      // a time), then look again.
+    const int64_t last = last_pump_ns_.load(std::memory_order_acquire), now = steadyNs();
+    const bool behind = opts_.finish_by_s > 0 &&
+                        static_cast<double>(fed_bytes_) <
+                            static_cast<double>(file_bytes_) *
+                                std::min(1.0, (now - start_ns_) * 1e-9 / opts_.finish_by_s);
+    if (grace_ns <= 0 || last == 0 || now - last > grace_ns || behind) {
+      // Nobody pumps (yet, or any more), or the pumping is behind the schedule: copy here (the
+      // lock held: the copy is one owner's at a time), then look again.
       advanceFeed(sink.putSome(feed_p_, feed_n_, sum, kPumpSlice * 4, true));
       continue;
     }
@@ -217,6 +225,7 @@ void StreamedSafetensorsWriter::feed(DirectStream& sink, StreamDigest& sum,
 }
 
 void StreamedSafetensorsWriter::advanceFeed(size_t k) {
+  fed_bytes_ += k;
   feed_p_ += k;
   feed_n_ -= k;
   while (feed_n_ == 0 && feed_i_ < feed_segments_.size()) {

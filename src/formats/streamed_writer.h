@@ -106,6 +106,12 @@ struct StreamedWriterOptions {
   /// came for this long (a caller that stopped pumping, e.g. after its last step). 0: the
   /// writer thread always copies.
   double pump_grace_s = 1.0;
+  /// Direct writes: seconds from the start by which the write should be done (the trainer:
+  /// 80% of the time to the next checkpoint, or to the last step). Whenever fewer bytes have
+  /// been copied than that linear schedule asks, the writer thread copies beside the pumping
+  /// (taking time slices from the caller's other threads, as a write without pumping does), so
+  /// a caller with too little idle time delays the write no further than this. 0: no schedule.
+  double finish_by_s = 0;
   /// Most bytes per second handed to the file (0: as fast as the disk takes them), so a
   /// checkpoint can share a disk or network file system politely, or be spread over more of
   /// the interval between checkpoints. Training waits for the writer only where staging
@@ -229,6 +235,9 @@ class StreamedSafetensorsWriter {
   size_t feed_n_ = 0;
   std::atomic<bool> writing_{false};  // a direct write between its header and its last group
   std::atomic<int64_t> last_pump_ns_{0};      // steady_clock of the last pumpIdle() call
+  uint64_t file_bytes_ = 0;   // header and tensors (constructor)
+  uint64_t fed_bytes_ = 0;    // copied into the bounce buffers so far (feed_mu_)
+  int64_t start_ns_ = 0;      // steady_clock at the writer's start (constructor)
   std::atomic<uint64_t> pumped_bytes_{0};
   std::mutex mu_;
   std::condition_variable cv_;

@@ -48,6 +48,7 @@ CheckpointStream::CheckpointStream(CheckpointRequest req,
   wo.staging = req_.staging;
   wo.copy = req_.copy;
   wo.max_bytes_per_s = req_.max_bytes_per_s;
+  wo.finish_by_s = req_.finish_by_s;
   wo.direct_io = req_.io == "direct" ||
                  (req_.io == "auto" && req_.staging && req_.staging->capacity() > 0 && !req_.blocking);
   if (!shared_) wo.on_complete = [this](const FileDigest& d) { complete(d); };

@@ -70,6 +70,8 @@ struct CheckpointRequest {
   /// and the write stays off the training threads' cores), buffered without (the page cache
   /// is then what lets updates go on before the disk has a unit).
   std::string io = "auto";
+  /// Seconds by which a direct write should be done (StreamedWriterOptions::finish_by_s); 0: none.
+  double finish_by_s = 0;
 };
 
 class CheckpointStream {

@@ -514,7 +514,7 @@ TEST(StreamedWriter, ACallerPumpingItsIdleTimeMakesTheDirectCopyAndMayStopAnyTim
   StreamedWriterOptions o;
   o.piece_bytes = 64 << 10;
   o.direct_io = true;
-  o.pump_grace_s = 0.5;
+  o.pump_grace_s = 2;  // longer than a loaded machine holds the pumping thread
   // The first group waits until the caller pumps (so the rest is offered to the pump whatever
   // the machine's load), then every group takes a little while.
   std::atomic<bool> pumping{false};
@@ -567,5 +567,44 @@ TEST(IoPool, ARefusedDirectWriteFallsBackToBufferedAndLandsItsBytes) {
   const std::string got = readAll(path);
   ASSERT_EQ(got.size(), 1002u);
   EXPECT_EQ(got.substr(3), bytes.substr(1));
+  removeTree(d);
+}
+
+// A caller whose pumping is too slow for the schedule (finish_by_s) gets help: the writer thread
+// copies beside it whenever fewer bytes are copied than the linear schedule asks, although the
+// caller pumps throughout; without a schedule the same slow pumping makes the whole copy.
+TEST(StreamedWriter, PumpingBehindTheScheduleIsHelpedByTheWriter) {
+  const std::string d = tempDir("behind");
+  State st({300000, 250000, 200000});  // ~9 MB
+  for (double finish_by : {0.0, 0.05}) {
+    StreamedWriterOptions o;
+    o.direct_io = true;
+    o.finish_by_s = finish_by;
+    o.pump_grace_s = 60;      // only the schedule makes the writer copy (a loaded machine may
+    o.background = false;     // hold the pumping thread a while; the writer is not starved)
+    std::atomic<bool> pumping{false};
+    o.after_group = [&](int n) {  // the rest offered once the caller pumps
+      while (n == 1 && !pumping.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    };
+    StreamedSafetensorsWriter w(d + "/b.safetensors", {st.unit(0), st.unit(1), st.unit(2)}, {}, o);
+    // Slow pumping: one 256 KiB slice per 5 ms (~50 MB/s), until the write is done.
+    while (!w.finished()) {
+      w.pumpIdle();
+      pumping.store(true);
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    ASSERT_EQ(w.wait(), "");
+    expectFileHolds(d + "/b.safetensors", st, 3, finish_by > 0 ? " (scheduled)" : " (unscheduled)");
+    // The header and unit 0 went before the caller pumped; units 1 and 2 were offered to it.
+    const uint64_t after_first = w.digest().bytes - static_cast<uint64_t>(300000) * 12;
+    if (finish_by > 0)
+      EXPECT_LT(w.pumpedBytes(), after_first) << "the writer did not help a pump behind its schedule";
+    else
+      EXPECT_GE(w.pumpedBytes(), static_cast<uint64_t>(450000) * 12) << "the slow pump did not make the copy";
+    std::printf("finish_by %.2f s: pumped %llu of %llu bytes\n", finish_by,
+                static_cast<unsigned long long>(w.pumpedBytes()),
+                static_cast<unsigned long long>(w.digest().bytes));
+    removeTree(d + "/b.safetensors");
+  }
   removeTree(d);
 }
