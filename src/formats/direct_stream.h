@@ -54,6 +54,12 @@ class DirectStream {
   void finish(int fd, const std::string& path);
   /// Bytes put so far.
   uint64_t size() const { return size_; }
+  /// True once a write failed (any thread); throwIfFailed() then waits for the writes in flight
+  /// and throws UserError with the first failure (the owner's thread).
+  bool failed() const { return pool_.failed(); }
+  void throwIfFailed() {
+    if (pool_.failed()) pool_.drain();
+  }
 
  private:
   uint8_t* acquire(bool wait);  // a free buffer (waiting for one being written), or null

@@ -68,6 +68,7 @@ double StreamedSafetensorsWriter::waitGroup(int g, const std::function<void()>& 
   };
   if (ready()) return 0;
   const auto t0 = std::chrono::steady_clock::now();
+  const CallerWaiting waiting(*this);
   std::unique_lock<std::mutex> lock(mu_);
   while (!ready()) {
     cv_.wait_for(lock, std::chrono::milliseconds(50), ready);
@@ -142,6 +143,7 @@ double StreamedSafetensorsWriter::releaseGroup(int g, const std::function<void()
   };
   if (written()) return 0;
   const auto t0 = std::chrono::steady_clock::now();
+  const CallerWaiting waiting(*this);
   std::unique_lock<std::mutex> lock(mu_);
   // g's memory is free once written, or once a copy of it exists (staged ahead, or being
   // written from its copy).
@@ -201,27 +203,39 @@ void StreamedSafetensorsWriter::feed(DirectStream& sink, StreamDigest& sum,
   feed_i_ = 0;
   feed_p_ = nullptr;
   feed_n_ = 0;
+  // However feed() ends (done, cancelled, a failed write), nothing is offered any more, under
+  // the lock (declared after it: runs first): pumpIdle() never touches the sink, the digest or
+  // the segments once the writer unwinds past them.
+  struct Withdraw {
+    StreamedSafetensorsWriter* w;
+    ~Withdraw() {
+      w->feed_n_ = 0;
+      w->feed_segments_.clear();
+      w->feed_sink_ = nullptr;
+      w->feed_sum_ = nullptr;
+    }
+  } withdraw{this};
   advanceFeed(0);
   while (feed_n_ > 0) {
-    if (cancel_.load(std::memory_order_acquire)) {
-      feed_n_ = 0;
-      feed_segments_.clear();
-      throw Cancelled{};
-    }
+    if (cancel_.load(std::memory_order_acquire)) throw Cancelled{};
+    sink.throwIfFailed();  // a write failed (the caller's pumping stops on it and wakes us)
     const int64_t last = last_pump_ns_.load(std::memory_order_acquire), now = steadyNs();
     const bool behind = opts_.finish_by_s > 0 &&
                         static_cast<double>(fed_bytes_) <
                             static_cast<double>(file_bytes_) *
                                 std::min(1.0, (now - start_ns_) * 1e-9 / opts_.finish_by_s);
-    if (grace_ns <= 0 || last == 0 || now - last > grace_ns || behind) {
-      // Nobody pumps (yet, or any more), or the pumping is behind the schedule: copy here (the
-      // lock held: the copy is one owner's at a time), then look again.
+    if (grace_ns <= 0 || last == 0 || now - last > grace_ns || behind ||
+        caller_waiting_.load(std::memory_order_acquire) > 0) {
+      // Nobody pumps (yet, or any more), the pumping is behind the schedule, or the caller is
+      // blocked on a group (releaseGroup/waitGroup: it cannot pump, and its threads are idle):
+      // copy here (the lock held: the copy is one owner's at a time), then look again.
       advanceFeed(sink.putSome(feed_p_, feed_n_, sum, kPumpSlice * 4, true));
       continue;
     }
-    feed_cv_.wait_for(lock, std::chrono::milliseconds(20), [&] { return feed_n_ == 0; });
+    feed_cv_.wait_for(lock, std::chrono::milliseconds(20), [&] {
+      return feed_n_ == 0 || sink.failed() || caller_waiting_.load(std::memory_order_acquire) > 0;
+    });
   }
-  feed_segments_.clear();
 }
 
 void StreamedSafetensorsWriter::advanceFeed(size_t k) {
@@ -250,14 +264,24 @@ bool StreamedSafetensorsWriter::pumpIdle() {
     if (lock.owns_lock()) lock.unlock();
     return later();
   }
+  if (feed_sink_->failed()) {  // the writer reports it (woken here); nothing more to pump
+    lock.unlock();
+    feed_cv_.notify_all();
+    return false;
+  }
   size_t k = 0;
   try {
     k = feed_sink_->putSome(feed_p_, feed_n_, *feed_sum_, kPumpSlice, false);
-  } catch (const std::exception&) {
-    return false;  // a failed write: the writer thread sees it (the pool's error) and stops
+  } catch (const std::exception&) {  // e.g. an allocation: the writer copies instead
+    return false;
   }
-  if (k == 0) {  // every buffer on its way to the disk
+  if (k == 0) {  // every buffer on its way to the disk, or a write just failed
+    const bool failed = feed_sink_->failed();
     lock.unlock();
+    if (failed) {
+      feed_cv_.notify_all();
+      return false;
+    }
     return later();
   }
   advanceFeed(k);

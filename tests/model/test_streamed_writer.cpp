@@ -5,10 +5,12 @@
 // order; failures (unwritable path, a throwing callback, cancel) are reported, release every
 // waiter and leave no partial file. No LibTorch: it runs under tools/sanitize.sh (TSan too).
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <csignal>
 #include <cstdio>
 #include <memory>
 #include <chrono>
@@ -610,6 +612,88 @@ TEST(StreamedWriter, PumpingBehindTheScheduleIsHelpedByTheWriter) {
                 static_cast<unsigned long long>(w.pumpedBytes()),
                 static_cast<unsigned long long>(w.digest().bytes));
     removeTree(d + "/b.safetensors");
+  }
+  removeTree(d);
+}
+
+namespace {
+/// Units of three tensors of n floats each, all 1.0 (large: a write of many pieces).
+struct BigUnits {
+  std::vector<std::vector<float>> bufs;
+  std::vector<TensorToWrite> unit(int u, int64_t n) {
+    std::vector<TensorToWrite> t;
+    for (int p = 0; p < 3; ++p) {
+      bufs.emplace_back(static_cast<size_t>(n), 1.0f);
+      t.push_back({"u" + std::to_string(u) + "." + std::to_string(p), DType::F32, {n},
+                   bufs.back().data(), DType::F32});
+    }
+    return t;
+  }
+};
+
+/// RLIMIT_FSIZE of this process lowered to `bytes` (SIGXFSZ ignored: a write past it fails with
+/// EFBIG), restored when it goes out of scope.
+struct FileSizeLimit {
+  rlimit old{};
+  explicit FileSizeLimit(rlim_t bytes) {
+    std::signal(SIGXFSZ, SIG_IGN);
+    ::getrlimit(RLIMIT_FSIZE, &old);
+    rlimit lim = old;
+    lim.rlim_cur = bytes;
+    ok = ::setrlimit(RLIMIT_FSIZE, &lim) == 0;
+  }
+  ~FileSizeLimit() { ::setrlimit(RLIMIT_FSIZE, &old); }
+  bool ok = false;
+};
+}  // namespace
+
+// The caller pumps, then blocks on the group being fed from its memory (the leader's update
+// gate, when the group could not be staged): it cannot pump meanwhile, so the writer copies at
+// once instead of waiting out pump_grace_s (found in review: the gate stalled for the grace).
+TEST(StreamedWriter, ACallerBlockedOnTheGroupBeingFedIsNotLeftWaitingForItsOwnPumping) {
+  const std::string d = tempDir("gate");
+  BigUnits b;
+  b.bufs.reserve(8);
+  std::vector<std::vector<TensorToWrite>> groups = {b.unit(0, 4 << 20), b.unit(1, 1000)};
+  StreamedWriterOptions o;
+  o.direct_io = true;
+  o.pump_grace_s = 60;  // without the fix the release below would wait this long
+  StreamedSafetensorsWriter w(d + "/g.safetensors", std::move(groups), {}, o);
+  while (w.pumpedBytes() == 0 && !w.finished()) w.pumpIdle();
+  const double held = w.releaseGroup(0);
+  EXPECT_LT(held, 20.0) << "the release waited for pumping that could not come";
+  while (!w.finished()) w.pumpIdle();  // the rest, as the leader's next waits would
+  EXPECT_EQ(w.wait(), "");
+  removeTree(d);
+}
+
+// A direct write that fails (EFBIG past RLIMIT_FSIZE) while the caller pumps is reported with
+// its error, the file removed, and pumpIdle() says false from then on; and when it fails on the
+// writer's own copy while the caller pumps, the caller's pumping never touches the unwound
+// writer's buffers or digest (found in review: a use-after-free; ASan checks it here).
+TEST(StreamedWriter, ADirectWriteFailingWhileTheCallerPumpsIsReportedAndNothingDanglesAfterIt) {
+  const std::string d = tempDir("pump_fail");
+  FileSizeLimit limit(4u << 20);
+  ASSERT_TRUE(limit.ok);
+  for (double grace : {60.0, 0.0}) {  // the caller's pumping copies; the writer copies
+    for (int rep = 0; rep < (grace > 0 ? 1 : 5); ++rep) {
+      BigUnits b;
+      b.bufs.reserve(8);
+      std::vector<std::vector<TensorToWrite>> groups = {b.unit(0, 4 << 20), b.unit(1, 1000)};
+      StreamedWriterOptions o;
+      o.direct_io = true;
+      o.piece_bytes = 1 << 20;
+      o.pump_grace_s = grace;
+      const std::string path = d + "/f.safetensors";
+      StreamedSafetensorsWriter w(path, std::move(groups), {}, o);
+      const auto t0 = std::chrono::steady_clock::now();
+      while (!w.finished() && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(30)) w.pumpIdle();
+      ASSERT_TRUE(w.finished()) << "a failed write went unnoticed while the caller pumped (grace " << grace << ")";
+      EXPECT_FALSE(w.pumpIdle());
+      const std::string e = w.wait();
+      EXPECT_NE(e.find("write failed"), std::string::npos) << e;
+      EXPECT_FALSE(pathExists(path));
+    }
   }
   removeTree(d);
 }
