@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstring>
 #include <deque>
+#include <optional>
 #include <thread>
 
 #include "common/errors.h"
@@ -68,8 +69,8 @@ double StreamedSafetensorsWriter::waitGroup(int g, const std::function<void()>& 
   };
   if (ready()) return 0;
   const auto t0 = std::chrono::steady_clock::now();
-  const CallerWaiting waiting(*this);
   std::unique_lock<std::mutex> lock(mu_);
+  const CallerWaiting waiting(*this);  // blocked from here on: the writer copies at once
   while (!ready()) {
     cv_.wait_for(lock, std::chrono::milliseconds(50), ready);
     if (!ready() && poll) {
@@ -143,8 +144,8 @@ double StreamedSafetensorsWriter::releaseGroup(int g, const std::function<void()
   };
   if (written()) return 0;
   const auto t0 = std::chrono::steady_clock::now();
-  const CallerWaiting waiting(*this);
   std::unique_lock<std::mutex> lock(mu_);
+  std::optional<CallerWaiting> waiting;  // from the first time it blocks, not while it stages
   // g's memory is free once written, or once a copy of it exists (staged ahead, or being
   // written from its copy).
   auto free_now = [&] { return written() || static_cast<bool>(staged_[g]); };
@@ -163,6 +164,7 @@ double StreamedSafetensorsWriter::releaseGroup(int g, const std::function<void()
     if (copied || free_now()) continue;
     // until g is free, or a group is written (its staging slice, if any, returned to the pool)
     const int seen = written_.load(std::memory_order_acquire);
+    if (!waiting) waiting.emplace(*this);
     cv_.wait_for(lock, std::chrono::milliseconds(50), [&] {
       return free_now() || written_.load(std::memory_order_acquire) != seen;
     });
@@ -294,7 +296,10 @@ bool StreamedSafetensorsWriter::pumpIdle() {
 }
 
 std::string StreamedSafetensorsWriter::wait() {
-  if (thread_.joinable()) thread_.join();
+  if (thread_.joinable()) {
+    const CallerWaiting waiting(*this);  // the caller pumps no more: the writer copies the rest
+    thread_.join();
+  }
   std::lock_guard<std::mutex> lock(mu_);
   return error_;
 }

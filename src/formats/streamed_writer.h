@@ -235,14 +235,21 @@ class StreamedSafetensorsWriter {
   size_t feed_n_ = 0;
   std::atomic<bool> writing_{false};  // a direct write between its header and its last group
   std::atomic<int64_t> last_pump_ns_{0};      // steady_clock of the last pumpIdle() call
-  // The caller is blocked in waitGroup/releaseGroup (it cannot pump meanwhile): feed() copies
-  // at once instead of waiting for the pumping.
+  // The caller is blocked in waitGroup/releaseGroup/wait (it cannot pump meanwhile): feed()
+  // copies at once instead of waiting for the pumping.
   std::atomic<int> caller_waiting_{0};
   struct CallerWaiting {
     explicit CallerWaiting(StreamedSafetensorsWriter& w) : w(w) {
       w.caller_waiting_.fetch_add(1, std::memory_order_acq_rel);
-      std::lock_guard<std::mutex> lock(w.feed_mu_);  // not between feed()'s check and its wait
-      w.feed_cv_.notify_all();
+      // Never blocks on feed_mu_ (the writer holds it while it copies a whole unit itself, and
+      // then sees the count anyway): under it when free, so the notify cannot fall between
+      // feed()'s check and its wait; else plainly (a missed one costs feed() its 20 ms timeout).
+      if (w.feed_mu_.try_lock()) {
+        w.feed_cv_.notify_all();
+        w.feed_mu_.unlock();
+      } else {
+        w.feed_cv_.notify_all();
+      }
     }
     ~CallerWaiting() { w.caller_waiting_.fetch_sub(1, std::memory_order_acq_rel); }
     StreamedSafetensorsWriter& w;
