@@ -58,14 +58,6 @@ void DirectStream::submitCurrent(size_t bytes) {
   fill_ = 0;
 }
 
-void DirectStream::put(const uint8_t* p, size_t n, StreamDigest& sum) {
-  while (n > 0) {
-    const size_t k = putSome(p, n, sum, n, true);
-    p += k;
-    n -= k;
-  }
-}
-
 size_t DirectStream::putSome(const uint8_t* p, size_t n, StreamDigest& sum, size_t max, bool wait) {
   // Slices of 1 MiB at most: copied, then hashed from the cache.
   constexpr size_t kSlice = 1u << 20;

@@ -6,13 +6,13 @@
 // threads and page reclaim then work on the file in the normal scheduling class. Here the only
 // copy is a memcpy in user space on the (idle-class) writer thread, which any training thread
 // preempts at once, and the disk reads the bounce buffers by DMA: no page cache, no writeback
-// threads, no dirty-page throttling. The caller's memory is free as soon as put() returns.
+// threads, no dirty-page throttling. The caller's memory is free as soon as putSome() took it.
 //
 // Layout: buffers of `buffer_bytes` (a multiple of kAlign, aligned to kAlign) hold the stream
 // at file offsets k * buffer_bytes; each full buffer is submitted to the IoPool, and the buffer
 // comes back once written. finish() pads the last buffer with zeros to kAlign, writes it, waits
 // for every write, then truncates the file to the stream's size.
-// Threads: put/putSome/finish/size from one thread at a time (the writer, or the caller it lends
+// Threads: putSome/finish from one thread at a time (the writer, or the caller it lends
 // the copy to under its lock: StreamedSafetensorsWriter::pumpIdle); buffers return on I/O threads.
 #pragma once
 
@@ -41,19 +41,15 @@ class DirectStream {
   DirectStream(const DirectStream&) = delete;
   DirectStream& operator=(const DirectStream&) = delete;
 
-  /// Appends bytes [p, p + n): copies them into the current buffer and feeds the copy to `sum`
-  /// (hashed while in cache), submitting each buffer that fills. Returns once the bytes are
-  /// copied: the caller may change them. Throws UserError when a write failed.
-  void put(const uint8_t* p, size_t n, StreamDigest& sum);
-  /// put() of at most `max` of the n bytes; returns how many it took. `wait` false: returns 0
-  /// instead of waiting when every buffer is being written (the disk is behind). Throws
-  /// UserError when a write failed.
+  /// Appends at most `max` of the bytes [p, p + n): copies them into the current buffer and
+  /// feeds the copy to `sum` (hashed while in cache), submitting each buffer that fills; returns
+  /// how many it took, which the caller may change from then on. `wait` false: stops (possibly
+  /// at 0) instead of waiting when every buffer is being written (the disk is behind) or a
+  /// write failed. `wait` true: throws UserError when a write failed.
   size_t putSome(const uint8_t* p, size_t n, StreamDigest& sum, size_t max, bool wait);
   /// Writes the last partial buffer (zero-padded), waits for every write and truncates the file
-  /// `fd` to size(). Throws UserError on failure.
+  /// `fd` to the bytes put. Throws UserError on failure.
   void finish(int fd, const std::string& path);
-  /// Bytes put so far.
-  uint64_t size() const { return size_; }
   /// True once a write failed (any thread); throwIfFailed() then waits for the writes in flight
   /// and throws UserError with the first failure (the owner's thread).
   bool failed() const { return pool_.failed(); }

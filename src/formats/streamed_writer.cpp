@@ -26,6 +26,12 @@ namespace {
 /// Thrown inside the writer thread when cancel() was called.
 struct Cancelled {};
 
+int64_t steadyNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+constexpr size_t kPumpSlice = 256u << 10;  // bytes per pumpIdle() call: ~0.1 ms of copy + hash
+
 }  // namespace
 
 StreamedSafetensorsWriter::StreamedSafetensorsWriter(
@@ -50,8 +56,7 @@ StreamedSafetensorsWriter::StreamedSafetensorsWriter(
   }
   file_bytes_ = 8 + header_.size();
   for (uint64_t n : group_bytes_) file_bytes_ += n;
-  start_ns_ = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                  std::chrono::steady_clock::now().time_since_epoch()).count();
+  start_ns_ = steadyNs();
   state_.assign(groups_.size(), GroupState::kPending);
   staged_.resize(groups_.size());
   thread_ = std::thread([this] { run(); });
@@ -186,14 +191,6 @@ bool StreamedSafetensorsWriter::stageNext() {
     if (state_[g] == GroupState::kPending) return stageLocked(g, lock);
   return false;
 }
-
-namespace {
-int64_t steadyNs() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-constexpr size_t kPumpSlice = 256u << 10;  // bytes per pumpIdle() call: ~0.1 ms of copy + hash
-}  // namespace
 
 void StreamedSafetensorsWriter::feed(DirectStream& sink, StreamDigest& sum,
                                      std::vector<std::pair<const uint8_t*, size_t>> segments) {

@@ -49,8 +49,9 @@ CheckpointStream::CheckpointStream(CheckpointRequest req,
   wo.copy = req_.copy;
   wo.max_bytes_per_s = req_.max_bytes_per_s;
   wo.finish_by_s = req_.finish_by_s;
-  wo.direct_io = req_.io == "direct" ||
-                 (req_.io == "auto" && req_.staging && req_.staging->capacity() > 0 && !req_.blocking);
+  direct_ = req_.io == "direct" ||
+            (req_.io == "auto" && req_.staging && req_.staging->capacity() > 0 && !req_.blocking);
+  wo.direct_io = direct_;
   if (!shared_) wo.on_complete = [this](const FileDigest& d) { complete(d); };
   writer_ = std::make_unique<StreamedSafetensorsWriter>(
       joinPath(tmp_dir_, req_.file), std::move(groups),
@@ -86,11 +87,9 @@ void CheckpointStream::complete(const formats::FileDigest& digest) {
   std::string budget = req_.staging && req_.staging->capacity() > 0
       ? fmt::format("at most {} held at once", shm::formatBytes(req_.staging->capacity()))
       : std::string("staging off: updates waited for the disk where it was behind");
-  const bool direct = req_.io == "direct" ||
-                      (req_.io == "auto" && req_.staging && req_.staging->capacity() > 0 && !req_.blocking);
   budget += writer_->directFellBack()
                 ? std::string("; O_DIRECT refused by the file system: written through the page cache")
-            : direct ? fmt::format("; O_DIRECT, {} of it copied in the leader's idle time",
+            : direct_ ? fmt::format("; O_DIRECT, {} of it copied in the leader's idle time",
                                    shm::formatBytes(writer_->pumpedBytes()))
                      : std::string("; through the page cache");
   if (req_.note && req_.blocking)

@@ -121,6 +121,7 @@ class CheckpointStream {
   CheckpointRequest req_;
   std::string name_, tmp_dir_, final_dir_;
   bool shared_ = false;        // req_.shared_tmp_dir given: write the file, commit nothing
+  bool direct_ = false;        // O_DIRECT asked of the writer (req_.io, staging, blocking)
   std::vector<int> position_;  // unit -> its index in the write order
   std::unique_ptr<formats::StreamedSafetensorsWriter> writer_;
   bool finished_ = false;

@@ -133,39 +133,46 @@ TEST(StreamedWriter, AnUnwritablePathIsReportedAndReleasesEveryWaiter) {
   EXPECT_NE(e.find("cannot create"), std::string::npos) << e;
 }
 
+// Buffered and direct (O_DIRECT, formats/direct_stream.h: the bounce buffers come back from
+// the I/O threads first) alike.
 TEST(StreamedWriter, AFailingCallbackOrCancelLeavesNoPartialFile) {
   const std::string d = tempDir("fail");
   State st({5000, 6000, 7000});
-  {
-    StreamedWriterOptions o;
-    o.after_group = [](int n) {
-      if (n == 2) throw std::runtime_error("disk on fire");
-    };
-    StreamedSafetensorsWriter w(d + "/a.safetensors", {st.unit(0), st.unit(1), st.unit(2)}, {}, o);
-    w.waitGroup(2);  // released although group 2 is never written
-    EXPECT_EQ(w.wait(), "disk on fire");
-    EXPECT_FALSE(pathExists(d + "/a.safetensors"));
-  }
-  {
-    StreamedWriterOptions o;
-    o.piece_bytes = 4096;
-    o.after_group = [](int) { std::this_thread::sleep_for(std::chrono::milliseconds(50)); };
-    StreamedSafetensorsWriter w(d + "/b.safetensors", {st.unit(0), st.unit(1), st.unit(2)}, {}, o);
-    w.waitGroup(0);
-    w.cancel();
-    const std::string e = w.wait();
-    EXPECT_NE(e.find("cancelled"), std::string::npos) << e;
-    EXPECT_FALSE(pathExists(d + "/b.safetensors"));
-  }
-  {
-    // Destroyed mid-write: cancelled and joined, no file left.
-    StreamedWriterOptions o;
-    o.after_group = [](int) { std::this_thread::sleep_for(std::chrono::milliseconds(50)); };
-    auto w = std::make_unique<StreamedSafetensorsWriter>(d + "/c.safetensors",
-        std::vector<std::vector<TensorToWrite>>{st.unit(0), st.unit(1), st.unit(2)},
-        std::map<std::string, std::string>{}, o);
-    w.reset();
-    EXPECT_FALSE(pathExists(d + "/c.safetensors"));
+  for (const bool direct : {false, true}) {
+    {
+      StreamedWriterOptions o;
+      o.direct_io = direct;
+      o.after_group = [](int n) {
+        if (n == 2) throw std::runtime_error("disk on fire");
+      };
+      StreamedSafetensorsWriter w(d + "/a.safetensors", {st.unit(0), st.unit(1), st.unit(2)}, {}, o);
+      w.waitGroup(2);  // released although group 2 is never written
+      EXPECT_EQ(w.wait(), "disk on fire");
+      EXPECT_FALSE(pathExists(d + "/a.safetensors"));
+    }
+    {
+      StreamedWriterOptions o;
+      o.direct_io = direct;
+      o.piece_bytes = 4096;
+      o.after_group = [](int) { std::this_thread::sleep_for(std::chrono::milliseconds(50)); };
+      StreamedSafetensorsWriter w(d + "/b.safetensors", {st.unit(0), st.unit(1), st.unit(2)}, {}, o);
+      w.waitGroup(0);
+      w.cancel();
+      const std::string e = w.wait();
+      EXPECT_NE(e.find("cancelled"), std::string::npos) << e;
+      EXPECT_FALSE(pathExists(d + "/b.safetensors"));
+    }
+    {
+      // Destroyed mid-write: cancelled and joined, no file left.
+      StreamedWriterOptions o;
+      o.direct_io = direct;
+      o.after_group = [](int) { std::this_thread::sleep_for(std::chrono::milliseconds(50)); };
+      auto w = std::make_unique<StreamedSafetensorsWriter>(d + "/c.safetensors",
+          std::vector<std::vector<TensorToWrite>>{st.unit(0), st.unit(1), st.unit(2)},
+          std::map<std::string, std::string>{}, o);
+      w.reset();
+      EXPECT_FALSE(pathExists(d + "/c.safetensors"));
+    }
   }
   removeTree(d);
 }
@@ -474,37 +481,6 @@ TEST(StreamedWriter, DirectIoWritesTheBufferedWritersBytesWhereverTheFileSystemT
     }
     removeTree(d);
   }
-}
-
-// A direct write that fails or is cancelled mid-file leaves no file and releases every waiter,
-// as a buffered one does (the bounce buffers come back from the I/O threads first).
-TEST(StreamedWriter, DirectIoFailuresAndCancelLeaveNoPartialFile) {
-  const std::string d = tempDir("direct_fail");
-  State st({5000, 6000, 7000});
-  {
-    StreamedWriterOptions o;
-    o.direct_io = true;
-    o.after_group = [](int n) {
-      if (n == 2) throw std::runtime_error("disk on fire");
-    };
-    StreamedSafetensorsWriter w(d + "/a.safetensors", {st.unit(0), st.unit(1), st.unit(2)}, {}, o);
-    w.waitGroup(2);
-    EXPECT_EQ(w.wait(), "disk on fire");
-    EXPECT_FALSE(pathExists(d + "/a.safetensors"));
-  }
-  {
-    StreamedWriterOptions o;
-    o.direct_io = true;
-    o.piece_bytes = 4096;
-    o.after_group = [](int) { std::this_thread::sleep_for(std::chrono::milliseconds(50)); };
-    StreamedSafetensorsWriter w(d + "/b.safetensors", {st.unit(0), st.unit(1), st.unit(2)}, {}, o);
-    w.waitGroup(0);
-    w.cancel();
-    const std::string e = w.wait();
-    EXPECT_NE(e.find("cancelled"), std::string::npos) << e;
-    EXPECT_FALSE(pathExists(d + "/b.safetensors"));
-  }
-  removeTree(d);
 }
 
 // The caller lends its idle time to a direct write (pumpIdle: the leader while it waits for
