@@ -31,6 +31,7 @@
 #include "runtime/node_shards.h"
 #include "runtime/test_hooks.h"
 #include "runtime/token_rows.h"
+#include "train/checkpoint_pace.h"
 #include "train/trainer.h"
 
 namespace slidedp {
@@ -434,13 +435,14 @@ int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trai
         // The last one and a stop's are complete before the job goes on to exit; a periodic
         // one is streamed while the next steps run (--checkpoint-mode).
         if (o.checkpoint_mode == "stream" && !stopped && step != last) {
-          // The write should be done well before the checkpoint after it (or the last step,
-          // which waits for it): 80% of that many steps at the recent median step time.
+          // Done well before the checkpoint after it (or the last step); copied in the
+          // leader's idle time, by the writer only when that falls behind (train/checkpoint_pace.h).
           std::vector<double> recent;
           for (size_t i = recs.size() > 10 ? recs.size() - 10 : 0; i < recs.size(); ++i)
             recent.push_back(recs[i].seconds);
-          const int64_t ahead = std::min<int64_t>(o.checkpoint_every, last - step);
-          trainer.setCheckpointFinishBy(recent.empty() ? 0.0 : 0.8 * static_cast<double>(ahead) * median(recent));
+          const CheckpointPace pace =
+              checkpointPace(std::move(recent), std::min<int64_t>(o.checkpoint_every, last - step));
+          trainer.setCheckpointPace(pace.finish_by_s, pace.pump_grace_s);
           const auto t0 = std::chrono::steady_clock::now();
           const std::string dir = trainer.startCheckpoint(o.checkpoint_dir, step, checkpointState(step),
                                                           o.keep_checkpoints, o.overwrite_checkpoints,

@@ -103,7 +103,10 @@ struct StreamedWriterOptions {
   bool direct_io = false;
   /// Direct writes: once the caller has called pumpIdle() (its idle time), the writer thread
   /// leaves the copy into the bounce buffers to those calls and does it itself only when none
-  /// came for this long (a caller that stopped pumping, e.g. after its last step). 0: the
+  /// came for this long (a caller that stopped pumping, e.g. after its last step). Longer than
+  /// the caller's busy stretches between its idle times: the trainer passes twice its median
+  /// step (a grace shorter than the leader's AdamW update made the writer copy at the end of
+  /// every update, on the update's cores: +0.24 s per 1.65 s step on the 4B run). 0: the
   /// writer thread always copies.
   double pump_grace_s = 1.0;
   /// Direct writes: seconds from the start by which the write should be done (the trainer:

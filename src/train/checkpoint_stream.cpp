@@ -49,6 +49,7 @@ CheckpointStream::CheckpointStream(CheckpointRequest req,
   wo.copy = req_.copy;
   wo.max_bytes_per_s = req_.max_bytes_per_s;
   wo.finish_by_s = req_.finish_by_s;
+  if (req_.pump_grace_s > 0) wo.pump_grace_s = req_.pump_grace_s;
   direct_ = req_.io == "direct" ||
             (req_.io == "auto" && req_.staging && req_.staging->capacity() > 0 && !req_.blocking);
   wo.direct_io = direct_;

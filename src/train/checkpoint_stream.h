@@ -72,6 +72,9 @@ struct CheckpointRequest {
   std::string io = "auto";
   /// Seconds by which a direct write should be done (StreamedWriterOptions::finish_by_s); 0: none.
   double finish_by_s = 0;
+  /// Seconds without the leader's pumping after which the writer copies by itself
+  /// (StreamedWriterOptions::pump_grace_s); 0: the writer's default (1 s).
+  double pump_grace_s = 0;
 };
 
 class CheckpointStream {

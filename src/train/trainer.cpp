@@ -369,7 +369,8 @@ void Trainer::beginStream(const std::string& root, int64_t step, const nlohmann:
                         staging_pool_, blocking,
                         [team](uint8_t* dst, const uint8_t* src, size_t n) { team->copy(dst, src, n); },
                         blocking ? 0.0 : checkpoint_write_rate_,  // a held step is not paced
-                        checkpoint_io_, blocking ? 0.0 : checkpoint_finish_by_s_};
+                        checkpoint_io_, blocking ? 0.0 : checkpoint_finish_by_s_,
+                        checkpoint_pump_grace_s_};
   stream_ = std::make_unique<CheckpointStream>(std::move(req), std::move(units), plan_.updateOrder(),
                                                after_unit);
 }

@@ -156,10 +156,16 @@ class Trainer {
   void setCheckpointWriteRate(double bytes_per_s) { checkpoint_write_rate_ = bytes_per_s; }
   /// --checkpoint-io: auto, direct or buffered (CheckpointRequest::io). Not collective.
   void setCheckpointIo(std::string io) { checkpoint_io_ = std::move(io); }
-  /// Seconds by which the next streamed checkpoint's write should be done (CheckpointRequest::
-  /// finish_by_s: the job passes 80% of the time to the checkpoint after it, or to the last
-  /// step); 0: none. Not collective.
-  void setCheckpointFinishBy(double seconds) { checkpoint_finish_by_s_ = seconds; }
+  /// The pace of the next streamed checkpoint's direct write: `finish_by_s`, seconds by which
+  /// it should be done (CheckpointRequest::finish_by_s: the job passes 80% of the time to the
+  /// checkpoint after it, or to the last step; 0: none), and `pump_grace_s`, seconds without
+  /// the leader's idle-time pumping after which the writer copies by itself
+  /// (CheckpointRequest::pump_grace_s: the job passes twice its median step; 0: the writer's
+  /// default). Not collective.
+  void setCheckpointPace(double finish_by_s, double pump_grace_s) {
+    checkpoint_finish_by_s_ = finish_by_s;
+    checkpoint_pump_grace_s_ = pump_grace_s;
+  }
 
   /// Switches, for the following steps, what may change between steps without touching the
   /// state layout: delivery and reduction routes, clipping (max_grad_norm; needs the run to
@@ -221,7 +227,8 @@ class Trainer {
   int64_t first_step_ = 1;
   std::shared_ptr<formats::StagingPool> staging_pool_;  // leader; reserveCheckpointStaging
   std::string checkpoint_io_ = "auto";  // setCheckpointIo
-  double checkpoint_finish_by_s_ = 0;   // setCheckpointFinishBy
+  double checkpoint_finish_by_s_ = 0;   // setCheckpointPace
+  double checkpoint_pump_grace_s_ = 0;  // setCheckpointPace
   double checkpoint_write_rate_ = 0;  // bytes/s, 0: uncapped (setCheckpointWriteRate)
   int leaders_on_host_ = 1;  // leaders of this job on this host (virtual nodes: several)
   /// Leader: finishes the streamed checkpoint, if any; returns its error ("" when none).
