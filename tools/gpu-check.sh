@@ -34,17 +34,19 @@
 #                             slidedp-ckpt-bench it creates and removes (default: the checkout's). A
 #                             Qwen3-4B checkpoint is 48.3 GB: with room for two it writes two, with
 #                             room for one, one. SLIDEDP_CKPT_CONFIG: the shape (default qwen3-4b)
-#     SLIDEDP_CKPT_EVERY      `ckpt`: --checkpoint-every (default 50; the run has 49 steps, ~95 s,
-#                             after its last checkpoint, more than the 4B write's 86 s on the 1xH200
-#                             disk: a write still running after the last step counts as cost), SLIDEDP_CKPT_MODE stream (default) or blocking,
+#     SLIDEDP_CKPT_EVERY      `ckpt`: --checkpoint-every (default 100, issue 20's interval; the run
+#                             has 99 steps, ~170 s, after its last checkpoint, room for the 4B write's
+#                             60-80 s on the 1xH200 disk: a write still running after the last step
+#                             counts as cost; the steps after it give the drift-bracketed figure,
+#                             tools/bench/ckpt_cost.py), SLIDEDP_CKPT_MODE stream (default) or blocking,
 #                             SLIDEDP_CKPT_STAGING: --checkpoint-staging (default auto),
 #                             SLIDEDP_CKPT_WRITE_RATE: --checkpoint-write-rate MB/s (default 0: uncapped),
 #                             SLIDEDP_CKPT_IO: --checkpoint-io auto|direct|buffered (default auto),
 #                             SLIDEDP_CKPT_BATCH / SLIDEDP_CKPT_SEQ (default 8 / 4096);
 #                             SLIDEDP_CKPT_REPEATS: pairs of runs (without, with), interleaved
 #                             (default 1); with more, the costs' median and spread (ckpt-cost.txt)
-#                             and the pairs' files in ckpt-repeats.tgz (a 4B pair takes ~7 min:
-#                             run 2 or more detached, tools/gpu-detached.sh);
+#                             and the pairs' files in ckpt-repeats.tgz (a 4B pair takes ~8 min:
+#                             run it detached, tools/gpu-detached.sh);
 #                             SLIDEDP_CKPT_DIRTY_BYTES (opt-in, root): vm.dirty_bytes during the
 #                             checkpoint run (e.g. 60000000000), restored after
 #     SLIDEDP_PLAN_CONFIG     model shape of `plan` (default tools/configs/qwen3-4b.json)
@@ -248,7 +250,7 @@ do_ckpt() {
   # and its share of 100 steps (a RESULT line).
   local dir=${SLIDEDP_CKPT_DIR:-$(pwd)}/slidedp-ckpt-bench mode=${SLIDEDP_CKPT_MODE:-stream}
   local config=${SLIDEDP_CKPT_CONFIG:-tools/configs/qwen3-4b.json}
-  local every=${SLIDEDP_CKPT_EVERY:-50} rows=${SLIDEDP_CKPT_BATCH:-8} T=${SLIDEDP_CKPT_SEQ:-4096} bytes free n steps
+  local every=${SLIDEDP_CKPT_EVERY:-100} rows=${SLIDEDP_CKPT_BATCH:-8} T=${SLIDEDP_CKPT_SEQ:-4096} bytes free n steps
   local dev=(--gpus "$GPUS"); [ "$NGPU" -eq 0 ] && dev=(--cpu-workers 1)  # CPU: a dry run of the logic
   step "ckpt: the cost of a $mode checkpoint ($config, batch $rows, seq $T): steps without and with --checkpoint-every $every"
   rm -rf "$dir" && mkdir -p "$dir" || { rc=1; return; }
@@ -278,7 +280,7 @@ do_ckpt() {
   local reps=${SLIDEDP_CKPT_REPEATS:-1} r sfx costs=()
   for (( r = 1; r <= reps; r++ )); do
     sfx=; [ "$reps" -gt 1 ] && sfx="-r$r" && echo "ckpt: pair $r of $reps"
-    # Without checkpoints, then with; each run ~(30 s start-up + steps x ~2.3 s) on 1x H200.
+    # Without checkpoints, then with; each run ~(30-60 s start-up + steps x ~1.7 s) on 1x H200.
     # (the run without checkpoints only gives the median step: 16 steps at most)
     SLIDEDP_WORKER=$BIN/slidedp_worker timeout 300 launcher/slidedp-run "${dev[@]}" --worker-threads 2 -- \
       "${common[@]}" --steps $(( steps < 16 ? steps : 16 )) --metrics "$OUT/ckpt-base$sfx.jsonl" > "$OUT/ckpt-base$sfx.log" 2>&1 || rc=1
@@ -295,7 +297,7 @@ do_ckpt() {
     local vmpid=
     { echo "== before"; grep -E "^(pgscan|pgsteal|allocstall|nr_dirty |nr_writeback )" /proc/vmstat; grep "^cpu" /proc/stat; } > "$OUT/ckpt-kernel$sfx.txt" 2>/dev/null
     command -v vmstat > /dev/null && { vmstat -w -t 2 > "$OUT/ckpt-vmstat$sfx.tmp" 2>&1 & vmpid=$!; }
-    SLIDEDP_WORKER=$BIN/slidedp_worker timeout 420 launcher/slidedp-run "${dev[@]}" --worker-threads 2 -- \
+    SLIDEDP_WORKER=$BIN/slidedp_worker timeout 560 launcher/slidedp-run "${dev[@]}" --worker-threads 2 -- \
       "${common[@]}" --steps "$steps" --metrics "$OUT/ckpt-run$sfx.jsonl" --checkpoint-dir "$dir" --checkpoint-every "$every" \
       --checkpoint-mode "$mode" --checkpoint-staging "${SLIDEDP_CKPT_STAGING:-auto}" --checkpoint-at-end false --keep-checkpoints 1 \
       --checkpoint-write-rate "${SLIDEDP_CKPT_WRITE_RATE:-0}" --checkpoint-io "${SLIDEDP_CKPT_IO:-auto}" \

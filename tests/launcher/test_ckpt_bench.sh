@@ -42,5 +42,24 @@ echo "no result here" > "$TMP/e"
 python3 tools/bench/ckpt_cost.py --summary "$TMP/a" "$TMP/e" > /dev/null 2> "$TMP/err"
 [ $? = 1 ] && grep -q "$TMP/e has no RESULT line" "$TMP/err" || fail "a pair without RESULT: $(cat "$TMP/err")"
 
+# The drift-bracketed figure: steps 1-10 at 1.0 s, the checkpoint at step 10, its write over steps
+# 11-20 at 1.5 s (written to at the log time of step 20's end), then 21-40 at 2.0 s (the machine
+# slowed). Against the steps before (1.0) the run costs 25 s (the slower steps after the write
+# included); against the mean of before and after (1.5), 0.5 s: step 21, the first logged after
+# "written to", counts as during the write.
+: > "$TMP/b.jsonl"; : > "$TMP/r.jsonl"; : > "$TMP/r.log"
+for s in $(seq 1 40); do
+  t=1.0; [ "$s" -gt 10 ] && t=1.5; [ "$s" -gt 20 ] && t=2.0
+  echo "{\"step\": $s, \"step_s\": 1.0}" >> "$TMP/b.jsonl"
+  echo "{\"step\": $s, \"step_s\": $t, \"checkpoint_wait_s\": 0.0}" >> "$TMP/r.jsonl"
+  printf '[23:59:%02d.500] [leader 0/2] [info] step %d/40 | x\n' $(( s % 60 )) "$s" >> "$TMP/r.log"
+  [ "$s" = 10 ] && echo "[23:59:10.600] [leader 0/2] [info] checkpoint of step 10: streaming to d while training continues (0.000 s to start)" >> "$TMP/r.log"
+  [ "$s" = 20 ] && echo "[23:59:20.700] [leader 0/2] [info] checkpoint of step 10 written to d (1.00 GiB in 10.00 s to the fsync, 0.11 GB/s)" >> "$TMP/r.log"
+done
+python3 tools/bench/ckpt_cost.py --base "$TMP/b.jsonl" --run "$TMP/r.jsonl" --log "$TMP/r.log" > "$TMP/br" 2>&1
+grep -q "drift bracketed: steps 11-21 .*before (1.000 s) and 26-40 after (2.000 s)" "$TMP/br" \
+  && grep -q "pct_of_100_own_steps=.* post_step_s=2.000 pct_of_100_bracketed_steps=0.33 " "$TMP/br" \
+  || fail "drift bracketing: $(tail -3 "$TMP/br")"
+
 [ "$FAILS" = 0 ] && echo "test_ckpt_bench: all checks passed"
 exit $(( FAILS > 0 ))

@@ -21,6 +21,14 @@ The same sum against the checkpoint run's own steps before its first checkpoint 
 half of them, past the staging pool's fault-in; the same process minutes earlier) is printed
 beside it: on a machine whose speed drifts between runs the two differ, and the bench passes
 only when both are within the target.
+A third figure brackets the drift: the steps during the writes (from each checkpoint to the
+first step logged after its "written to" line) against the mean of the run's own steps before
+the first checkpoint and after the last write (its steps 5 past the write's end to the last; a
+write is fsync'ed before that line, so no page-cache writeback follows it), plus start, held and
+end wait as above. A machine whose speed drifts during a run (tools/bench/results/
+2026-12-03c-h200x1-ckpt-every100, pair 1: steps after the write as slow as during it) moves the
+first two figures and not this one; it is printed and not part of the pass decision (n/a when
+fewer than 5 steps follow the last write).
 Prints a RESULT line (key=value) and a short table.
 
     ckpt_cost.py --summary COST1.txt COST2.txt ...
@@ -51,6 +59,33 @@ def checkpoint_bytes(config_path):
     return params * 12 + (1 << 20)
 
 
+def log_seconds(stamp):
+    h, m, sec = stamp.split(":")
+    return int(h) * 3600 + int(m) * 60 + float(sec)
+
+
+def write_end_steps(log):
+    """{checkpoint step: the first step logged after its "written to" line} from the run's log
+    (timestamps [HH:MM:SS.mmm], a day's wrap handled); a write with no step after it is absent."""
+    events, day, last = [], 0.0, None
+    for m in re.finditer(r"^\[(\d\d:\d\d:\d\d\.\d+)\] .*?\] (?:step (\d+)/\d+ |checkpoint of step (\d+) written to )",
+                         log, re.M):
+        t = log_seconds(m.group(1))
+        if last is not None and t + day < last - 43200:
+            day += 86400.0
+        last = t + day
+        events.append((m.group(2), m.group(3)))
+    out, pending = {}, []
+    for step, written in events:
+        if written:
+            pending.append(int(written))
+        elif pending:
+            for w in pending:
+                out[w] = int(step)
+            pending = []
+    return out
+
+
 def read_metrics(path):
     out = {}
     for line in open(path):
@@ -73,17 +108,20 @@ def summary(paths):
             return 1
         rows.append(found)
     target = float(rows[0].get("target_pct", 3))
-    print("pair  step_s  own_step_s  pct_of_100_steps  pct_of_100_own_steps  write_s")
+    print("pair  step_s  own_step_s  pct_of_100_steps  pct_of_100_own_steps  pct_of_100_bracketed_steps  write_s")
     for i, r in enumerate(rows, 1):
         print(f"{i:4d}  {float(r['step_s']):6.3f}  {float(r['own_step_s']):10.3f}  "
               f"{float(r['pct_of_100_steps']):16.2f}  {float(r['pct_of_100_own_steps']):20.2f}  "
-              f"{float(r['write_s']):7.2f}")
+              f"{float(r.get('pct_of_100_bracketed_steps', 'nan')):26.2f}  {float(r['write_s']):7.2f}")
     out = []
     medians = []
-    for key in ("pct_of_100_steps", "pct_of_100_own_steps"):
-        v = [float(r[key]) for r in rows]
+    for key in ("pct_of_100_steps", "pct_of_100_own_steps", "pct_of_100_bracketed_steps"):
+        v = [float(r[key]) for r in rows if key in r and r[key] != "nan"]
+        if not v:
+            continue
         m = statistics.median(v)
-        medians.append(m)
+        if key != "pct_of_100_bracketed_steps":  # information, not the pass decision
+            medians.append(m)
         out.append(f"median_{key}={m:.2f} min_{key}={min(v):.2f} max_{key}={max(v):.2f}")
     print(f"RESULT name=ckpt_cost_repeats pairs={len(rows)} {' '.join(out)} target_pct={target:g} "
           f"pass={'yes' if max(medians) <= target else 'no'}")
@@ -142,6 +180,23 @@ def main():
     own = statistics.median(own_steps) if own_steps else float("nan")
     extra_own = sum(B[s]["step_s"] - own for s in window) + start_s + held + end_wait
     pct_own = 100.0 * extra_own / n / (100.0 * own)
+    # Drift bracketed: the steps during the writes against the mean of before and after them.
+    ends = write_end_steps(log)
+    during = [s for s in sorted(B) if any(c < s <= ends.get(c, 10**12) for c in ckpt_steps)]
+    last_end = max(ends.get(c, 10**12) for c in ckpt_steps)
+    post_steps = [B[s]["step_s"] for s in sorted(B) if s >= last_end + 5]
+    if len(post_steps) >= 5 and own_steps:
+        post = statistics.median(post_steps)
+        bracket = 0.5 * (own + post)
+        extra_br = sum(B[s]["step_s"] - bracket for s in during) + start_s + held + end_wait
+        pct_br = 100.0 * extra_br / n / (100.0 * bracket)
+        bracket_text = (f"drift bracketed: steps {during[0] if during else '-'}-{during[-1] if during else '-'} "
+                        f"(during the write{'s' if n > 1 else ''}) against the mean of the run's own steps "
+                        f"before ({own:.3f} s) and {last_end + 5}-{max(B)} after ({post:.3f} s): "
+                        f"{extra_br:.2f} extra seconds, {pct_br:.2f}% of 100 steps")
+    else:
+        post, bracket, pct_br = float("nan"), float("nan"), float("nan")
+        bracket_text = "drift bracketed: n/a (fewer than 5 steps after the last write)"
     pre = [B[s]["step_s"] - base for s in sorted(B) if 2 <= s <= first]
     noise = statistics.pstdev(pre) if len(pre) > 1 else float("nan")
     print("step  base_s   ckpt_run_s  ckpt-wait_s")
@@ -159,10 +214,12 @@ def main():
           f"for {n} checkpoint(s); step noise before the first checkpoint {noise:.3f} s/step")
     print(f"against the checkpoint run's own steps {max(2, first // 2)}-{first} (median {own:.3f} s): "
           f"{extra_own:.2f} extra seconds, {pct_own:.2f}% of 100 steps")
+    print(bracket_text)
     print(f"RESULT name=ckpt_cost{(' ' + a.label) if a.label else ''} checkpoints={n} every={first} "
           f"step_s={base:.3f} write_s={write_s:.2f} write_GBps={rate:.2f} ckpt_wait_s={ckpt_wait / n:.2f} "
           f"per_checkpoint_s={per:.2f} pct_of_100_steps={pct:.2f} own_step_s={own:.3f} "
-          f"pct_of_100_own_steps={pct_own:.2f} target_pct={a.target_pct:g} "
+          f"pct_of_100_own_steps={pct_own:.2f} post_step_s={post:.3f} "
+          f"pct_of_100_bracketed_steps={pct_br:.2f} target_pct={a.target_pct:g} "
           f"pass={'yes' if max(pct, pct_own) <= a.target_pct else 'no'}")
     return 0
 
