@@ -20,6 +20,7 @@
 #include "data/reference_batches.h"
 #include "formats/fs_util.h"
 #include "formats/safetensors.h"
+#include "formats/streamed_writer.h"
 #include "apps/output_checks.h"
 #include "model/param_layout.h"
 #include "planner/plan.h"
@@ -587,6 +588,13 @@ void checkHostMemoryUpFront(const RankContext& ctx, const TrainJobOptions& o,
       need.checkpoint_staging_bytes = std::min<uint64_t>(
           12 * owned, static_cast<uint64_t>(std::stod(o.checkpoint_staging) * (1ull << 30)));
     }
+    // A direct checkpoint write's bounce buffers (as CheckpointStream decides direct: --checkpoint-io
+    // direct, or auto with staging memory on a streamed checkpoint).
+    if (!o.checkpoint_dir.empty() &&
+        (o.checkpoint_io == "direct" ||
+         (o.checkpoint_io == "auto" && streamsCheckpoints(o) &&
+          (o.checkpoint_staging == "auto" || std::stod(o.checkpoint_staging) > 0))))
+      need.checkpoint_io_bytes = formats::directBounceBytes(formats::StreamedWriterOptions{});
     const uint64_t available = testHookMemAvailable(memAvailableBytes());
     if (ctx.world_rank == 0)
       SLIDEDP_LOG_INFO("host memory: the job needs {}; {} available", need.describe(),

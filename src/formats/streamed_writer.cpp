@@ -182,6 +182,20 @@ double StreamedSafetensorsWriter::releaseGroup(int g, const std::function<void()
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+namespace {
+/// Bounce buffers of a direct write: ~256 MiB of pieces, at least io_threads + 2.
+int directBounceBuffers(const StreamedWriterOptions& o) {
+  return std::max<int>(std::max(1, o.io_threads) + 2,
+                       static_cast<int>((size_t{256} << 20) / std::max<size_t>(o.piece_bytes, 1)));
+}
+}  // namespace
+
+size_t directBounceBytes(const StreamedWriterOptions& o) {
+  const size_t piece = (std::max<size_t>(o.piece_bytes, 1) + DirectStream::kAlign - 1) /
+                       DirectStream::kAlign * DirectStream::kAlign;
+  return piece * static_cast<size_t>(directBounceBuffers(o));
+}
+
 bool StreamedSafetensorsWriter::stageNext() {
   if (!opts_.staging || finished_.load(std::memory_order_acquire)) return false;
   std::unique_lock<std::mutex> lock(mu_);
@@ -339,12 +353,8 @@ void StreamedSafetensorsWriter::run() {
     // piece's memory is the caller's and stays unchanged until its group is marked, after
     // pool.drain().
     std::unique_ptr<DirectStream> bounce;
-    // Bounce buffers for ~256 MiB: the disk keeps writing while the caller is too busy to pump.
     if (direct)
-      bounce = std::make_unique<DirectStream>(
-          pool, opts_.piece_bytes,
-          std::max<int>(std::max(1, opts_.io_threads) + 2,
-                        static_cast<int>((size_t{256} << 20) / std::max<size_t>(opts_.piece_bytes, 1))));
+      bounce = std::make_unique<DirectStream>(pool, opts_.piece_bytes, directBounceBuffers(opts_));
     auto put = [&](const void* p, size_t n) {
       if (bounce) {
         feed(*bounce, sum, {{static_cast<const uint8_t*>(p), n}});

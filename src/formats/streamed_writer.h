@@ -126,6 +126,12 @@ struct StreamedWriterOptions {
   std::function<void(const FileDigest&)> on_complete;
 };
 
+/// Host memory a direct write (`direct_io`) allocates for its aligned bounce buffers
+/// (formats/direct_stream.h): ~256 MiB of `piece_bytes` buffers (rounded up to 4 KiB), at least
+/// io_threads + 2 of them, so the disk keeps writing while the caller is too busy to pump. The
+/// job counts it in its up-front host-memory check (runtime/host_memory.h). Bytes; never throws.
+size_t directBounceBytes(const StreamedWriterOptions& o);
+
 class StreamedSafetensorsWriter {
  public:
   /// Starts writing `path` (created or truncated; mode 0644). `groups` in write order; every

@@ -11,14 +11,17 @@ namespace slidedp {
 
 std::string HostMemoryNeed::describe() const {
   return fmt::format("{} bytes = {} (host state and gradient staging {} + pinned activation "
-                     "offload {} + per-token host buffers {}{}{})",
+                     "offload {} + per-token host buffers {}{}{}{})",
                      total(), shm::formatBytes(total()), shm::formatBytes(segment_bytes),
                      shm::formatBytes(offload_bytes), shm::formatBytes(token_bytes),
                      checkpoint_staging_bytes > 0
                          ? " + checkpoint staging " + shm::formatBytes(checkpoint_staging_bytes)
                          : std::string(),
                      gather_bytes > 0 ? " + the workers' gather buffers " + shm::formatBytes(gather_bytes)
-                                      : std::string());
+                                      : std::string(),
+                     checkpoint_io_bytes > 0
+                         ? " + checkpoint write buffers " + shm::formatBytes(checkpoint_io_bytes)
+                         : std::string());
 }
 
 uint64_t powerOf2Ceil(uint64_t n) {
@@ -79,6 +82,9 @@ void checkHostMemory(const HostMemoryNeed& need, uint64_t available) {
       std::string(need.checkpoint_staging_bytes > 0
                       ? "a smaller --checkpoint-staging (or auto, which takes what is free), "
                       : "") +
+          (need.checkpoint_io_bytes > 0
+               ? "--checkpoint-io buffered (writes through the page cache, no write buffers), "
+               : "") +
           (need.offload_bytes > 0 ? "drop --offload-activations (recompute keeps only what fits "
                                     "on the GPU), "
                                   : ""));

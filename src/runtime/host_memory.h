@@ -33,8 +33,11 @@ struct HostMemoryNeed {
                                           // reserved at the start (formats/staging_pool.h)
   uint64_t gather_bytes = 0;   // fully sharded across nodes: the workers' gather buffers
                                // (routes/node_gather.h; NodeShards::gatherSpanNumel each)
+  uint64_t checkpoint_io_bytes = 0;  // a direct checkpoint write's aligned bounce buffers
+                                     // (formats::directBounceBytes, ~256 MiB, the leader's)
   uint64_t total() const {
-    return segment_bytes + offload_bytes + token_bytes + checkpoint_staging_bytes + gather_bytes;
+    return segment_bytes + offload_bytes + token_bytes + checkpoint_staging_bytes + gather_bytes +
+           checkpoint_io_bytes;
   }
   /// "N bytes = 52.43 GiB (host state and gradient staging 52.41 GiB + pinned activation
   /// offload 0 B + per-token host buffers 24.00 MiB[ + checkpoint staging 10.00 GiB])".

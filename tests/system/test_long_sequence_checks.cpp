@@ -87,4 +87,16 @@ TEST(LongSequenceChecks, ExplicitCheckpointStagingCountsInTheUpFrontHostMemoryCh
       << refused.output;
   EXPECT_FALSE(Segment::exists(name));
   std::system(("rm -rf " + dir).c_str());
+  // A direct write's bounce buffers (formats::directBounceBytes, 256 MiB) count too: the same
+  // job without staging but with --checkpoint-io direct is refused, naming them and the way out.
+  args = ckpt;
+  args.insert(args.end(), {"--checkpoint-staging", "0", "--checkpoint-io", "direct"});
+  Result direct = wait(start(train({"-x", avail}, args)), 180);
+  EXPECT_EQ(direct.exit_code, 2) << direct.output;
+  EXPECT_NE(direct.output.find("+ checkpoint write buffers 256.00 MiB)"), std::string::npos)
+      << direct.output;
+  EXPECT_NE(direct.output.find("--checkpoint-io buffered (writes through the page cache"),
+            std::string::npos) << direct.output;
+  EXPECT_FALSE(Segment::exists(name));
+  std::system(("rm -rf " + dir).c_str());
 }
