@@ -126,7 +126,8 @@ int ControlBlock::abortRank() const {
 
 uint64_t ControlBlock::waitAtLeast(const PaddedCounter& counter, uint64_t target,
                                    double timeout_s, const std::string& waiter,
-                                   const WaitDescription& what, uint32_t max_sleep_us) const {
+                                   const WaitDescription& what, uint32_t max_sleep_us,
+                                   uint64_t started_ns) const {
   uint64_t v = counter.load();
   if (v >= target) {
     noteProgress();
@@ -140,7 +141,7 @@ uint64_t ControlBlock::waitAtLeast(const PaddedCounter& counter, uint64_t target
       return v;
     }
   }
-  const uint64_t start = monotonicNs();
+  const uint64_t start = started_ns ? started_ns : monotonicNs();
   const bool bounded = timeout_s > 0;
   const uint64_t deadline = bounded ? start + static_cast<uint64_t>(timeout_s * 1e9) : UINT64_MAX;
   uint32_t sleep_us = 1;

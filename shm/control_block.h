@@ -117,10 +117,12 @@ class ControlBlock {
   /// Throws JobAbortedError if the abort flag is set while waiting (the first error's text
   /// in the message: the watchdog's verdict on the dead, hung or stalled peer).
   /// `timeout_s` <= 0 (the runtime's default): no deadline. `timeout_s` > 0: TimeoutError
-  /// after that many seconds naming `waiter` (e.g. "worker 2") and what()'s description.
+  /// after that many seconds naming `waiter` (e.g. "worker 2") and what()'s description,
+  /// counted from `started_ns` (monotonicNs) when non-zero: a caller that already waited in
+  /// its own loop (the leader lending its idle time to a checkpoint write) keeps one deadline.
   uint64_t waitAtLeast(const PaddedCounter& counter, uint64_t target, double timeout_s,
                        const std::string& waiter, const WaitDescription& what,
-                       uint32_t max_sleep_us = 100) const;
+                       uint32_t max_sleep_us = 100, uint64_t started_ns = 0) const;
 
  private:
   ControlHeader* header_ = nullptr;

@@ -59,6 +59,9 @@ StreamedSafetensorsWriter::StreamedSafetensorsWriter(
   start_ns_ = steadyNs();
   state_.assign(groups_.size(), GroupState::kPending);
   staged_.resize(groups_.size());
+  // Writing from the start, not from when the thread gets to its header: a caller pumping
+  // right after construction (the leader's next wait) must not see "nothing to do" and stop.
+  writing_.store(opts_.direct_io, std::memory_order_release);
   thread_ = std::thread([this] { run(); });
 }
 
@@ -339,6 +342,7 @@ void StreamedSafetensorsWriter::run() {
       if (errno != EINVAL) throwUserError("{}: cannot create: {}", path_, std::strerror(errno));
       direct = false;  // a file system without O_DIRECT (tmpfs before Linux 6.6): buffered
       direct_fell_back_.store(true, std::memory_order_release);
+      writing_.store(false, std::memory_order_release);  // nothing for the caller to pump
     }
     if (!direct) fd = ::open(path_.c_str(), flags, 0644);
     if (fd < 0) throwUserError("{}: cannot create: {}", path_, std::strerror(errno));
@@ -373,7 +377,6 @@ void StreamedSafetensorsWriter::run() {
       }
     };
     put(head.data(), head.size());
-    writing_.store(direct, std::memory_order_release);
     uint64_t prev_begin = 0;  // the group before this one, from the header on
     for (size_t g = 0; g < groups_.size(); ++g) {
       const uint64_t group_begin = at;

@@ -242,7 +242,7 @@ class StreamedSafetensorsWriter {
   size_t feed_i_ = 0;               // the next segment
   const uint8_t* feed_p_ = nullptr;  // the bytes left of the current one
   size_t feed_n_ = 0;
-  std::atomic<bool> writing_{false};  // a direct write between its header and its last group
+  std::atomic<bool> writing_{false};  // a direct write from construction to its last group
   std::atomic<int64_t> last_pump_ns_{0};      // steady_clock of the last pumpIdle() call
   // The caller is blocked in waitGroup/releaseGroup/wait (it cannot pump meanwhile): feed()
   // copies at once instead of waiting for the pumping.

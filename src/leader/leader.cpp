@@ -375,14 +375,19 @@ LeaderStepStats Leader::step(int64_t step) {
           if (cb.chunkReady(slot, w).load() < use + 1) return false;
         return true;
       };
-      while (!in() && idle_()) {
+      // --wait-timeout holds here too: the idle work ends at the deadline, and the wait
+      // below counts from t0, so its TimeoutError comes on time with the whole wait's length.
+      const uint64_t deadline = opts_.wait_timeout_s > 0
+                                    ? t0 + static_cast<uint64_t>(opts_.wait_timeout_s * 1e9)
+                                    : UINT64_MAX;
+      while (!in() && shm::monotonicNs() < deadline && idle_()) {
       }
     }
     for (int w = 1; w <= num_workers_; ++w)
       cb.waitAtLeast(cb.chunkReady(slot, w), use + 1, opts_.wait_timeout_s, me, [&] {
         return fmt::format("chunk_ready[slot {}][local rank {}] (step {}, unit {}, elements "
                            "[{}, {}))", slot, w, step, c.unit, c.begin, c.end);
-      });
+      }, 100, t0);
     const uint64_t t1 = shm::monotonicNs();
     // The unit's state of the previous step must be written by the streamed checkpoint before
     // its first update here; waited after the gradient is in, so only the exposed part counts.

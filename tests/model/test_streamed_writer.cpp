@@ -506,6 +506,10 @@ TEST(StreamedWriter, ACallerPumpingItsIdleTimeMakesTheDirectCopyAndMayStopAnyTim
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   };
   StreamedSafetensorsWriter w(d + "/pumped.safetensors", std::move(groups), {{"format", "x"}}, o);
+  // Under way from its construction: a leader pumping in the wait right after starting the
+  // checkpoint keeps pumping (before, pumpIdle said "nothing to do" until the writer thread had
+  // put the header, and the leader's idle loop ended for that wait).
+  EXPECT_TRUE(w.pumpIdle()) << "a direct write just constructed has nothing to pump";
   // Pump (as a leader between chunks) until some of it was copied here, then stop, as after a
   // last step: the writer copies the rest itself once the grace has passed.
   const auto t0 = std::chrono::steady_clock::now();

@@ -115,3 +115,30 @@ TEST(Liveness, AStoppedRankIsAlsoCaughtByTheHeartbeatTimeout) {
   for (pid_t pid : pids) kill(pid, SIGKILL);
   std::remove(pids_file.c_str());
 }
+
+// --wait-timeout also holds while the leader lends its idle time to a streamed checkpoint's
+// direct write (StreamedSafetensorsWriter::pumpIdle, leader.cpp's idle loop): a write slowed to
+// 2 s per unit outlasts the worker's 6 s step, and the leader's 2 s deadline still ends the job
+// at 2 s, on the gradient it waits for. (Before, the deadline started only once the write was
+// done, by when the slow worker had delivered: the job went on.)
+TEST(Liveness, WaitTimeoutHoldsWhileTheLeaderPumpsACheckpointWrite) {
+  const std::string name = fmt::format("slidedp-liveness-pump-{}", getpid());
+  const std::string dir = "/tmp/" + name + "-ckpt";
+  std::system(("rm -rf " + dir).c_str());
+  std::vector<std::string> a = {SLIDEDP_MPIRUN_BIN, "--oversubscribe", "--bind-to", "none", "-x",
+                                fmt::format("SLIDEDP_TEST_SLOW_STEP=1:2:{}", kSlowStepS), "-x",
+                                "SLIDEDP_TEST_SLOW_CHECKPOINT=2", "-np", "2", SLIDEDP_WORKER_BIN,
+                                "--device", "cpu", "--batch-size", "2", "--seq-len", "32",
+                                "--model", stories(), "--steps", "3", "--shm-name", name,
+                                "--checkpoint-dir", dir, "--checkpoint-every", "1",
+                                "--checkpoint-io", "direct", "--wait-timeout", "2"};
+  a.insert(a.end(), kShortLiveness.begin(), kShortLiveness.end());
+  Result r = wait(start(a), 180);
+  EXPECT_NE(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("timed out after 2."), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("waiting for chunk_ready[slot"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("step 2/3"), std::string::npos) << "the leader waited past its deadline:\n"
+                                                          << r.output;
+  EXPECT_FALSE(Segment::exists(name)) << r.output;
+  std::system(("rm -rf " + dir).c_str());
+}
