@@ -1,7 +1,34 @@
 // slidedp_worker's options (apps/worker_options.h): each declared once, with its default.
 #include "apps/worker_options.h"
 
+#include <cmath>
+#include <string>
+
 namespace slidedp {
+
+namespace {
+/// Seconds of a deadline or timeout: a finite number in [0 (or above 0), 1e9] (~31 years), so
+/// the nanosecond arithmetic of the waits (shm::monotonicNs() + seconds * 1e9) cannot overflow;
+/// NaN and inf are refused (CLI11's NonNegativeNumber lets NaN through).
+CLI::Validator seconds(bool positive) {
+  return CLI::Validator(
+      [positive](std::string& s) -> std::string {
+        double v = 0;
+        try {
+          size_t used = 0;
+          v = std::stod(s, &used);
+          if (used != s.size()) return "not a number: " + s;
+        } catch (const std::exception&) {
+          return "not a number: " + s;
+        }
+        if (!std::isfinite(v) || v < 0 || (positive && v == 0) || v > 1e9)
+          return std::string("seconds must be a finite number ") + (positive ? "> 0" : ">= 0") +
+                 " and at most 1e9, got " + s;
+        return std::string();
+      },
+      positive ? "SECONDS>0" : "SECONDS>=0");
+}
+}  // namespace
 
 void addWorkerOptions(CLI::App& app, WorkerOptions& o) {
   app.add_option("--device", o.device, "Worker device: auto (cuda when a GPU is visible), cuda, cpu")
@@ -32,15 +59,15 @@ void addWorkerOptions(CLI::App& app, WorkerOptions& o) {
   app.add_option("--wait-timeout", o.wait_timeout_s, "Deadline in seconds of a rank's wait for a "
                  "peer (0: none; a wait then ends only when the watchdog proves the peer dead, "
                  "hung or stalled, so a step may legitimately take any time)")
-      ->check(CLI::NonNegativeNumber)->capture_default_str();
+      ->check(seconds(false))->capture_default_str();
   app.add_option("--heartbeat-timeout", o.heartbeat_timeout_s,
                  "Seconds without a heartbeat (the watchdog thread of a node peer not scheduled "
                  "at all) after which that peer is declared hung")
-      ->check(CLI::PositiveNumber)->capture_default_str();
+      ->check(seconds(true))->capture_default_str();
   app.add_option("--stall-timeout", o.stall_timeout_s,
                  "Seconds a node peer may stay stopped (SIGSTOP, a debugger: /proc state T/t) "
                  "with its progress counter unchanged before it is declared stalled")
-      ->check(CLI::PositiveNumber)->capture_default_str();
+      ->check(seconds(true))->capture_default_str();
   app.add_flag("--log-all-ranks", o.log_all_ranks, "Log info lines from every rank, not only rank 0");
   auto* t = app.add_option_group("Testing", "Fault injection and hooks for the test suite");
   t->add_option("--hold", o.hold_s, "Seconds to stay up after set-up (to kill ranks in tests)");

@@ -355,6 +355,11 @@ TEST(EarlyChecks, BadSettingsAreRefusedBeforeStartUpAndPrintedOnce) {
        "--checkpoint-write-rate 50 paces streamed checkpoints, but --checkpoint-mode blocking"},
       {{"--steps", "2", "--checkpoint-write-rate", "-5"}, "must be 0 (uncapped) or a number of MB/s from 1 to 1e9"},
       {{"--steps", "2", "--checkpoint-write-rate", "1e-300"}, "must be 0 (uncapped) or a number of MB/s from 1 to 1e9"},
+      // Deadlines in seconds: finite and at most 1e9, so the waits' nanosecond sums cannot overflow.
+      {{"--steps", "2", "--wait-timeout", "1e12"}, "--wait-timeout: seconds must be a finite number >= 0 and at most 1e9, got 1e12"},
+      {{"--steps", "2", "--wait-timeout", "nan"}, "--wait-timeout: seconds must be a finite number >= 0 and at most 1e9, got nan"},
+      {{"--steps", "2", "--heartbeat-timeout", "0"}, "--heartbeat-timeout: seconds must be a finite number > 0"},
+      {{"--steps", "2", "--stall-timeout", "inf"}, "--stall-timeout: seconds must be a finite number > 0"},
   };
   for (const auto& [args, want] : cases) {
     std::vector<std::string> a = {SLIDEDP_MPIRUN_BIN, "--oversubscribe", "--bind-to", "none", "-np",
