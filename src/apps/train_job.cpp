@@ -588,12 +588,14 @@ void checkHostMemoryUpFront(const RankContext& ctx, const TrainJobOptions& o,
       need.checkpoint_staging_bytes = std::min<uint64_t>(
           12 * owned, static_cast<uint64_t>(std::stod(o.checkpoint_staging) * (1ull << 30)));
     }
-    // A direct checkpoint write's bounce buffers (as CheckpointStream decides direct: --checkpoint-io
-    // direct, or auto with staging memory on a streamed checkpoint).
+    // A direct checkpoint write's bounce buffers, where the job surely writes direct
+    // (CheckpointStream: --checkpoint-io direct, or auto with staging memory). Not with auto
+    // staging: it takes MemAvailable less max(8 GiB, 10% of RAM) at the start, so either the
+    // buffers fit in that headroom or the pool is empty and auto writes buffered (no buffers).
     if (!o.checkpoint_dir.empty() &&
         (o.checkpoint_io == "direct" ||
-         (o.checkpoint_io == "auto" && streamsCheckpoints(o) &&
-          (o.checkpoint_staging == "auto" || std::stod(o.checkpoint_staging) > 0))))
+         (o.checkpoint_io == "auto" && streamsCheckpoints(o) && o.checkpoint_staging != "auto" &&
+          std::stod(o.checkpoint_staging) > 0)))
       need.checkpoint_io_bytes = formats::directBounceBytes(formats::StreamedWriterOptions{});
     const uint64_t available = testHookMemAvailable(memAvailableBytes());
     if (ctx.world_rank == 0)

@@ -179,7 +179,8 @@ class StreamedSafetensorsWriter {
   /// threads mid-pass, and every pass waits for its slowest thread). Returns true while a direct
   /// write is under way (it copied, or every bounce buffer is on its way to the disk, or the
   /// writer is between groups: call again while idle), false when there is nothing to pump
-  /// (buffered writes, not started, past the last group, finished or failed). A caller that
+  /// (buffered writes, including a direct one whose file system refused O_DIRECT, past the last
+  /// group, finished or failed). A direct write is under way from its construction. A caller that
   /// polls it while waiting for something else must check that something, and its abort flag,
   /// between calls: true may last the whole write. Never blocks for the disk; ~0.1 ms per call. The caller's thread, as
   /// releaseGroup().

@@ -383,6 +383,8 @@ LeaderStepStats Leader::step(int64_t step) {
       while (!in() && shm::monotonicNs() < deadline && idle_()) {
       }
     }
+    // One --wait-timeout deadline, from t0, for the chunk from every worker (the leader's one
+    // wait for it), not one per worker in turn.
     for (int w = 1; w <= num_workers_; ++w)
       cb.waitAtLeast(cb.chunkReady(slot, w), use + 1, opts_.wait_timeout_s, me, [&] {
         return fmt::format("chunk_ready[slot {}][local rank {}] (step {}, unit {}, elements "

@@ -118,24 +118,33 @@ TEST(Liveness, AStoppedRankIsAlsoCaughtByTheHeartbeatTimeout) {
 
 // --wait-timeout also holds while the leader lends its idle time to a streamed checkpoint's
 // direct write (StreamedSafetensorsWriter::pumpIdle, leader.cpp's idle loop): a write slowed to
-// 2 s per unit outlasts the worker's 6 s step, and the leader's 2 s deadline still ends the job
-// at 2 s, on the gradient it waits for. (Before, the deadline started only once the write was
-// done, by when the slow worker had delivered: the job went on.)
+// 2 s per unit outlasts the worker's 10 s step, and the leader's 4 s deadline still ends the job
+// 4 s into its wait, on the gradient it waits for. (Before, the deadline started only once the
+// write was done, by when the slow worker had delivered: the job went on. With the pumping
+// stopped at the deadline but the wait after it counting afresh, the job would end at 8 s.)
 TEST(Liveness, WaitTimeoutHoldsWhileTheLeaderPumpsACheckpointWrite) {
   const std::string name = fmt::format("slidedp-liveness-pump-{}", getpid());
   const std::string dir = "/tmp/" + name + "-ckpt";
   std::system(("rm -rf " + dir).c_str());
   std::vector<std::string> a = {SLIDEDP_MPIRUN_BIN, "--oversubscribe", "--bind-to", "none", "-x",
-                                fmt::format("SLIDEDP_TEST_SLOW_STEP=1:2:{}", kSlowStepS), "-x",
+                                "SLIDEDP_TEST_SLOW_STEP=1:2:10", "-x",
                                 "SLIDEDP_TEST_SLOW_CHECKPOINT=2", "-np", "2", SLIDEDP_WORKER_BIN,
                                 "--device", "cpu", "--batch-size", "2", "--seq-len", "32",
                                 "--model", stories(), "--steps", "3", "--shm-name", name,
                                 "--checkpoint-dir", dir, "--checkpoint-every", "1",
-                                "--checkpoint-io", "direct", "--wait-timeout", "2"};
+                                "--checkpoint-io", "direct", "--wait-timeout", "4"};
   a.insert(a.end(), kShortLiveness.begin(), kShortLiveness.end());
-  Result r = wait(start(a), 180);
+  Proc p = start(a);
+  // The leader's wait for step 2's first gradient starts right after this line.
+  ASSERT_TRUE(waitForText(p, "checkpoint of step 1: streaming", 120)) << readFile(p.log);
+  const auto t0 = steady_clock::now();
+  Result r = wait(p, 180);
+  const double s = duration<double>(steady_clock::now() - t0).count();
+  std::printf("--wait-timeout 4 while pumping: the job ended %.2f s into the leader's wait\n", s);
+  EXPECT_LT(s, 7.0) << "the deadline was not kept (4 s; 8 s if the wait after the pumping "
+                       "counts afresh):\n" << r.output;
   EXPECT_NE(r.exit_code, 0) << r.output;
-  EXPECT_NE(r.output.find("timed out after 2."), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("timed out after 4."), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("waiting for chunk_ready[slot"), std::string::npos) << r.output;
   EXPECT_EQ(r.output.find("step 2/3"), std::string::npos) << "the leader waited past its deadline:\n"
                                                           << r.output;

@@ -22,13 +22,14 @@ half of them, past the staging pool's fault-in; the same process minutes earlier
 beside it: on a machine whose speed drifts between runs the two differ, and the bench passes
 only when both are within the target.
 A third figure brackets the drift: the steps during the writes (from each checkpoint to the
-first step logged after its "written to" line) against the mean of the run's own steps before
-the first checkpoint and after the last write (its steps 5 past the write's end to the last; a
-write is fsync'ed before that line, so no page-cache writeback follows it), plus start, held and
-end wait as above. A machine whose speed drifts during a run (tools/bench/results/
-2026-12-03c-h200x1-ckpt-every100, pair 1: steps after the write as slow as during it) moves the
-first two figures and not this one; it is printed and not part of the pass decision (n/a when
-fewer than 5 steps follow the last write).
+first step logged after its "written to" line, in the log's line order) against the mean of two
+medians, the run's own steps before the first checkpoint (as above) and its steps from 5 past
+the last write's end to the last step (a write is fsync'ed before that line, so no page-cache
+writeback follows it), plus start, held and end wait as above. A machine whose speed drifts
+during a run (tools/bench/results/2026-12-03c-h200x1-ckpt-every100, pair 1: steps after the
+write as slow as during it) moves the first two figures and not this one; it is printed and not
+part of the pass decision (n/a when fewer than 5 steps lie from 5 past the last write's end to
+the last step, or a write ended after the last step).
 Prints a RESULT line (key=value) and a short table.
 
     ckpt_cost.py --summary COST1.txt COST2.txt ...
@@ -59,22 +60,11 @@ def checkpoint_bytes(config_path):
     return params * 12 + (1 << 20)
 
 
-def log_seconds(stamp):
-    h, m, sec = stamp.split(":")
-    return int(h) * 3600 + int(m) * 60 + float(sec)
-
-
 def write_end_steps(log):
-    """{checkpoint step: the first step logged after its "written to" line} from the run's log
-    (timestamps [HH:MM:SS.mmm], a day's wrap handled); a write with no step after it is absent."""
-    events, day, last = [], 0.0, None
-    for m in re.finditer(r"^\[(\d\d:\d\d:\d\d\.\d+)\] .*?\] (?:step (\d+)/\d+ |checkpoint of step (\d+) written to )",
-                         log, re.M):
-        t = log_seconds(m.group(1))
-        if last is not None and t + day < last - 43200:
-            day += 86400.0
-        last = t + day
-        events.append((m.group(2), m.group(3)))
+    """{checkpoint step: the first step logged after its "written to" line} from the run's log,
+    in line order (one process writes both lines); a write with no step after it is absent."""
+    events = [(m.group(1), m.group(2)) for m in re.finditer(
+        r"^\[[^]]*\] .*?\] (?:step (\d+)/\d+ |checkpoint of step (\d+) written to )", log, re.M)]
     out, pending = {}, []
     for step, written in events:
         if written:
@@ -190,13 +180,20 @@ def main():
         bracket = 0.5 * (own + post)
         extra_br = sum(B[s]["step_s"] - bracket for s in during) + start_s + held + end_wait
         pct_br = 100.0 * extra_br / n / (100.0 * bracket)
-        bracket_text = (f"drift bracketed: steps {during[0] if during else '-'}-{during[-1] if during else '-'} "
-                        f"(during the write{'s' if n > 1 else ''}) against the mean of the run's own steps "
-                        f"before ({own:.3f} s) and {last_end + 5}-{max(B)} after ({post:.3f} s): "
-                        f"{extra_br:.2f} extra seconds, {pct_br:.2f}% of 100 steps")
+        spans = []  # the during steps as ranges: "11-21" or "11-21, 31-41"
+        for s in during:
+            if spans and s == spans[-1][1] + 1:
+                spans[-1][1] = s
+            else:
+                spans.append([s, s])
+        bracket_text = (f"drift bracketed: steps {', '.join(f'{a}-{b}' for a, b in spans) or '-'} "
+                        f"(during the write{'s' if n > 1 else ''}) against the mean of the medians of the "
+                        f"run's own steps before ({own:.3f} s) and {last_end + 5}-{max(B)} after "
+                        f"({post:.3f} s): {extra_br:.2f} extra seconds, {pct_br:.2f}% of 100 steps")
     else:
         post, bracket, pct_br = float("nan"), float("nan"), float("nan")
-        bracket_text = "drift bracketed: n/a (fewer than 5 steps after the last write)"
+        bracket_text = ("drift bracketed: n/a (fewer than 5 steps from 5 past the last write's end, "
+                        "or a write ended after the last step)")
     pre = [B[s]["step_s"] - base for s in sorted(B) if 2 <= s <= first]
     noise = statistics.pstdev(pre) if len(pre) > 1 else float("nan")
     print("step  base_s   ckpt_run_s  ckpt-wait_s")
