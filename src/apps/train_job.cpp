@@ -977,10 +977,13 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
     if (ctx.isLeader() && o.checkpoint_write_rate > 0)
       SLIDEDP_LOG_INFO("checkpoint writes capped at {:g} MB/s (--checkpoint-write-rate)",
                        o.checkpoint_write_rate);
+    // Capped at the checkpoint's size (the pool never needs more): said when it applies.
+    const bool capped = cs != "auto" && std::stod(cs) * (1ull << 30) > static_cast<double>(bytes) + (4 << 20);
     if (ctx.isLeader() && bytes > 0)
-      SLIDEDP_LOG_INFO("checkpoint staging: {} of host memory reserved, faulted in on a background "
-                       "thread (--checkpoint-staging {}): streamed checkpoints copy into it what "
-                       "the next step updates before the disk has it", shm::formatBytes(bytes), cs);
+      SLIDEDP_LOG_INFO("checkpoint staging: {} of host memory reserved{}, faulted in on a "
+                       "background thread (--checkpoint-staging {}): streamed checkpoints copy "
+                       "into it what the next step updates before the disk has it",
+                       shm::formatBytes(bytes), capped ? " (the checkpoint's size: more is never used)" : "", cs);
     else if (ctx.isLeader())
       SLIDEDP_LOG_INFO("checkpoint staging: off (--checkpoint-staging {}{}): a unit the next step "
                        "updates before the disk has it waits for the disk", cs,

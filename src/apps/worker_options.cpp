@@ -4,15 +4,24 @@
 #include <cmath>
 #include <string>
 
+#include <fmt/format.h>
+
 namespace slidedp {
 
 namespace {
-/// Seconds of a deadline or timeout: a finite number in [0 (or above 0), 1e9] (~31 years), so
-/// the nanosecond arithmetic of the waits (shm::monotonicNs() + seconds * 1e9) cannot overflow;
-/// NaN and inf are refused (CLI11's NonNegativeNumber lets NaN through).
-CLI::Validator seconds(bool positive) {
+// The shortest timeouts that mean anything: a wait deadline below 1 s fails on any scheduling
+// hiccup; a liveness verdict needs several of the watchdog's 0.05 s periods (JobOptions::
+// interval_s) to have passed, else a live rank is declared hung.
+constexpr double kMinWaitTimeoutS = 1.0;
+constexpr double kMinLivenessTimeoutS = 1.0;
+
+/// Seconds of a deadline or timeout: 0 when `zero_ok` (no deadline), else a finite number in
+/// [`min_s`, 1e9] (~31 years), so the nanosecond arithmetic of the waits (shm::monotonicNs() +
+/// seconds * 1e9) cannot overflow; NaN and inf are refused (CLI11's NonNegativeNumber lets NaN
+/// through).
+CLI::Validator seconds(double min_s, bool zero_ok, const char* why_min) {
   return CLI::Validator(
-      [positive](std::string& s) -> std::string {
+      [min_s, zero_ok, why_min](std::string& s) -> std::string {
         double v = 0;
         try {
           size_t used = 0;
@@ -21,12 +30,15 @@ CLI::Validator seconds(bool positive) {
         } catch (const std::exception&) {
           return "not a number: " + s;
         }
-        if (!std::isfinite(v) || v < 0 || (positive && v == 0) || v > 1e9)
-          return std::string("seconds must be a finite number ") + (positive ? "> 0" : ">= 0") +
+        if (!std::isfinite(v) || v < 0 || (!zero_ok && v == 0) || v > 1e9)
+          return std::string("seconds must be a finite number ") + (zero_ok ? ">= 0" : "> 0") +
                  " and at most 1e9, got " + s;
+        if (v > 0 && v < min_s)
+          return fmt::format("{} s is too short to tell a live peer from a dead one: at least {:g} s "
+                             "({})", s, min_s, why_min);
         return std::string();
       },
-      positive ? "SECONDS>0" : "SECONDS>=0");
+      zero_ok ? "SECONDS>=0" : "SECONDS>0");
 }
 }  // namespace
 
@@ -59,15 +71,15 @@ void addWorkerOptions(CLI::App& app, WorkerOptions& o) {
   app.add_option("--wait-timeout", o.wait_timeout_s, "Deadline in seconds of a rank's wait for a "
                  "peer (0: none; a wait then ends only when the watchdog proves the peer dead, "
                  "hung or stalled, so a step may legitimately take any time)")
-      ->check(seconds(false))->capture_default_str();
+      ->check(seconds(kMinWaitTimeoutS, true, "or 0 for no deadline; a shorter one fails on any scheduling delay"))->capture_default_str();
   app.add_option("--heartbeat-timeout", o.heartbeat_timeout_s,
                  "Seconds without a heartbeat (the watchdog thread of a node peer not scheduled "
                  "at all) after which that peer is declared hung")
-      ->check(seconds(true))->capture_default_str();
+      ->check(seconds(kMinLivenessTimeoutS, false, "20 of the watchdog's 0.05 s periods"))->capture_default_str();
   app.add_option("--stall-timeout", o.stall_timeout_s,
                  "Seconds a node peer may stay stopped (SIGSTOP, a debugger: /proc state T/t) "
                  "with its progress counter unchanged before it is declared stalled")
-      ->check(seconds(true))->capture_default_str();
+      ->check(seconds(kMinLivenessTimeoutS, false, "20 of the watchdog's 0.05 s periods"))->capture_default_str();
   app.add_flag("--log-all-ranks", o.log_all_ranks, "Log info lines from every rank, not only rank 0");
   auto* t = app.add_option_group("Testing", "Fault injection and hooks for the test suite");
   t->add_option("--hold", o.hold_s, "Seconds to stay up after set-up (to kill ranks in tests)");
@@ -84,6 +96,22 @@ void addWorkerOptions(CLI::App& app, WorkerOptions& o) {
 #ifdef SLIDEDP_WITH_TRAINING
   addTrainOptions(app, o.train);
 #endif
+  refuseEmptyValues(app);
+}
+
+void refuseEmptyValues(CLI::App& app) {
+  for (CLI::Option* opt : app.get_options()) {
+    const std::string def = opt->get_default_str();
+    if (opt->get_expected_min() < 1 || def.empty() || def == "\"\"") continue;  // flags; "" default
+    opt->check(CLI::Validator(
+        [def](std::string& v) -> std::string {
+          if (!v.empty()) return std::string();
+          return "an empty value (an unset shell variable?) would be read as 0 or false; give a "
+                 "value, or leave the flag out for its default (" + def + ")";
+        },
+        ""));
+  }
+  for (CLI::App* group : app.get_subcommands([](CLI::App*) { return true; })) refuseEmptyValues(*group);
 }
 
 }  // namespace slidedp

@@ -51,5 +51,10 @@ struct WorkerOptions {
 /// Declares every option of slidedp_worker on `app` (bound to `o`), the training group
 /// included in a build with training. Throws CLI::OptionAlreadyAdded if `app` has one already.
 void addWorkerOptions(CLI::App& app, WorkerOptions& o);
+/// Refuses an explicitly empty value (`--checkpoint-every ""`, `checkpoint-every = ""` in a
+/// --config file: CLI11 reads it as 0 or false) for every option of `app` and its option groups
+/// whose default is not empty; options whose default is empty keep taking "" (saved
+/// configurations list them so: `resume=""`). Call after the options are added.
+void refuseEmptyValues(CLI::App& app);
 
 }  // namespace slidedp

@@ -244,6 +244,11 @@ expect_rc 2 vnodes-odd
 has "--virtual-node-size 3 does not divide the 5 ranks" "$OUT" "vnodes-odd: the reason"
 has "give 5, 8, 11" "$OUT" "vnodes-odd: counts that fit"
 hasnt "mpirun --bind-to" "$OUT" "vnodes-odd: nothing started"
+# --device among the worker flags: the launcher sets it itself; refused with the reason
+run device-twice "$RUN" --dry-run --cpu-workers 2 -- --device cpu --steps 2
+expect_rc 2 device-twice
+has "--device after -- is set by the launcher itself" "$OUT" "device-twice: the reason"
+has "choose the workers with --gpus LIST or --cpu-workers N" "$OUT" "device-twice: the hint"
 printf 'virtual-node-size = 2\n' > "$TMP/vnode.toml"
 SLIDEDP_TOPOLOGY_FILE=$FAKE run vnodes-gpu "$RUN" --dry-run --gpus 0,1,2 "$TMP/vnode.toml"
 expect_rc 0 vnodes-gpu

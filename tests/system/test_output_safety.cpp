@@ -360,6 +360,12 @@ TEST(EarlyChecks, BadSettingsAreRefusedBeforeStartUpAndPrintedOnce) {
       {{"--steps", "2", "--wait-timeout", "nan"}, "--wait-timeout: seconds must be a finite number >= 0 and at most 1e9, got nan"},
       {{"--steps", "2", "--heartbeat-timeout", "0"}, "--heartbeat-timeout: seconds must be a finite number > 0"},
       {{"--steps", "2", "--stall-timeout", "inf"}, "--stall-timeout: seconds must be a finite number > 0"},
+      {{"--steps", "2", "--wait-timeout", "1e-300"}, "--wait-timeout: 1e-300 s is too short to tell a live peer from a dead one: at least 1 s"},
+      {{"--steps", "2", "--heartbeat-timeout", "0.001"}, "--heartbeat-timeout: 0.001 s is too short"},
+      // An empty value (an unset shell variable) where the default is not empty: CLI11 read it as 0.
+      {{"--steps", "2", "--checkpoint-every", ""}, "--checkpoint-every: an empty value (an unset shell variable?)"},
+      {{"--steps", "2", "--checkpoint-staging", "0x10"}, "must be auto, or a number of GiB from 0 to 1e9"},
+      {{"--steps", "2", "--checkpoint-staging", " 1"}, "must be auto, or a number of GiB from 0 to 1e9"},
   };
   for (const auto& [args, want] : cases) {
     std::vector<std::string> a = {SLIDEDP_MPIRUN_BIN, "--oversubscribe", "--bind-to", "none", "-np",
