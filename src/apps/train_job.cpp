@@ -22,6 +22,7 @@
 #include "formats/safetensors.h"
 #include "formats/streamed_writer.h"
 #include "apps/output_checks.h"
+#include "common/median.h"
 #include "model/param_layout.h"
 #include "planner/plan.h"
 #include "runtime/fault_injection.h"
@@ -124,12 +125,6 @@ std::pair<int64_t, int64_t> parsePackedSynthetic(const std::string& spec) {
     throwUserError("--data {}: expected synthetic-packed:MIN:MAX with 2 <= MIN <= MAX tokens per "
                    "document (e.g. synthetic-packed:256:2048)", spec);
   return {lo, hi};
-}
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
 }
 
 /// The value of `key` in a resolved configuration (the `key=value` lines slidedp_worker prints

@@ -394,7 +394,7 @@ void StreamedSafetensorsWriter::run() {
         for (const auto& t : tensors)
           segments.emplace_back(static_cast<const uint8_t*>(t.src), static_cast<size_t>(tensorBytes(t)));
         feed(*bounce, sum, std::move(segments));
-        for (const auto& t : tensors) at += tensorBytes(t);
+        at += group_bytes_[g];
       } else for (const auto& t : tensors) {
         const auto* p = static_cast<const uint8_t*>(t.src);
         const uint64_t total = tensorBytes(t);

@@ -380,7 +380,7 @@ LeaderStepStats Leader::step(int64_t step) {
       const uint64_t deadline = opts_.wait_timeout_s > 0
                                     ? t0 + static_cast<uint64_t>(opts_.wait_timeout_s * 1e9)
                                     : UINT64_MAX;
-      while (!in() && shm::monotonicNs() < deadline && idle_()) {
+      while (!in() && (deadline == UINT64_MAX || shm::monotonicNs() < deadline) && idle_()) {
       }
     }
     // One --wait-timeout deadline, from t0, for the chunk from every worker (the leader's one

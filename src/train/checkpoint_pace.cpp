@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "common/median.h"
+
 namespace slidedp {
 
 CheckpointPace checkpointPace(std::vector<double> recent_step_s, int64_t steps_ahead) {
@@ -9,10 +11,7 @@ CheckpointPace checkpointPace(std::vector<double> recent_step_s, int64_t steps_a
                                      [](double s) { return !(s > 0); }),  // NaN, 0, negative
                       recent_step_s.end());
   if (recent_step_s.empty() || steps_ahead <= 0) return {};
-  std::sort(recent_step_s.begin(), recent_step_s.end());
-  const size_t n = recent_step_s.size();
-  const double step_s = n % 2 ? recent_step_s[n / 2]
-                              : 0.5 * (recent_step_s[n / 2 - 1] + recent_step_s[n / 2]);
+  const double step_s = median(std::move(recent_step_s));
   return {0.8 * static_cast<double>(steps_ahead) * step_s, std::max(1.0, 2.0 * step_s)};
 }
 
