@@ -20,6 +20,7 @@
 #include "data/reference_batches.h"
 #include "formats/fs_util.h"
 #include "formats/safetensors.h"
+#include "formats/staging_pool.h"
 #include "formats/streamed_writer.h"
 #include "apps/output_checks.h"
 #include "common/median.h"
@@ -580,8 +581,8 @@ void checkHostMemoryUpFront(const RankContext& ctx, const TrainJobOptions& o,
       uint64_t owned = 0;  // elements of the state this node's leader writes (12 B each)
       for (size_t u = 0; u < spec.unit_numels.size(); ++u)
         owned += spec.owned_numels.empty() ? spec.unit_numels[u] : spec.owned_numels[u];
-      need.checkpoint_staging_bytes = std::min<uint64_t>(
-          12 * owned, static_cast<uint64_t>(std::stod(o.checkpoint_staging) * (1ull << 30)));
+      need.checkpoint_staging_bytes = formats::StagingPool::reservedBytes(std::min<uint64_t>(
+          12 * owned, static_cast<uint64_t>(std::stod(o.checkpoint_staging) * (1ull << 30))));
     }
     // A direct checkpoint write's bounce buffers, where the job surely writes direct
     // (CheckpointStream: --checkpoint-io direct, or auto with staging memory). Not with auto

@@ -13,13 +13,13 @@
 namespace slidedp::formats {
 
 namespace {
-constexpr uint64_t kHuge = 2u << 20;
+constexpr uint64_t kHuge = StagingPool::kPageBytes;
 constexpr uint64_t kAlign = 64;
 constexpr uint64_t kPiece = 64u << 20;
 }  // namespace
 
 StagingPool::StagingPool(uint64_t bytes, int threads) {
-  const uint64_t want = (bytes + kHuge - 1) / kHuge * kHuge;
+  const uint64_t want = reservedBytes(bytes);
   if (want > 0) base_ = static_cast<uint8_t*>(std::aligned_alloc(kHuge, want));
   if (!base_) {
     ready_ = true;

@@ -35,6 +35,13 @@ namespace slidedp::formats {
 
 class StagingPool {
  public:
+  /// The reservation's granularity and alignment (a huge page).
+  static constexpr uint64_t kPageBytes = 2ull << 20;
+  /// What a pool asked for `bytes` reserves: `bytes` rounded up to whole kPageBytes.
+  static constexpr uint64_t reservedBytes(uint64_t bytes) {
+    return (bytes + kPageBytes - 1) / kPageBytes * kPageBytes;
+  }
+
   /// Reserves `bytes` (rounded up to 2 MiB, 2 MiB aligned) and starts faulting them in on a
   /// background thread with `threads` helpers. A failed reservation leaves capacity() == 0
   /// (every allocation then fails: callers wait for the disk).

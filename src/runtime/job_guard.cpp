@@ -155,8 +155,8 @@ void JobGuard::loop() {
       control_.rank(mine).abort_seen.store(1, std::memory_order_release);
       // The error itself is printed once, by the rank that failed (failJob).
       const std::string msg = fmt::format(
-          "slidedp: {} exits: the job was aborted because rank {} failed (its error is printed "
-          "once, by that rank)\n", ctx_->describe(), control_.abortRank());
+          "slidedp: {} exits: rank {} ended the job (it printed why, once)\n", ctx_->describe(),
+          control_.abortRank());
       writeStderr(msg.c_str());
       unlinkSegmentNoThrow();
       _exit(1);

@@ -434,6 +434,17 @@ TEST(StagingPool, HandsOutSlicesInRingOrderAndRefusesWhatDoesNotFit) {
   EXPECT_FALSE(pool.tryAllocate(8 * mib));
 }
 
+// What a pool reserves is what the host-memory check counts (train_job.cpp): whole 2 MiB pages,
+// so a tiny --checkpoint-staging (1e-7 GiB = 107 B) is counted as the 2 MiB it takes.
+TEST(StagingPool, ReservesWholePagesAndSaysHowMany) {
+  EXPECT_EQ(StagingPool::reservedBytes(0), 0u);
+  EXPECT_EQ(StagingPool::reservedBytes(107), StagingPool::kPageBytes);
+  EXPECT_EQ(StagingPool::reservedBytes(StagingPool::kPageBytes), StagingPool::kPageBytes);
+  EXPECT_EQ(StagingPool::reservedBytes(StagingPool::kPageBytes + 1), 2 * StagingPool::kPageBytes);
+  StagingPool pool(107, 1);
+  EXPECT_EQ(pool.capacity(), StagingPool::reservedBytes(107));
+}
+
 // O_DIRECT (StreamedWriterOptions::direct_io, formats/direct_stream.h): the same bytes as the
 // buffered writer, with tensor and piece sizes that are not multiples of the 4 KiB alignment
 // (the last block is padded, then the file truncated), the caller changing each group right
