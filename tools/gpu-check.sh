@@ -51,7 +51,9 @@
 #                             checkpoint run (e.g. 60000000000), restored after
 #     SLIDEDP_PLAN_CONFIG     model shape of `plan` (default tools/configs/qwen3-4b.json)
 #     SLIDEDP_PLAN_JOBS       `plan`'s jobs, "seq|budget GiB|variant,..." joined by ';' (default:
-#                             tools/bench/plan_check.py DEFAULT_JOBS, 12 variants, seq 4K-128K)
+#                             tools/bench/plan_check.py DEFAULT_JOBS, 13 variants, seq 4K-128K;
+#                             ~11 min on 1xH200: run it through tools/gpu-detached.sh)
+#     SLIDEDP_PLAN_TIMEOUT    `plan`'s bound in seconds (default 900)
 #
 # A step longer than one call (10 minutes) runs detached across chained calls:
 #   bash tools/gpu-detached.sh start NAME -- bash tools/gpu-check.sh STEP, then ... wait NAME.
@@ -237,7 +239,7 @@ do_finetune() {
 }
 do_plan() {
   step "plan: the step-time model, predicted vs measured over a sweep, and --policy auto"
-  SLIDEDP_WORKER=$BIN/slidedp_worker SLIDEDP_PLAN=$BIN/slidedp_plan timeout 480 python3 tools/bench/plan_check.py \
+  SLIDEDP_WORKER=$BIN/slidedp_worker SLIDEDP_PLAN=$BIN/slidedp_plan timeout "${SLIDEDP_PLAN_TIMEOUT:-900}" python3 tools/bench/plan_check.py \
     --bin "$BIN" --out "$OUT/plan" --config "${SLIDEDP_PLAN_CONFIG:-tools/configs/qwen3-4b.json}" --gpus "$GPUS" \
     > "$OUT/plan.log" 2>&1 || rc=1
   tail -30 "$OUT/plan.log"

@@ -29,7 +29,7 @@ echo "$r" | grep -q 'slidedp-run --gpus 0 -- --model-config .*--seq-len 65536 --
   || fail "dry run: no slidedp-run line"
 echo "$r" | grep -q 'peer_train.py --system fsdp2 --liger --ac .*--seq-len 65536' \
   || fail "dry run: no peer line"
-grep -q '"max_position_embeddings": 65536' "$out"/c/probes-*/config-65536.json || fail "config not raised"
+grep -q '"max_position_embeddings": 65536' "$out"/c/probes-*/config-max-positions-65536.json || fail "config not raised"
 # a probe that ends in an error (not a lack of memory) is run once more before it counts
 r=$(SLIDEDP_LONGEST_SIMULATE=slidedp=600000 SLIDEDP_LONGEST_SIMULATE_ERROR=slidedp=65536 python3 "$py" \
     --systems slidedp --out "$out/f" 2>&1) || fail "search with an error: $r"

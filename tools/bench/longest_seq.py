@@ -42,6 +42,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from model_config import raised_config  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SYSTEMS = ("slidedp", "fsdp2_liger_ac", "fsdp2_ac")
 OOM = re.compile(r"out of memory|OutOfMemoryError|CUDA_ERROR_OUT_OF_MEMORY|CUBLAS_STATUS_ALLOC_FAILED"
@@ -111,17 +114,6 @@ def parse_args(argv):
     return a
 
 
-def raised_config(a, T, folder):
-    """A copy of --config whose max_position_embeddings covers T (random-init benchmarks)."""
-    with open(a.config) as f:
-        cfg = json.load(f)
-    cfg["max_position_embeddings"] = max(int(cfg.get("max_position_embeddings") or 0), T)
-    path = os.path.join(folder, f"config-{T}.json")
-    with open(path, "w") as f:
-        json.dump(cfg, f, indent=1)
-    return path
-
-
 def command(a, system, T, cfg, folder, steps, tag=""):
     """(argv, environment additions, metrics file) of one probe of `steps` optimizer steps."""
     metrics = os.path.join(folder, f"{system}-{T}{tag}.jsonl")
@@ -166,7 +158,7 @@ def run_probe(a, system, T, limit_s, folder, steps, tag=""):
     sim = simulated(system, T, tag)
     if sim is not None:
         return sim
-    cfg = raised_config(a, T, folder)
+    cfg = raised_config(a.config, T, folder)
     argv, env_add, metrics = command(a, system, T, cfg, folder, steps, tag)
     if a.dry_run:
         log(f"[dry run] {system} T={T}: {' '.join(argv)}")

@@ -20,12 +20,18 @@ import statistics
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from model_config import raised_config  # noqa: E402
+
 DEFAULT_JOBS = ";".join([
     "4096|0|replicated/cpu+keep@1,replicated/cpu+keep@4,replicated/cpu+keep@8,"
     "replicated/cpu+recompute@8,replicated/cpu+auto@16,replicated/cpu+recompute@16,replicated/cpu+auto@32",
     "16384|22|replicated/cpu+auto@1,replicated/cpu+auto@2,replicated/cpu+recompute@2,"
     "replicated/cpu+offload+auto@2",
-    "32768|0|replicated/cpu+auto@1",  # the 4B config's max_position_embeddings is 40960
+    "32768|0|replicated/cpu+auto@1",
+    # Above the 4B config's max_position_embeddings (40 960): run on a copy of the config with it
+    # raised (model_config.raised_config), as tools/bench/longest_seq.py does; one step is ~35-40 s on 1xH200.
+    "131072|0|replicated/cpu+auto@1",
 ])
 AUTO_SHAPE = (4096, 8, 0)  # seq, batch, budget of the --policy auto job
 
@@ -116,6 +122,7 @@ def main():
     ap.add_argument("--auto-steps", type=int, default=8)
     ap.add_argument("--cpu-workers", type=int, default=0, help="smoke test on CPU workers (no GPU)")
     ap.add_argument("--auto", default="4096,8,0", help="seq,batch,budget of the --policy auto job")
+    ap.add_argument("--job-timeout", type=int, default=420, help="seconds one sweep job may run")
     a = ap.parse_args()
     global AUTO_SHAPE
     AUTO_SHAPE = tuple(int(x) for x in a.auto.split(","))
@@ -124,6 +131,10 @@ def main():
     a.device = "cpu" if a.cpu_workers else "cuda"
     a.workers = ["--cpu-workers", str(a.cpu_workers)] if a.cpu_workers else ["--gpus", a.gpus]
     a.cal = os.path.join(a.out, "calibration.json")
+    longest = max(int(job.split("|")[0]) for job in a.jobs.split(";"))
+    a.config = raised_config(a.config, max(longest, AUTO_SHAPE[0]), a.out)
+    if longest > 0 and a.config.startswith(a.out):
+        print(f"config: {a.config} (max_position_embeddings raised to {longest})", flush=True)
     a.leader_cores = max(1, os.cpu_count() - 2 * a.ngpu)  # --worker-threads 2
     env_run = os.environ.get("SLIDEDP_LAUNCHER", "launcher/slidedp-run")
     rows = []
@@ -146,7 +157,7 @@ def main():
         cmd = [env_run] + a.workers + ["--worker-threads", "2", "--", "--model-config", a.config,
                "--seq-len", str(seq), "--steps", str(a.steps), "--warmup-steps", "1", "--lr", "1e-5",
                "--route-sweep", variants, "--metrics", metrics, "--gpu-memory-budget", str(budget)]
-        rc = run(cmd, os.path.join(a.out, f"plan-job{ji}.log"), 420)
+        rc = run(cmd, os.path.join(a.out, f"plan-job{ji}.log"), a.job_timeout)
         meas = measured(metrics) if os.path.exists(metrics) else {}
         print(header)
         for v in variants.split(","):
