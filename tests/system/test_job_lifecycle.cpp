@@ -100,7 +100,7 @@ TEST(Failures, OneRankThrowsEveryRankExitsWithItsMessage) {
     // The error is printed once, by the rank that failed; every other rank says why it exits.
     EXPECT_EQ(countOccurrences(r.output, ") failed: disk on fire"), 1) << r.output;
     EXPECT_EQ(countOccurrences(r.output, "failed: disk on fire"), 1) << r.output;
-    EXPECT_EQ(countOccurrences(r.output, fmt::format("because rank {} failed", bad)), np - 1)
+    EXPECT_EQ(countOccurrences(r.output, fmt::format("exits: rank {} ended the job", bad)), np - 1)
         << r.output;
     EXPECT_TRUE(waitAllGone(waitForPids(pids_file, np, 1), 10)) << "a rank outlived the job by 10 s";
     EXPECT_FALSE(Segment::exists(name)) << "segment left behind (np " << np << ")";
