@@ -1,32 +1,13 @@
 // The training job's options (apps/train_job.h, group "Training"): each declared once, with
 // its default, unit and meaning. Apart from train_job.cpp so that slidedp_plan can declare the
 // same names without linking the trainer.
-#include <cctype>
 #include <cmath>
-#include <stdexcept>
 #include <string>
 
+#include "apps/option_numbers.h"
 #include "apps/train_job.h"
 
 namespace slidedp {
-namespace {
-
-/// `v` as a whole finite number in [lo, hi] (std::stod; nothing left over), or NaN.
-double numberIn(const std::string& v, double lo, double hi) {
-  // Plain decimal only (std::stod also takes leading blanks, a sign, hex "0x10" and "inf").
-  if (v.empty() || !(std::isdigit(static_cast<unsigned char>(v[0])) || v[0] == '.') ||
-      v.find_first_of("xXpP") != std::string::npos)
-    return std::nan("");
-  try {
-    size_t used = 0;
-    const double x = std::stod(v, &used);
-    if (used == v.size() && std::isfinite(x) && x >= lo && x <= hi) return x;
-  } catch (const std::exception&) {
-  }
-  return std::nan("");
-}
-
-}  // namespace
 
 void addTrainOptions(CLI::App& app, TrainJobOptions& o) {
   auto* g = app.add_option_group("Training", "Train a model (given --model or --model-config)");

@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "apps/option_numbers.h"
+
 namespace slidedp {
 
 namespace {
@@ -17,20 +19,13 @@ constexpr double kMinLivenessTimeoutS = 1.0;
 
 /// Seconds of a deadline or timeout: 0 when `zero_ok` (no deadline), else a finite number in
 /// [`min_s`, 1e9] (~31 years), so the nanosecond arithmetic of the waits (shm::monotonicNs() +
-/// seconds * 1e9) cannot overflow; NaN and inf are refused (CLI11's NonNegativeNumber lets NaN
-/// through).
+/// seconds * 1e9) cannot overflow; NaN, inf, a sign and hexadecimal are refused (plainNumber;
+/// CLI11's NonNegativeNumber lets NaN through).
 CLI::Validator seconds(double min_s, bool zero_ok, const char* why_min) {
   return CLI::Validator(
       [min_s, zero_ok, why_min](std::string& s) -> std::string {
-        double v = 0;
-        try {
-          size_t used = 0;
-          v = std::stod(s, &used);
-          if (used != s.size()) return "not a number: " + s;
-        } catch (const std::exception&) {
-          return "not a number: " + s;
-        }
-        if (!std::isfinite(v) || v < 0 || (!zero_ok && v == 0) || v > 1e9)
+        const double v = plainNumber(s);  // NaN unless a plain finite decimal
+        if (std::isnan(v) || (!zero_ok && v == 0) || v > 1e9)
           return std::string("seconds must be a finite number ") + (zero_ok ? ">= 0" : "> 0") +
                  " and at most 1e9, got " + s;
         if (v > 0 && v < min_s)

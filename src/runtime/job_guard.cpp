@@ -41,6 +41,40 @@ void writeStderr(const char* s) {
   (void)rc;
 }
 
+// A rank that exits because another ended the job says so once, whichever of its threads saw
+// it first (the watchdog, or the main thread's wait through failJob).
+std::atomic<bool> g_ended_by_line_written{false};
+void writeEndedBy(const std::string& who, int abort_rank) {
+  if (g_ended_by_line_written.exchange(true)) return;
+  const std::string msg =
+      fmt::format("slidedp: {} exits: rank {} ended the job (it printed why, once)\n", who, abort_rank);
+  writeStderr(msg.c_str());
+}
+
+// Waits until every live, attached node peer other than `mine` has seen the abort (its
+// abort_seen, set once it has printed why it exits), at most `seconds`. Whoever exits first makes
+// mpirun end the others (a non-zero exit, or MPI_Abort), so no rank leaves before its node peers
+// have had their say. Normally one watchdog period (~0.05 s); only a peer that is alive, attached
+// and silent (stopped, starved of CPU) holds it to the end.
+void waitForPeersToSeeAbort(const shm::ControlBlock& control, uint32_t mine, double seconds) {
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::microseconds(static_cast<int64_t>(seconds * 1e6));
+  while (std::chrono::steady_clock::now() < deadline) {
+    bool all = true;
+    for (uint32_t r = 0; r < control.numRanks() && all; ++r) {
+      if (r == mine) continue;
+      const shm::RankSlot& p = control.rank(r);
+      if (p.state.load() == static_cast<uint32_t>(shm::RankState::kAttached) &&
+          p.abort_seen.load() == 0 && shm::processAlive(p.pid.load(), p.start_time.load()))
+        all = false;
+    }
+    if (all) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
+// 2 s was too short on a loaded 2-core machine (CI: 5 ranks busy-polling in MPI_Barrier).
+constexpr double kPeersSeeAbortS = 5.0;
+
 void onTerminate(int sig) {
   if (((sig == SIGUSR1 && g_usr1_stop) || (sig == SIGTERM && g_graceful)) && !g_stop_requested) {
     g_stop_requested = 1;
@@ -152,12 +186,13 @@ void JobGuard::loop() {
     control_.rank(mine).progress.store(shm::progressCount(), std::memory_order_relaxed);
     control_.rank(mine).heartbeat_ns.store(now, std::memory_order_release);
     if (control_.aborted() && control_.abortRank() != ctx_->world_rank) {
+      // The error itself is printed once, by the rank that failed (failJob). This line goes out
+      // before abort_seen: the failing rank waits for every peer's abort_seen, then exits, and
+      // mpirun's SIGTERM would otherwise cut the line off.
+      writeEndedBy(ctx_->describe(), control_.abortRank());
       control_.rank(mine).abort_seen.store(1, std::memory_order_release);
-      // The error itself is printed once, by the rank that failed (failJob).
-      const std::string msg = fmt::format(
-          "slidedp: {} exits: rank {} ended the job (it printed why, once)\n", ctx_->describe(),
-          control_.abortRank());
-      writeStderr(msg.c_str());
+      // Not before the other peers have printed theirs: this exit would make mpirun end them.
+      waitForPeersToSeeAbort(control_, mine, kPeersSeeAbortS);
       unlinkSegmentNoThrow();
       _exit(1);
     }
@@ -239,22 +274,17 @@ void JobGuard::failJob(const RankContext* ctx, const shm::ControlBlock* control,
   const bool first = control == nullptr || ctx == nullptr ||
                      control->setAbort(ctx->world_rank, message) ||
                      message.find(control->abortMessage()) == std::string::npos;
-  if (first) writeStderr(line.c_str());
+  if (first) {
+    writeStderr(line.c_str());
+    if (control != nullptr && ctx != nullptr)  // printed: node peers need not wait for it
+      control->rank(static_cast<uint32_t>(ctx->local_rank)).abort_seen.store(1, std::memory_order_release);
+  } else if (control->abortRank() != ctx->world_rank) {
+    // A wait that saw another rank's abort: say why this rank exits, as the watchdog would.
+    writeEndedBy(who, control->abortRank());
+    control->rank(static_cast<uint32_t>(ctx->local_rank)).abort_seen.store(1, std::memory_order_release);
+  }
   if (control != nullptr && ctx != nullptr) {
-    // Let node peers print the first error before MPI_Abort's SIGTERM reaches them.
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
-    while (std::chrono::steady_clock::now() < deadline) {
-      bool all = true;
-      for (uint32_t r = 0; r < control->numRanks(); ++r) {
-        if (static_cast<int>(r) == ctx->local_rank) continue;
-        const shm::RankSlot& p = control->rank(r);
-        if (p.state.load() == static_cast<uint32_t>(shm::RankState::kAttached) &&
-            p.abort_seen.load() == 0 && shm::processAlive(p.pid.load(), p.start_time.load()))
-          all = false;
-      }
-      if (all) break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
+    waitForPeersToSeeAbort(*control, static_cast<uint32_t>(ctx->local_rank), kPeersSeeAbortS);
   }
   unlinkSegmentNoThrow();
   std::fflush(stdout);

@@ -76,8 +76,10 @@ class JobGuard {
   void stop();
   ~JobGuard() { stop(); }
 
-  /// Fails the whole job with `message`: publishes it (first error wins), waits up to
-  /// 2 s for node peers to see it, removes the segment, then MPI_Abort(world, exit_code).
+  /// Fails the whole job with `message`: publishes it (first error wins; a rank whose wait saw
+  /// another rank's abort prints one "exits: rank N ended the job" line instead), waits until
+  /// every live node peer has seen it (its watchdog has printed that line), at most 5 s,
+  /// removes the segment, then MPI_Abort(world, exit_code).
   /// Never returns. Callable from any thread after MPI_Init.
   [[noreturn]] static void failJob(const RankContext* ctx, const shm::ControlBlock* control,
                                    const std::string& message, int exit_code = 1);
