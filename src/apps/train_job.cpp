@@ -974,7 +974,8 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
       SLIDEDP_LOG_INFO("checkpoint writes capped at {:g} MB/s (--checkpoint-write-rate)",
                        o.checkpoint_write_rate);
     // Capped at the checkpoint's size (the pool never needs more): said when it applies.
-    const bool capped = cs != "auto" && std::stod(cs) * (1ull << 30) > static_cast<double>(bytes) + (4 << 20);
+    const bool capped = cs != "auto" &&
+        formats::StagingPool::reservedBytes(static_cast<uint64_t>(std::stod(cs) * (1ull << 30))) > bytes;
     if (ctx.isLeader() && bytes > 0)
       SLIDEDP_LOG_INFO("checkpoint staging: {} of host memory reserved{}, faulted in on a "
                        "background thread (--checkpoint-staging {}): streamed checkpoints copy "

@@ -13,14 +13,13 @@
 namespace slidedp::formats {
 
 namespace {
-constexpr uint64_t kHuge = StagingPool::kPageBytes;
 constexpr uint64_t kAlign = 64;
 constexpr uint64_t kPiece = 64u << 20;
 }  // namespace
 
 StagingPool::StagingPool(uint64_t bytes, int threads) {
   const uint64_t want = reservedBytes(bytes);
-  if (want > 0) base_ = static_cast<uint8_t*>(std::aligned_alloc(kHuge, want));
+  if (want > 0) base_ = static_cast<uint8_t*>(std::aligned_alloc(kPageBytes, want));
   if (!base_) {
     ready_ = true;
     return;
@@ -36,7 +35,7 @@ StagingPool::StagingPool(uint64_t bytes, int threads) {
     useAllRankCores();
     lowerThreadPriority();
     const int k = std::max(1, threads);
-    const uint64_t slice = (capacity_ / k + kHuge - 1) / kHuge * kHuge;
+    const uint64_t slice = (capacity_ / k + kPageBytes - 1) / kPageBytes * kPageBytes;
     std::vector<std::thread> pool;
     for (int i = 0; i < k; ++i) {
       const uint64_t b = std::min(capacity_, i * slice), e = std::min(capacity_, b + slice);
