@@ -22,6 +22,7 @@
 #include "formats/safetensors.h"
 #include "formats/staging_pool.h"
 #include "formats/streamed_writer.h"
+#include "apps/option_numbers.h"
 #include "apps/output_checks.h"
 #include "common/median.h"
 #include "model/param_layout.h"
@@ -530,6 +531,11 @@ bool streamsCheckpoints(const TrainJobOptions& o) {
          o.checkpoint_mode == "stream";
 }
 
+/// --checkpoint-staging in GiB, or -1 for auto (the option's check has refused anything else).
+double checkpointStagingGiB(const TrainJobOptions& o) {
+  return o.checkpoint_staging == "auto" ? -1.0 : plainNumber(o.checkpoint_staging);
+}
+
 /// Fully sharded: whether every variant delivers on a sharded route, so each worker's gather
 /// buffers hold about 1/G of a unit (routes/node_gather.h); one replicated variant of a
 /// --route-sweep grows them to the whole largest unit.
@@ -577,12 +583,13 @@ void checkHostMemoryUpFront(const RankContext& ctx, const TrainJobOptions& o,
                                                    o.train.micro_batch_rows);
     need.gather_bytes = gather_bytes;
     // An explicit --checkpoint-staging is reserved at the start (auto takes what is free then).
-    if (streamsCheckpoints(o) && o.checkpoint_staging != "auto") {
+    const double staging_gib = checkpointStagingGiB(o);
+    if (streamsCheckpoints(o) && staging_gib >= 0) {
       uint64_t owned = 0;  // elements of the state this node's leader writes (12 B each)
       for (size_t u = 0; u < spec.unit_numels.size(); ++u)
         owned += spec.owned_numels.empty() ? spec.unit_numels[u] : spec.owned_numels[u];
       need.checkpoint_staging_bytes = formats::StagingPool::reservedBytes(std::min<uint64_t>(
-          12 * owned, static_cast<uint64_t>(std::stod(o.checkpoint_staging) * (1ull << 30))));
+          12 * owned, static_cast<uint64_t>(staging_gib * (1ull << 30))));
     }
     // A direct checkpoint write's bounce buffers, where the job surely writes direct
     // (CheckpointStream: --checkpoint-io direct, or auto with staging memory). Not with auto
@@ -590,8 +597,7 @@ void checkHostMemoryUpFront(const RankContext& ctx, const TrainJobOptions& o,
     // buffers fit in that headroom or the pool is empty and auto writes buffered (no buffers).
     if (!o.checkpoint_dir.empty() &&
         (o.checkpoint_io == "direct" ||
-         (o.checkpoint_io == "auto" && streamsCheckpoints(o) && o.checkpoint_staging != "auto" &&
-          std::stod(o.checkpoint_staging) > 0)))
+         (o.checkpoint_io == "auto" && streamsCheckpoints(o) && staging_gib > 0)))
       need.checkpoint_io_bytes = formats::directBounceBytes(formats::StreamedWriterOptions{});
     const uint64_t available = testHookMemAvailable(memAvailableBytes());
     if (ctx.world_rank == 0)
@@ -967,15 +973,16 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
                   o.seed, resume);
   if (streamsCheckpoints(o)) {
     const std::string& cs = o.checkpoint_staging;
-    const uint64_t bytes = trainer.reserveCheckpointStaging(cs == "auto" ? -1.0 : std::stod(cs));
+    const double staging_gib = checkpointStagingGiB(o);
+    const uint64_t bytes = trainer.reserveCheckpointStaging(staging_gib);
     trainer.setCheckpointWriteRate(o.checkpoint_write_rate * 1e6);
     trainer.setCheckpointIo(o.checkpoint_io);
     if (ctx.isLeader() && o.checkpoint_write_rate > 0)
       SLIDEDP_LOG_INFO("checkpoint writes capped at {:g} MB/s (--checkpoint-write-rate)",
                        o.checkpoint_write_rate);
     // Capped at the checkpoint's size (the pool never needs more): said when it applies.
-    const bool capped = cs != "auto" &&
-        formats::StagingPool::reservedBytes(static_cast<uint64_t>(std::stod(cs) * (1ull << 30))) > bytes;
+    const bool capped = staging_gib >= 0 &&
+        formats::StagingPool::reservedBytes(static_cast<uint64_t>(staging_gib * (1ull << 30))) > bytes;
     if (ctx.isLeader() && bytes > 0)
       SLIDEDP_LOG_INFO("checkpoint staging: {} of host memory reserved{}, faulted in on a "
                        "background thread (--checkpoint-staging {}): streamed checkpoints copy "

@@ -101,8 +101,9 @@ void addTrainOptions(CLI::App& app, TrainJobOptions& o) {
                 "chunk (0: as many as keep the chunk's bf16 logits near 2 GiB)")->capture_default_str();
   g->add_option("--policy", o.policy, "manual (the route/chunk/activation flags as given) or auto "
                 "(the step-time model's best policy for this machine and batch: routes, chunk size, "
-                "ring slots, window, micro-batch rows, kept layers, offload, leader threads; needs "
-                "the calibration `launcher/slidedp-run --plan` caches, or --machine; it overrides those "
+                "ring slots, window, micro-batch rows, kept layers, offload, leader threads; it reads "
+                "this machine's calibration for the shape from the cache, which launcher/slidedp-run "
+                "fills first by planning the run (once per shape), or --machine; it overrides those "
                 "flags); the step line then shows predicted vs measured")
       ->check(CLI::IsMember({"manual", "auto"}))->capture_default_str();
   g->add_option("--machine", o.machine, "--policy auto: plan with this machine description "

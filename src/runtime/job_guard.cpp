@@ -256,6 +256,10 @@ void JobGuard::loop() {
         // A stopped peer cannot see the abort flag: continue it, so its own watchdog prints
         // the first error and exits (a rank held by a debugger stays for mpirun to kill).
         if (stalled) kill(static_cast<pid_t>(pid), SIGCONT);
+        // Printed: then, as on every other way out, not before the live node peers have
+        // printed theirs (this exit makes mpirun end them).
+        control_.rank(mine).abort_seen.store(1, std::memory_order_release);
+        waitForPeersToSeeAbort(control_, mine, kPeersSeeAbortS);
         unlinkSegmentNoThrow();
         _exit(1);
       }

@@ -219,6 +219,20 @@ expect_rc 0 plan-machine
 has "plan: $BIN --machine tools/machines/h200x8.json --reduction cpu" "$OUT" "plan-machine: only the run's arguments"
 SLIDEDP_PLAN=$BIN SLIDEDP_TOPOLOGY_FILE=$FAKE run plan-nodes1 "$RUN" --dry-run --plan --gpus 0,1
 hasnt "--nodes" "$OUT" "plan-nodes1"
+# --policy auto (a worker flag, or a CONFIG key): the plan runs first (it calibrates a shape the
+# cache lacks), with the run's arguments, then the job; not with a --machine description
+SLIDEDP_PLAN=$BIN SLIDEDP_TOPOLOGY_FILE=$FAKE run auto-plan "$RUN" --dry-run --gpus 0,1 -- --seq-len 512 --policy auto
+expect_rc 0 auto-plan
+has "--policy auto: planning first" "$OUT" "auto-plan: the plan before the job"
+has "$BIN --gpus 2 --leader-cores 56 --device cuda --seq-len 512 --policy auto --top 3" "$OUT" "auto-plan: the run's arguments"
+has "mpirun --bind-to none" "$LINE" "auto-plan: then the job"
+printf 'seq-len = 512\npolicy = "auto"\n' > "$TMP/auto.toml"
+SLIDEDP_PLAN=$BIN SLIDEDP_TOPOLOGY_FILE=$FAKE run auto-plan-config "$RUN" --dry-run --gpus 0,1 "$TMP/auto.toml"
+has "--policy auto: planning first" "$OUT" "auto-plan-config: policy = auto in CONFIG"
+SLIDEDP_PLAN=$BIN SLIDEDP_TOPOLOGY_FILE=$FAKE run auto-plan-override "$RUN" --dry-run --gpus 0,1 "$TMP/auto.toml" -- --policy manual
+hasnt "planning first" "$OUT" "auto-plan-override: --policy manual after -- wins over CONFIG"
+SLIDEDP_PLAN=$BIN SLIDEDP_TOPOLOGY_FILE=$FAKE run auto-plan-machine "$RUN" --dry-run --gpus 0,1 -- --policy auto --machine tools/machines/h200x1.json
+hasnt "planning first" "$OUT" "auto-plan-machine: a machine description needs no calibration"
 # --nodes without a hostfile, --srun or an allocation: refused before mpirun, saying what to do
 bad "nodes without hostfile" "--nodes 2, but no hostfile and no batch allocation" "$RUN" --dry-run --nodes 2 --cpu-workers 2
 has "HINT: give the nodes with --hostfile FILE" "$OUT" "nodes without hostfile: hostfile hint"

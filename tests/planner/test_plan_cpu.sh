@@ -5,14 +5,16 @@
 #      (the worker's layer code on one thread, the leader's AdamW, memcpy) into a fresh cache and
 #      prints the ranked policies;
 #   2. a run with `--policy auto` picks the best one and logs predicted vs measured each step;
-#      the fastest measured step (steps 3..8) must be within a factor 2 of the prediction.
+#      the fastest measured step (steps 3..8) must be within a factor 2 of the prediction (a
+#      second attempt, recalibrated, when the first is not: see below).
 #      Why the fastest and why so coarse: the CI machine has 2 cores shared by other jobs (other
 #      builds run beside the tests), so both the calibration (which keeps its fastest repetition)
 #      and the run can only be slowed down, at different moments; a CPU worker also shares cores
 #      with the leader and MPI progress, which the model does not price. The model's logic, not
 #      the machine's noise, is what this checks (the 10% target is checked on the GPU by
 #      tools/gpu-check.sh plan);
-#   3. `--policy auto` without a calibration for the shape fails early with a HINT;
+#   3. `--policy auto` for a shape without a calibration: the launcher plans (calibrates) first,
+#      then runs it; the worker without the launcher fails early with a HINT;
 #   4. `--evaluate` of recompute-all predicts a slower step than keep-all on the same machine.
 #
 #   tests/planner/test_plan_cpu.sh BUILD_DIR        (CTest: planner_cpu_check)
@@ -30,38 +32,64 @@ ARGS=("${BASE[@]}" --seq-len 256)
 FAILS=0
 fail() { echo "FAIL: $*"; FAILS=$((FAILS + 1)); }
 
-# 1. plan (calibrates)
-"$ROOT/launcher/slidedp-run" --cpu-workers 1 --no-pin --plan -- "${ARGS[@]}" --top 5 > "$TMP/plan.txt" 2>&1
-rc=$?
-cat "$TMP/plan.txt"
-[ $rc -eq 0 ] || fail "slidedp-run --plan exited $rc"
-grep -q "calibrated now" "$TMP/plan.txt" || fail "the first plan did not calibrate"
-grep -q "^best: " "$TMP/plan.txt" || fail "no best policy printed"
-[ -s "$TMP/cal.json" ] || fail "no calibration cache written"
+# 1 + 2, once more (recalibrated) when the check of 2 fails: a calibration and a run taken at
+# different moments of a loaded machine can differ by more than the factor (seen: 0.55 s
+# predicted against a fastest step of 2.81 s while the whole machine ran 1.7x slower); both
+# attempts are printed, and 1's own checks must hold in each.
+attempt() {  # $1: the attempt's number; extra arguments go to --plan (e.g. --recalibrate)
+  local n=$1; shift
+  # 1. plan (calibrates)
+  "$ROOT/launcher/slidedp-run" --cpu-workers 1 --no-pin --plan -- "${ARGS[@]}" --top 5 "$@" > "$TMP/plan.txt" 2>&1
+  rc=$?
+  cat "$TMP/plan.txt"
+  [ $rc -eq 0 ] || fail "slidedp-run --plan exited $rc (attempt $n)"
+  grep -q "calibrated now" "$TMP/plan.txt" || fail "the plan did not calibrate (attempt $n)"
+  grep -q "^best: " "$TMP/plan.txt" || fail "no best policy printed (attempt $n)"
+  [ -s "$TMP/cal.json" ] || fail "no calibration cache written (attempt $n)"
 
-# 2. --policy auto: predicted vs measured
-"$ROOT/launcher/slidedp-run" --cpu-workers 1 --no-pin -- "${ARGS[@]}" --steps 8 --policy auto \
-    --metrics "$TMP/m.jsonl" > "$TMP/run.txt" 2>&1
-rc=$?
-grep -E "policy auto|step [0-9]+/" "$TMP/run.txt" | cut -c1-260
-[ $rc -eq 0 ] || { tail -20 "$TMP/run.txt"; fail "the --policy auto run exited $rc"; }
-python3 - "$TMP/m.jsonl" <<'PY' || fail "predicted vs measured outside a factor 2 (see above)"
+  # 2. --policy auto: predicted vs measured
+  rm -f "$TMP/m.jsonl"
+  "$ROOT/launcher/slidedp-run" --cpu-workers 1 --no-pin -- "${ARGS[@]}" --steps 8 --policy auto \
+      --metrics "$TMP/m.jsonl" > "$TMP/run.txt" 2>&1
+  rc=$?
+  grep -E "policy auto|step [0-9]+/" "$TMP/run.txt" | cut -c1-260
+  [ $rc -eq 0 ] || { tail -20 "$TMP/run.txt"; fail "the --policy auto run exited $rc (attempt $n)"; return 0; }
+  python3 - "$TMP/m.jsonl" "$n" <<'PY'
 import json, statistics, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
 assert rows and all("predicted_step_s" in r for r in rows), "no predicted_step_s in the metrics"
 meas = min(r["step_s"] for r in rows[2:])
 med = statistics.median(r["step_s"] for r in rows[2:])
 pred = rows[0]["predicted_step_s"]
-print(f"predicted {pred:.4f} s, measured fastest {meas:.4f} s, median {med:.4f} s (steps 3..{len(rows)}), "
-      f"predicted/fastest {pred / meas:.2f}")
-sys.exit(0 if 0.5 <= pred / meas <= 2.0 else 1)
+print(f"attempt {sys.argv[2]}: predicted {pred:.4f} s, measured fastest {meas:.4f} s, median {med:.4f} s "
+      f"(steps 3..{len(rows)}), predicted/fastest {pred / meas:.2f}")
+sys.exit(0 if 0.5 <= pred / meas <= 2.0 else 3)
 PY
+}
+attempt 1
+case $? in
+  0) ;;
+  3) echo "attempt 1: predicted vs measured outside a factor 2: recalibrating and running once more"
+     attempt 2 --recalibrate
+     case $? in 0) ;; 3) fail "predicted vs measured outside a factor 2 in both attempts (see above)";;
+                *) fail "the metrics check failed (see above)";; esac;;
+  *) fail "the metrics check failed (see above)";;
+esac
 
-# 3. no calibration for another shape: a clear error before start-up
+# 3. --policy auto for a shape the cache lacks: through the launcher, the plan calibrates it
+#    first and the job runs; the worker started without the launcher refuses it early, with a HINT
 "$ROOT/launcher/slidedp-run" --cpu-workers 1 --no-pin -- "${BASE[@]}" --seq-len 128 --steps 1 \
+    --policy auto > "$TMP/firstrun.txt" 2>&1
+rc=$?
+grep -E "planning first|calibrated now|policy auto:|step 1/" "$TMP/firstrun.txt" | cut -c1-200
+[ $rc -eq 0 ] || { tail -20 "$TMP/firstrun.txt"; fail "--policy auto on an uncalibrated shape through the launcher exited $rc"; }
+grep -q "planning first" "$TMP/firstrun.txt" || fail "the launcher did not plan before the --policy auto job"
+grep -q "calibrated now" "$TMP/firstrun.txt" || fail "the plan before the job did not calibrate the new shape"
+grep -q "policy auto: " "$TMP/firstrun.txt" || fail "the job did not report the policy it chose"
+mpirun --oversubscribe -np 2 "$SLIDEDP_WORKER" --device cpu "${BASE[@]}" --seq-len 64 --steps 1 \
     --policy auto > "$TMP/nocal.txt" 2>&1
 rc=$?
-[ $rc -ne 0 ] || fail "--policy auto without a calibration succeeded"
+[ $rc -ne 0 ] || fail "--policy auto without a calibration succeeded (worker without the launcher)"
 grep -q "no calibration of this machine" "$TMP/nocal.txt" || { cat "$TMP/nocal.txt"; fail "no clear message"; }
 grep -q "HINT" "$TMP/nocal.txt" || fail "no HINT"
 

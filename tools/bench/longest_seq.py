@@ -31,6 +31,7 @@ Systems:
                   apply_liger_kernel_to_<model>(rope, rms_norm, swiglu,
                   fused_linear_cross_entropy); needs the liger-kernel package)
   fsdp2_ac        the same without Liger
+  The peers run with PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (--alloc-conf).
 """
 import argparse
 import json
@@ -88,6 +89,9 @@ def parse_args(argv):
     ap.add_argument("--gpus", default="0", help="slidedp-run --gpus; torchrun ranks = their count")
     ap.add_argument("--cpu-workers", type=int, default=0,
                     help="slidedp only: N CPU workers instead of --gpus (tests without a GPU)")
+    ap.add_argument("--alloc-conf", default=os.environ.get("PYTORCH_CUDA_ALLOC_CONF", "expandable_segments:True"),
+                    help="PYTORCH_CUDA_ALLOC_CONF of the peer probes (default: the environment's, else "
+                         "expandable_segments:True, as tools/bench/compare.py; '' for torch's default)")
     ap.add_argument("--python", default=os.environ.get("SLIDEDP_PYTHON", sys.executable),
                     help="interpreter with torch/transformers for the peer")
     ap.add_argument("--out", default=os.environ.get("OUT", "longest-out"), help="output folder")
@@ -132,7 +136,10 @@ def command(a, system, T, cfg, folder, steps, tag=""):
             "--warmup", str(steps - 1), "--out", metrics]
     if system == "fsdp2_liger_ac":
         argv.insert(argv.index("--ac"), "--liger")
-    return argv, {}, metrics
+    # The peer's strongest setting for length: expandable segments leave less of the GPU to
+    # fragmentation (the peer comparison, compare.py --alloc-conf, uses the same default).
+    env = {"PYTORCH_CUDA_ALLOC_CONF": a.alloc_conf} if a.alloc_conf else {}
+    return argv, env, metrics
 
 
 def simulated(system, T, tag=""):
