@@ -37,6 +37,9 @@ echo "$r" | grep -q 'slidedp T=65536: error .*probing the same length once more'
 echo "$r" | grep -Eq '^slidedp +589824 +1695 +655360 ' || fail "one error ended the search: $r"
 [ "$(wc -l < "$out"/f/probes-*/longest.jsonl)" -eq 10 ] || fail "expected 10 probe records (9 + the error)"
 python3 "$py" --systems nope --out "$out/d" > /dev/null 2>&1 && fail "an unknown system was accepted"
+# one step does not show a length trains (the peer's AdamW moments come with its first step)
+r=$(python3 "$py" --steps 1 --dry-run --out "$out/g" 2>&1) && fail "--steps 1 was accepted: $r"
+echo "$r" | grep -q -- "--steps must be at least 2" || fail "--steps 1: no clear message: $r"
 if [ -n "${1:-}" ]; then
   shared="${SLIDEDP_SHARED_DIR:-$here/../../../shared}"
   r=$(SLIDEDP_WORKER="$1" python3 "$py" --config "$shared/models/stories260K/config.json" --systems slidedp \

@@ -14,12 +14,19 @@ twice, then SIGKILL) at --probe-timeout or when the --time-budget would be excee
 outcome is ok (tokens/s of the last step), oom (out of GPU or host memory), timeout (not
 trainable within the bound: reported apart, never as a length that trains) or error.
 
+A length trains when a probe's second step completes: the first step does not hold every byte
+a run holds. The peer creates its AdamW moments in its first optimizer step, after the backward
+that sets its peak (FSDP2 + Liger + AC at 262144 tokens on one H200: 108.6 GiB in a one-step
+probe, 138.4 GiB in the second step, 2026-12-03), and slidedp's auto activation policy re-plans
+its kept layers from the memory the first step left free. So --steps is at least 2, for every
+system alike, and the last step is the one timed.
+
 Bounded in time: a probe's time is predicted from the last probe that trained (its start-up
 plus its step time scaled by the square of the length ratio: attention dominates at these
-lengths); it runs 1 step instead of --steps when --steps would not fit its limit, and is not
-started when even that would not fit: the search then stops and prints its bracket, and
---known-ok/--known-fail continue it in the next call (the GPU machine's calls last at most 10
-minutes, and a 256K-token step of the Qwen3-4B shape took ~3 minutes on one H200).
+lengths); a probe that would not fit its limit is not started: the search then stops and prints
+its bracket, and --known-ok/--known-fail continue it in the next call (the GPU machine's calls
+last at most 10 minutes, and a 512K-token step of the Qwen3-4B shape took ~10 minutes on one
+H200: a longer probe runs detached, tools/gpu-detached.sh).
 
 Prints one line per probe and a table at the end; writes every probe to DIR/longest.jsonl.
 The ratio of the two longest lengths is printed when both systems ran.
@@ -74,8 +81,8 @@ def parse_args(argv):
                     help="bisect until the bracket is below this fraction of the longest ok")
     ap.add_argument("--align", type=int, default=4096, help="lengths are multiples of this")
     ap.add_argument("--steps", type=int, default=2,
-                    help="optimizer steps per probe, the last one timed (1 when the predicted "
-                         "probe would not fit its time limit)")
+                    help="optimizer steps per probe, at least 2 (the first does not hold all a run "
+                         "holds), the last one timed")
     ap.add_argument("--probe-timeout", type=float, default=480, help="seconds per probe, at most")
     ap.add_argument("--time-budget", type=float, default=540,
                     help="seconds for the whole search (all systems)")
@@ -101,8 +108,12 @@ def parse_args(argv):
     for s in a.systems:
         if s not in SYSTEMS:
             ap.error(f"unknown system '{s}' (choose from {', '.join(SYSTEMS)})")
-    if a.start < 2 or a.max < a.start or a.align < 1 or a.steps < 1 or a.probe_timeout <= 0:
-        ap.error("need 2 <= --start <= --max, --align >= 1, --steps >= 1, --probe-timeout > 0")
+    if a.steps < 2:
+        ap.error("--steps must be at least 2: a length trains when a second step completes (a "
+                 "first step does not hold the peer's optimizer moments, nor slidedp's re-planned "
+                 "activations)")
+    if a.start < 2 or a.max < a.start or a.align < 1 or a.probe_timeout <= 0:
+        ap.error("need 2 <= --start <= --max, --align >= 1, --probe-timeout > 0")
     if not os.path.isfile(a.config):
         ap.error(f"--config {a.config} not found")
 
@@ -253,14 +264,10 @@ def search(a, system, deadline, folder, results):
         remaining = deadline - time.monotonic()
         limit = min(a.probe_timeout, remaining)
         # Predicted probe time: the last probe's start-up plus its step time scaled by the
-        # square of the length ratio (attention dominates here); --steps, or 1 step when
-        # --steps would not fit (a probe that trains one step shows the length fits).
+        # square of the length ratio (attention dominates here), times --steps.
         steps, predicted = a.steps, None
         if last:
-            step_s = last[2] * (T / last[0]) ** 2
-            predicted = last[1] + steps * step_s
-            if predicted > limit and steps > 1:
-                steps, predicted = 1, last[1] + step_s
+            predicted = last[1] + steps * last[2] * (T / last[0]) ** 2
         if remaining < 30 or (predicted and predicted > limit):
             log(f"{system}: stopping at T={T}: {remaining:.0f} s left"
                 + (f", the probe would take about {predicted:.0f} s" if predicted else ""))
