@@ -233,6 +233,8 @@ SLIDEDP_PLAN=$BIN SLIDEDP_TOPOLOGY_FILE=$FAKE run auto-plan-override "$RUN" --dr
 hasnt "planning first" "$OUT" "auto-plan-override: --policy manual after -- wins over CONFIG"
 SLIDEDP_PLAN=$BIN SLIDEDP_TOPOLOGY_FILE=$FAKE run auto-plan-machine "$RUN" --dry-run --gpus 0,1 -- --policy auto --machine tools/machines/h200x1.json
 hasnt "planning first" "$OUT" "auto-plan-machine: a machine description needs no calibration"
+SLIDEDP_PLAN=$BIN SLIDEDP_TOPOLOGY_FILE=$FAKE run auto-plan-sweep "$RUN" --dry-run --gpus 0,1 -- --policy auto --route-sweep cpu/cpu@8
+hasnt "planning first" "$OUT" "auto-plan-sweep: the job refuses auto with a sweep at once, no plan before"
 # --nodes without a hostfile, --srun or an allocation: refused before mpirun, saying what to do
 bad "nodes without hostfile" "--nodes 2, but no hostfile and no batch allocation" "$RUN" --dry-run --nodes 2 --cpu-workers 2
 has "HINT: give the nodes with --hostfile FILE" "$OUT" "nodes without hostfile: hostfile hint"
