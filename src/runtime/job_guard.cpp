@@ -75,6 +75,16 @@ void waitForPeersToSeeAbort(const shm::ControlBlock& control, uint32_t mine, dou
 // 2 s was too short on a loaded 2-core machine (CI: 5 ranks busy-polling in MPI_Barrier).
 constexpr double kPeersSeeAbortS = 5.0;
 
+// The watchdog's way out, once this rank has printed why it exits: marks that (abort_seen),
+// waits for the live node peers to have printed theirs (this exit makes mpirun end them),
+// removes the segment and exits 1.
+[[noreturn]] void exitAfterNodePeers(const shm::ControlBlock& control, uint32_t mine) {
+  control.rank(mine).abort_seen.store(1, std::memory_order_release);
+  waitForPeersToSeeAbort(control, mine, kPeersSeeAbortS);
+  unlinkSegmentNoThrow();
+  _exit(1);
+}
+
 void onTerminate(int sig) {
   if (((sig == SIGUSR1 && g_usr1_stop) || (sig == SIGTERM && g_graceful)) && !g_stop_requested) {
     g_stop_requested = 1;
@@ -190,11 +200,7 @@ void JobGuard::loop() {
       // before abort_seen: the failing rank waits for every peer's abort_seen, then exits, and
       // mpirun's SIGTERM would otherwise cut the line off.
       writeEndedBy(ctx_->describe(), control_.abortRank());
-      control_.rank(mine).abort_seen.store(1, std::memory_order_release);
-      // Not before the other peers have printed theirs: this exit would make mpirun end them.
-      waitForPeersToSeeAbort(control_, mine, kPeersSeeAbortS);
-      unlinkSegmentNoThrow();
-      _exit(1);
+      exitAfterNodePeers(control_, mine);
     }
     // Once this rank has failed the job itself, peers going down is expected.
     const bool failed_by_me = control_.aborted() && control_.abortRank() == ctx_->world_rank;
@@ -256,12 +262,7 @@ void JobGuard::loop() {
         // A stopped peer cannot see the abort flag: continue it, so its own watchdog prints
         // the first error and exits (a rank held by a debugger stays for mpirun to kill).
         if (stalled) kill(static_cast<pid_t>(pid), SIGCONT);
-        // Printed: then, as on every other way out, not before the live node peers have
-        // printed theirs (this exit makes mpirun end them).
-        control_.rank(mine).abort_seen.store(1, std::memory_order_release);
-        waitForPeersToSeeAbort(control_, mine, kPeersSeeAbortS);
-        unlinkSegmentNoThrow();
-        _exit(1);
+        exitAfterNodePeers(control_, mine);
       }
     }
     std::this_thread::sleep_for(period);

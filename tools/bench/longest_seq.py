@@ -265,14 +265,12 @@ def search(a, system, deadline, folder, results):
         limit = min(a.probe_timeout, remaining)
         # Predicted probe time: the last probe's start-up plus its step time scaled by the
         # square of the length ratio (attention dominates here), times --steps.
-        steps, predicted = a.steps, None
-        if last:
-            predicted = last[1] + steps * last[2] * (T / last[0]) ** 2
+        predicted = last[1] + a.steps * last[2] * (T / last[0]) ** 2 if last else None
         if remaining < 30 or (predicted and predicted > limit):
             log(f"{system}: stopping at T={T}: {remaining:.0f} s left"
                 + (f", the probe would take about {predicted:.0f} s" if predicted else ""))
             break
-        rec = run_probe(a, system, T, limit, folder, steps)
+        rec = run_probe(a, system, T, limit, folder, a.steps)
         if rec["status"] == "error" and not a.dry_run and deadline - time.monotonic() > limit / 2:
             # An error that is not a lack of memory says nothing about the length (Open MPI
             # 4.1 can report a rank that finalized as "exiting improperly" under load): the
@@ -282,7 +280,7 @@ def search(a, system, deadline, folder, results):
             results.append(rec)
             with open(os.path.join(folder, "longest.jsonl"), "a") as f:
                 f.write(json.dumps(rec) + "\n")
-            rec = run_probe(a, system, T, min(limit, deadline - time.monotonic()), folder, steps, "-again")
+            rec = run_probe(a, system, T, min(limit, deadline - time.monotonic()), folder, a.steps, "-again")
         results.append(rec)
         with open(os.path.join(folder, "longest.jsonl"), "a") as f:
             f.write(json.dumps(rec) + "\n")
