@@ -4,7 +4,7 @@
 # comparison (tools/bench/peers.sh); logs to $OUT (or ./gpu-logs). Works on 1..8 GPUs.
 #
 #   bash tools/gpu-check.sh [steps...]
-#     steps, run in the order given: build test layer profile slidedp packed peers longest ipc plan ckpt main realrun finetune adamw
+#     steps, run in the order given: build test layer profile slidedp placement packed peers longest ipc plan ckpt main realrun finetune adamw
 #     (default: build test layer slidedp)
 #   Environment (each optional):
 #     SLIDEDP_BENCH_CONFIG    model shape of `slidedp` and `peers` (default tools/configs/qwen3-4b.json
@@ -15,6 +15,9 @@
 #                             --time-budget S; long sequences: "--seq-lens 65536,131072 --batches 1
 #                             --systems slidedp,fsdp2_liger_ac", which override the --seq-len 4096
 #                             given here)
+#     SLIDEDP_PLACEMENT_ARGS  extra arguments of tools/bench/placement_check.py (`placement`: three
+#                             jobs of 64K tokens, inputs on the GPU / split by a budget / in host
+#                             memory; ~4 min on 1xH200), SLIDEDP_PLACEMENT_TIMEOUT (default 560)
 #     SLIDEDP_BENCH_PROFILE   `slidedp`: profile this step's GPU work (--gpu-profile, --trace-step;
 #                             a route sweep counts steps across its variants): per-scope,
 #                             per-stream table and compute-stream gaps in bench-slidedp.log, the
@@ -176,6 +179,12 @@ do_slidedp() {
     grep -hE "^PROFILE|compute stream:" "$OUT"/gpu-profile/*.txt
     tar czf "$OUT/gpu-profile.tgz" -C "$OUT" gpu-profile && rm -rf "$OUT/gpu-profile"
   fi
+}
+do_placement() {
+  step "placement: recomputed layers' inputs on the GPU, split by the budget, or all in host memory ($CONFIG)"
+  SLIDEDP_WORKER=$BIN/slidedp_worker timeout ${SLIDEDP_PLACEMENT_TIMEOUT:-560} python3 tools/bench/placement_check.py \
+    --config "$CONFIG" --out "$OUT/placement" ${SLIDEDP_PLACEMENT_ARGS:-} > "$OUT/placement.log" 2>&1 || rc=1
+  cut -c1-400 "$OUT/placement.log" | tail -14
 }
 do_packed() {
   step "packed: rows of packed documents (256-2048 tokens, variable-length attention) vs plain rows"
@@ -340,7 +349,7 @@ do_ipc() {
   grep -E "bench_ipc|RESULT|rror" "$OUT/bench-ipc.log"
 }
 for s in $STEPS; do
-  declare -F "do_$s" >/dev/null || { echo "gpu-check.sh: unknown step '$s' (steps: build test layer profile slidedp packed peers longest ipc plan ckpt main realrun finetune adamw)"; exit 2; }
+  declare -F "do_$s" >/dev/null || { echo "gpu-check.sh: unknown step '$s' (steps: build test layer profile slidedp placement packed peers longest ipc plan ckpt main realrun finetune adamw)"; exit 2; }
   "do_$s"
 done
 echo "=== done rc=$rc ($(date +%T))"

@@ -197,15 +197,21 @@ int run(const Options& o) {
     }
     if (o.max_kept_layers >= 0) kept = std::min(kept, o.max_kept_layers);
     p.kept_layers = kept;
+    // the runtime's input placement (worker/input_placement.h): recomputed layers' inputs the
+    // GPU cannot hold go to pinned host memory, the first layers' first
+    if (!p.offload && a != ActivationPolicy::kKeep && a != ActivationPolicy::kAttentionOutput)
+      p.offloaded_layers = std::max(0, inputPlacementOffloads(w, plan.machine, p, plan.gpu_budget_bytes));
     const Prediction pr = predict(w, plan.machine, p, plan.gpu_budget_bytes);
+    const std::vector<LayerActivation> layers = p.layers(w.L);
+    const int offloaded = static_cast<int>(std::count(layers.begin(), layers.end(), LayerActivation::kOffload));
     int rank = 1;
     for (const auto& x : plan.result.ranked) rank += x.prediction.step_s < pr.step_s;
     std::printf("     %s\n     %s\n", tableHeader().c_str(), formatRow(p.label(w.L), pr).c_str());
     std::printf("PREDICTION step_s=%.6f tokens_per_s=%.1f bottleneck=%s kept=%d gpu_gib=%.2f fits=%d "
-                "rank=%d/%zu best_s=%.6f\n", pr.step_s, pr.tokens_per_s, pr.bottleneck.c_str(), kept,
+                "rank=%d/%zu best_s=%.6f offloaded=%d\n", pr.step_s, pr.tokens_per_s, pr.bottleneck.c_str(), kept,
                 pr.gpu_peak_bytes / double(1ull << 30), pr.fits_gpu && pr.fits_host ? 1 : 0, rank,
                 plan.result.ranked.size() + 1,
-                plan.result.ranked.empty() ? 0.0 : plan.result.ranked.front().prediction.step_s);
+                plan.result.ranked.empty() ? 0.0 : plan.result.ranked.front().prediction.step_s, offloaded);
     if (!no_fit.empty()) std::printf("note: %s\n", no_fit.c_str());
   } else {
     std::printf("%s", formatPlan(w, plan.machine, plan.result, plan.gpu_budget_bytes, o.top).c_str());

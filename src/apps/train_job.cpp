@@ -369,10 +369,13 @@ int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trai
             rec.seconds, rec.fwd_s, rec.head_s, rec.bwd_s, rec.h2d_s, rec.d2h_s, rec.version_wait_s,
             rec.handoff_wait_s, rec.leader_wait_s, rec.leader_update_s,
             ctx.device == DeviceKind::kCuda
-                ? fmt::format(" | kept {}/{} layers{}, GPU peak {:.1f} GiB", rec.kept_layers,
+                ? fmt::format(" | kept {}/{} layers{}{}, GPU peak {:.1f} GiB", rec.kept_layers,
                               cfg.numLayers,
                               rec.attention_output_layers > 0
                                   ? fmt::format(" (+{} attention output)", rec.attention_output_layers)
+                                  : std::string(),
+                              rec.offloaded_layers > 0
+                                  ? fmt::format(", {} inputs in host memory", rec.offloaded_layers)
                                   : std::string(),
                               rec.gpu_peak_bytes / double(1ull << 30))
                 : fmt::format(" | kept {}/{} layers{}", rec.kept_layers, cfg.numLayers,
@@ -407,6 +410,10 @@ int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trai
               j["eval_tokens"] = ev.tokens;
             }
             if (v.predicted_s > 0) j["predicted_step_s"] = v.predicted_s;
+            if (ctx.device == DeviceKind::kCuda) {
+              j["attention_output_layers"] = rec.attention_output_layers;
+              j["offloaded_layers"] = rec.offloaded_layers;
+            }
             metrics << j.dump() << "\n";
           }
           metrics.flush();

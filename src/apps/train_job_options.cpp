@@ -72,7 +72,9 @@ void addTrainOptions(CLI::App& app, TrainJobOptions& o) {
                 "the attention output and its log-sum-exp: backward recomputes the projections and "
                 "element-wise parts but never the attention; bf16 GPU or CPU workers) or auto (keep "
                 "layers while the GPU memory budget allows, the attention output of the next ones, "
-                "recompute the rest; CPU workers keep)")
+                "recompute the rest; CPU workers keep). GPU workers under auto or recompute keep "
+                "a recomputed layer's input in pinned host memory where the GPU cannot hold "
+                "them all, the first layers' first")
       ->check(CLI::IsMember({"recompute", "keep", "attention-output", "auto"}))->capture_default_str();
   g->add_option("--attention", o.attention, "Attention kernel of bf16 GPU workers (plain causal "
                 "rows): auto (FlashAttention-3 from 32K tokens per sequence on H100/H200 at head dim "
@@ -91,8 +93,9 @@ void addTrainOptions(CLI::App& app, TrainJobOptions& o) {
   g->add_option("--gpu-memory-budget", o.train.gpu_memory_budget_gib, "GiB of its GPU a worker "
                 "may allocate under --activations auto (0: the GPU's memory minus 3 GiB)")->capture_default_str();
   g->add_flag("--offload-activations", o.train.offload_activations,
-              "Keep the layer-boundary activations of recomputed layers in pinned host memory "
-              "(GPU workers), prefetched back one unit ahead in backward");
+              "Keep the layer-boundary activations of every recomputed layer in pinned host "
+              "memory (GPU workers), prefetched back one unit ahead in backward (without it, only "
+              "those the GPU cannot hold go there)");
   g->add_option("--mlp-tile-tokens", o.train.mlp_tile_tokens, "Tokens per MLP tile: the "
                 "post-norm, gate/up, SwiGLU and down GEMMs run on this many tokens at a time, so "
                 "the [tokens, 2 x intermediate] gate/up output never exists whole (0: auto, tiled "

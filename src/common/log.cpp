@@ -1,4 +1,5 @@
 #include "common/log.h"
+#include "common/log_line.h"
 
 #include <spdlog/sinks/stdout_color_sinks.h>
 
@@ -10,5 +11,7 @@ void setLogIdentity(const std::string& who, spdlog::level::level_enum level) {
   logger->set_level(level);
   spdlog::set_default_logger(logger);
 }
+
+void logWarning(const std::string& line) { SLIDEDP_LOG_WARN("{}", line); }
 
 }  // namespace slidedp

@@ -55,7 +55,10 @@
 // Memory per worker (CUDA; allocator bytes, what --gpu-memory-budget and the step line's GPU peak
 //   count, the CUDA context being outside both): (K max_u(window) + resident embedding) e + kept
 //   layers (kept bytes + input) +
-//   recomputed layers' inputs on the GPU + the running hidden state + the head/backward reserve,
+//   recomputed layers' inputs on the GPU (the offloaded ones: --offload-activations, or the
+//   first Policy::offloaded_layers, the runtime's placement when the GPU cannot hold them all,
+//   worker/input_placement.h, priced by search.h inputPlacementOffloads) + the running hidden
+//   state + the head/backward reserve,
 //   with the runtime's own formulas (worker.cpp keptBytes/reserveBytes). Host: 14 B/param
 //   (unit-aligned) + staging S G chunk g + clipping's 4 B/param + offloaded inputs + processes.
 // Several nodes (issue 17; N nodes of G workers, each node a leader; hierarchical: the node's

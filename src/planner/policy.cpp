@@ -20,11 +20,12 @@ std::vector<LayerActivation> Policy::layers(int64_t L) const {
   std::vector<LayerActivation> v(static_cast<size_t>(L));
   const int64_t kept = kept_layers < 0 ? L : std::min<int64_t>(kept_layers, L);
   const int64_t attn = std::clamp<int64_t>(attention_output_layers, 0, L - kept);
+  const int64_t offl = offload ? L : std::max<int64_t>(offloaded_layers, 0);
   for (int64_t l = 0; l < L; ++l)
-    v[l] = l < kept          ? LayerActivation::kKeep
-           : l < kept + attn ? LayerActivation::kAttentionOutput
-           : offload         ? LayerActivation::kOffload
-                             : LayerActivation::kRecompute;
+    v[l] = l < kept                 ? LayerActivation::kKeep
+           : l < kept + attn        ? LayerActivation::kAttentionOutput
+           : l < kept + attn + offl ? LayerActivation::kOffload
+                                    : LayerActivation::kRecompute;
   return v;
 }
 
@@ -39,11 +40,14 @@ std::string elems(int64_t n) {
 std::string Policy::label(int64_t L) const {
   const int64_t kept = kept_layers < 0 ? L : std::min<int64_t>(kept_layers, L);
   const int64_t attn = std::clamp<int64_t>(attention_output_layers, 0, L - kept);
+  const int64_t offl = offload ? 0 : std::min<int64_t>(std::max(offloaded_layers, 0), L - kept - attn);
   return fmt::format("{}/{} c{} r{} K{} mb{} keep{}/{}{}{}{}", routeName(delivery), routeName(reduction),
                      elems(chunk_numel), ring_slots, window,
                      micro_batch_rows > 0 ? std::to_string(micro_batch_rows) : "all", kept, L,
                      attn > 0 ? fmt::format(" attn{}", attn) : "",
-                     offload && kept + attn < L ? " offl" : "",
+                     offload && kept + attn < L ? " offl"
+                     : offl > 0                 ? fmt::format(" offl{}", offl)
+                                                : std::string(),
                      leader_threads > 0 ? fmt::format(" t{}", leader_threads) : "");
 }
 

@@ -10,9 +10,10 @@
 // offload (only its input is kept, in pinned host memory, D2H in forward and H2D one layer
 // ahead in backward; backward recomputes the forward) or recompute (only its input is kept, on
 // the GPU). The runtime keeps layers in forward order (--max-kept-layers N: layers 1..N), then
-// keeps the attention output of the next ones while its budget holds (auto), and offloads or
-// not the inputs of the recomputed rest (--offload-activations), so the policies it can run
-// are described by (kept_layers, attention_output_layers, offload); the cost model takes the
+// keeps the attention output of the next ones while its budget holds (auto), and offloads the
+// inputs of every recomputed layer (--offload-activations) or of the first ones, as many as the
+// GPU cannot hold (worker/input_placement.h), so the policies it can run are described by
+// (kept_layers, attention_output_layers, offload, offloaded_layers); the cost model takes the
 // general per-layer vector.
 #pragma once
 
@@ -37,15 +38,19 @@ struct Policy {
   int kept_layers = -1;                    // layers 1..kept keep activations (-1: all)
   int attention_output_layers = 0;         // the next layers keep their attention output only
   bool offload = false;                    // recomputed layers' inputs in pinned host memory
+  int offloaded_layers = 0;                // without `offload`: the first this many recomputed
+                                           // layers' inputs in pinned host memory (the runtime's
+                                           // placement when the GPU cannot hold them all)
   int leader_threads = 0;                  // AdamW threads (0: every leader core)
   bool bf16_staging = false;               // gradients cross in bf16 (--grad-dtype bf16)
 
-  /// Per decoder layer 1..L (index 0 = layer 1), from kept_layers, attention_output_layers
-  /// and offload.
+  /// Per decoder layer 1..L (index 0 = layer 1), from kept_layers, attention_output_layers,
+  /// offload and offloaded_layers.
   std::vector<LayerActivation> layers(int64_t L) const;
   /// "sharded/gpu chunk 4M ring 4 K2 mb 4 keep 30/36 offload thr 12".
   std::string label(int64_t L) const;
-  /// The slidedp_worker flags that run this policy.
+  /// The slidedp_worker flags that run this policy (offloaded_layers has none: the runtime
+  /// places the inputs itself, worker/input_placement.h).
   std::string flags(int64_t L) const;
   /// Writes the policy into run options (activations auto capped at kept_layers, so the
   /// runtime's memory check still protects the budget; its auto then keeps the attention

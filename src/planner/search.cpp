@@ -23,6 +23,24 @@ int maxKeptLayers(const Workload& w, const MachineDescription& m, Policy p, doub
   return lo;
 }
 
+int inputPlacementOffloads(const Workload& w, const MachineDescription& m, Policy p, double budget) {
+  p.offload = false;
+  p.offloaded_layers = 0;
+  if (gpuPeakBytes(w, m, p) <= budget) return 0;
+  const int kept = p.kept_layers < 0 ? static_cast<int>(w.L) : std::min(p.kept_layers, static_cast<int>(w.L));
+  const int recomputed = static_cast<int>(w.L) - kept - std::clamp(p.attention_output_layers, 0, static_cast<int>(w.L) - kept);
+  p.offloaded_layers = recomputed;
+  if (recomputed <= 0 || gpuPeakBytes(w, m, p) > budget) return -1;
+  int lo = 1, hi = recomputed;  // the GPU peak falls with every offloaded input: bisection
+  while (lo < hi) {
+    const int mid = (lo + hi) / 2;
+    p.offloaded_layers = mid;
+    if (gpuPeakBytes(w, m, p) <= budget) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
 bool attentionOutputAvailable(const Workload& w) {
   return w.cuda && w.compute_bytes == 2 && w.flash_lse;
 }
@@ -44,12 +62,17 @@ LayerSplit autoLayerSplit(const Workload& w, const MachineDescription& m, Policy
     }
     return lo;
   };
+  p.offloaded_layers = 0;
   auto fits = [&](int kept, int attn) {
     p.kept_layers = kept;
     p.attention_output_layers = attn;
     return gpuPeakBytes(w, m, p) <= budget;
   };
-  if (!fits(0, 0)) return {-1, 0};
+  if (!fits(0, 0)) {
+    if (p.offload) return {-1, 0, 0};
+    const int o = inputPlacementOffloads(w, m, p, budget);  // p: kept 0, attention output 0
+    return o < 0 ? LayerSplit{-1, 0, 0} : LayerSplit{0, 0, o};
+  }
   const bool attn = attentionOutputAvailable(w);
   const double n = double(w.tokensPerWorker());
   const double b = double(w.rowsPerWorker());
@@ -116,6 +139,9 @@ SearchResult searchPolicies(const Workload& w, const MachineDescription& m, cons
                   for (const auto& [k, a] : splits) {
                     p.kept_layers = k;
                     p.attention_output_layers = a;
+                    // the runtime's placement: with every layer recomputed and no room for every
+                    // input on the GPU, the first split.offloaded go to the host
+                    p.offloaded_layers = k == 0 && a == 0 ? split.offloaded : 0;
                     const Prediction pr = predict(w, m, p, budget);
                     ++res.evaluated;
                     min_gpu = std::min(min_gpu, pr.gpu_peak_bytes);

@@ -63,12 +63,21 @@ bool attentionOutputAvailable(const Workload& w);
 /// At long sequences (attention FLOPs per byte of attention output above the rest of the
 /// layer's FLOPs per byte of the rest of a whole keep) every layer keeps at least its attention
 /// output before any keeps everything; otherwise whole keeps come first. kept = -1 when even
-/// recomputing every layer does not fit.
+/// recomputing every layer does not fit. When recomputing every layer with its input on the GPU
+/// does not fit (and p.offload is off), the runtime offloads the inputs of the first layers
+/// until the rest fit (worker/input_placement.h): then kept = attention_output = 0 and
+/// `offloaded` is that count (inputPlacementOffloads); kept = -1 when even all of them do not.
 struct LayerSplit {
-  int kept = 0, attention_output = 0;
+  int kept = 0, attention_output = 0, offloaded = 0;
 };
 LayerSplit autoLayerSplit(const Workload& w, const MachineDescription& m, Policy p, double budget,
                           int max_kept = -1);
+
+/// The runtime's input placement under `p` (its kept_layers and attention_output_layers as
+/// given, p.offload off): the fewest recomputed layers, the first in forward order, whose input
+/// must go to pinned host memory for p's GPU peak to fit `budget` bytes per worker; 0 when it
+/// fits as is, -1 when it does not fit even with every recomputed input offloaded.
+int inputPlacementOffloads(const Workload& w, const MachineDescription& m, Policy p, double budget);
 
 /// Micro-batch row candidates for b rows per worker: b (0 = all), b/2, b/4, ... >= 1 (as powers
 /// of two below b) — ascending order not implied.

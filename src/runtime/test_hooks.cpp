@@ -49,6 +49,16 @@ void testHookSlowStartup(int world_rank) {
   std::this_thread::sleep_for(std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000)));
 }
 
+int testHookInputsOnGpu() {
+  const char* v = std::getenv("SLIDEDP_TEST_INPUTS_ON_GPU");
+  if (v == nullptr || *v == '\0') return -1;
+  char* end = nullptr;
+  const long n = std::strtol(v, &end, 10);
+  if (*end != '\0' || n < 0)
+    throw std::runtime_error(std::string("SLIDEDP_TEST_INPUTS_ON_GPU must be a count >= 0, got ") + v);
+  return static_cast<int>(n);
+}
+
 uint64_t testHookMemAvailable(uint64_t real) {
   const char* v = std::getenv("SLIDEDP_TEST_MEM_AVAILABLE");
   if (v == nullptr || *v == '\0') return real;

@@ -14,6 +14,10 @@
 //       (a large corpus, a large model), so a test can stop a job before step 1.
 //   SLIDEDP_TEST_MEM_AVAILABLE=BYTES
 //       the host RAM the up-front memory check (runtime/host_memory.h) takes as available.
+//   SLIDEDP_TEST_INPUTS_ON_GPU=N
+//       GPU workers place as if their budget held exactly N recomputed layers' inputs beside
+//       the rest (worker/input_placement.h): the first L - N go to pinned host memory, on a
+//       model too small for any budget to force it.
 #pragma once
 
 #include <cstdint>
@@ -34,5 +38,9 @@ void testHookSlowStartup(int world_rank);
 
 /// SLIDEDP_TEST_MEM_AVAILABLE when set, else `real`.
 uint64_t testHookMemAvailable(uint64_t real);
+
+/// SLIDEDP_TEST_INPUTS_ON_GPU when set (>= 0), else -1. Throws std::runtime_error when the
+/// variable is set but malformed.
+int testHookInputsOnGpu();
 
 }  // namespace slidedp

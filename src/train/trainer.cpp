@@ -591,7 +591,7 @@ StepRecord Trainer::step(int64_t step, BatchSource& data) {
   shm::noteProgress();
   testHookSlowStep(ctx_.world_rank, step);
   double mine[5] = {0, 0, 0, 0, 0};  // loss sum (workers), grad norm (leader), tokens, B*T, T (worker 0)
-  double times[16] = {0};  // maxima over ranks; [12..15]: the leaders' checkpoint writers
+  double times[17] = {0};  // maxima over ranks; [12..15]: the leaders' checkpoint writers
   std::string writer_error;
   if (leader_) {
     const bool in_flight = stream_ != nullptr;
@@ -638,6 +638,7 @@ StepRecord Trainer::step(int64_t step, BatchSource& data) {
     times[9] = ws.kept_layers;
     times[10] = static_cast<double>(ws.gpu_peak_bytes);
     times[11] = ws.attention_output_layers;
+    times[16] = ws.offloaded_layers;
     for (const auto& t : ws.trace)
       rec.trace_events.push_back({{"name", t.name}, {"ph", "X"}, {"pid", ctx_.world_rank},
                                   {"tid", t.thread}, {"ts", t.begin_ns / 1e3},
@@ -648,11 +649,11 @@ StepRecord Trainer::step(int64_t step, BatchSource& data) {
       rec.worker_backward_ns.push_back(static_cast<double>(b.end_ns));
     }
   }
-  double all[5], tmax[16];
+  double all[5], tmax[17];
   MPI_CHECK(MPI_Allreduce(mine, all, 5, MPI_DOUBLE, MPI_SUM, ctx_.world));
   rec.batch_tokens = static_cast<int64_t>(all[3]);
   rec.T = static_cast<int64_t>(all[4]);
-  MPI_CHECK(MPI_Allreduce(times, tmax, 16, MPI_DOUBLE, MPI_MAX, ctx_.world));
+  MPI_CHECK(MPI_Allreduce(times, tmax, 17, MPI_DOUBLE, MPI_MAX, ctx_.world));
   if (tmax[14] > 0) agreeOrThrow(ctx_.world, writer_error.empty(), writer_error);
   if (nodes_ckpt_ && tmax[15] == 0) commitNodesCheckpoint();  // every rank: every file is over
   rec.checkpoint_wait_s = tmax[12];
@@ -669,6 +670,7 @@ StepRecord Trainer::step(int64_t step, BatchSource& data) {
   rec.kept_layers = static_cast<int>(tmax[9]);
   rec.gpu_peak_bytes = static_cast<int64_t>(tmax[10]);
   rec.attention_output_layers = static_cast<int>(tmax[11]);
+  rec.offloaded_layers = static_cast<int>(tmax[16]);
   rec.tokens = static_cast<int64_t>(all[2]);
   rec.loss = all[0] / all[2];
   rec.grad_norm = all[1];

@@ -69,6 +69,7 @@ struct StepRecord {
   bool checkpoint_in_flight = false;  // a streamed checkpoint was being written in this step
   int kept_layers = 0;          // decoder layers with kept activations (max over workers)
   int attention_output_layers = 0;  // decoder layers keeping only their attention output
+  int offloaded_layers = 0;     // recomputed layers whose input went to pinned host memory (max)
   int64_t gpu_peak_bytes = 0;   // peak GPU bytes allocated in the step (max over workers)
   std::vector<double> leader_unit_update_ns;  // leader: [unit]*2 begin,end (monotonic ns)
   std::vector<double> worker_backward_ns;     // workers: [unit, begin, end]*

@@ -2,7 +2,9 @@
 #include "worker/pinned_pool.h"
 
 #include <cstdlib>
+#include <iterator>
 #include <utility>
+#include <vector>
 
 #include "common/errors.h"
 #ifdef SLIDEDP_WITH_CUDA
@@ -106,6 +108,25 @@ void HostBufferPool::clear() {
     freed.swap(idle_);
     held_ -= idle_bytes_;
     idle_bytes_ = 0;
+  }
+}
+
+bool HostBufferPool::hasIdle(size_t bytes) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return idle_.count(HostBuffer::roundUp(bytes > 0 ? bytes : 1)) > 0;
+}
+
+void HostBufferPool::trim(size_t max_idle_bytes) {
+  std::vector<std::unique_ptr<HostBuffer>> freed;  // freed outside the lock: unpinning is slow
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    while (idle_bytes_ > max_idle_bytes && !idle_.empty()) {
+      auto it = std::prev(idle_.end());
+      idle_bytes_ -= it->first;
+      held_ -= it->first;
+      freed.push_back(std::move(it->second));
+      idle_.erase(it);
+    }
   }
 }
 

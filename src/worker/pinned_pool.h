@@ -56,8 +56,13 @@ class HostBufferPool : public std::enable_shared_from_this<HostBufferPool> {
 
   /// An idle buffer of roundUp(bytes) bytes, or a new one. Throws as HostBuffer does.
   std::shared_ptr<HostBuffer> acquire(size_t bytes);
+  /// Whether acquire(bytes) would hand out an idle buffer (allocate nothing).
+  bool hasIdle(size_t bytes) const;
   /// Frees the idle buffers (see the file comment: synchronise the copy stream first).
   void clear();
+  /// Frees idle buffers, the largest first, until at most `max_idle_bytes` stay idle (same
+  /// precondition as clear()).
+  void trim(size_t max_idle_bytes);
   /// Bytes of every buffer the pool owns (in use and idle), and of the idle ones.
   size_t bytesHeld() const;
   size_t bytesIdle() const;

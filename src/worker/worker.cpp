@@ -21,6 +21,7 @@
 #include <tuple>
 
 #include "common/errors.h"
+#include "common/log_line.h"
 #include "common/thread_placement.h"
 #include "model/decoder.h"
 #include "model/mlp_tiles.h"
@@ -32,9 +33,12 @@
 #include "routes/node_gather.h"
 #include "routes/registry.h"
 #include "runtime/fault_injection.h"
+#include "runtime/host_memory.h"
+#include "runtime/test_hooks.h"
 #include "runtime/token_rows.h"
 #include "runtime/window_schedule.h"
 #include "shm/control_block.h"
+#include "worker/input_placement.h"
 #include "worker/pinned_pool.h"
 #ifdef SLIDEDP_WITH_CUDA
 #include <ATen/cuda/CUDAContext.h>
@@ -53,6 +57,9 @@ namespace slidedp {
 namespace {
 uint64_t nowNs() { return shm::monotonicNs(); }
 double sec(uint64_t a, uint64_t b) { return (b - a) * 1e-9; }
+// Unit gradients the backward may have queued for the hand-off thread while the layers' inputs
+// are in host memory (see the backward loop): the GPU keeps two layers of work queued.
+constexpr int kPendingGradients = 3;
 }  // namespace
 
 /// A unit's gradient on its way to the leader.
@@ -122,6 +129,9 @@ struct Worker::Impl {
   // Exact-size pinned host buffers of offloaded layer inputs (pinned_pool.h), reused across
   // steps; every copy into or out of them runs on offload_stream.
   std::shared_ptr<HostBufferPool> offload_pool;
+  size_t step_offload_bytes = 0;      // pinned bytes this step's offloaded inputs took
+  size_t prev_step_offload_bytes = 0;  // and the previous step's
+  int64_t host_short_warned_step = 0;  // the step hostRoomFor() last warned in
 
 #ifdef SLIDEDP_WITH_CUDA
   std::optional<c10::cuda::CUDAStream> d2h_stream, offload_stream;
@@ -280,6 +290,7 @@ struct Worker::Impl {
       // The old shape's pinned buffers: freed once no copy of the offload stream reads them.
       CUDA_CHECK(cudaStreamSynchronize(offload_stream->stream()));
       offload_pool->clear();
+      prev_step_offload_bytes = 0;
     }
 #endif
   }
@@ -362,19 +373,25 @@ struct Worker::Impl {
     *waited += sec(t0, nowNs());
   }
 
-  // ---- layer-boundary activations (CUDA: optionally offloaded to pinned host memory) ------
-  /// Keeps `x` (an activation on the device) for backward: as is, or (offload) as a copy in
-  /// an exact-size pinned host buffer (offload_pool; torch's pinned allocator would round it up
-  /// to a power of two), made on the offload stream once the compute stream has produced it.
-  at::Tensor keepActivation(const at::Tensor& x) {
+  // ---- layer-boundary activations (CUDA: placed on the GPU or in pinned host memory) ------
+  /// Keeps `x` (a recomputed layer's input, on the device) for backward: as is, or (`to_host`)
+  /// as a copy in an exact-size pinned host buffer (offload_pool; torch's pinned allocator would
+  /// round it up to a power of two), made on the offload stream once the compute stream has
+  /// produced it. A new buffer that would leave the host less than hostHeadroomBytes() (the
+  /// OOM killer would end the job) is not made: `x` stays on the GPU, with a warning naming the
+  /// bytes (the GPU budget's reserve is an estimate until a step has measured it; if the GPU
+  /// does run out, that error names the step).
+  at::Tensor keepActivation(const at::Tensor& x, bool to_host, int unit, int64_t step) {
 #ifdef SLIDEDP_WITH_CUDA
-    if (cuda && opts.offload_activations) {
+    if (cuda && to_host) {
       SLIDEDP_ASSERT(x.is_contiguous(), "an offloaded activation must be contiguous");
+      const size_t bytes = x.nbytes();
+      if (!offload_pool->hasIdle(bytes) && !hostRoomFor(bytes, unit, step)) return x;
+      step_offload_bytes += HostBuffer::roundUp(bytes);
       auto compute = c10::cuda::getCurrentCUDAStream(device.index());
       at::cuda::CUDAEvent produced;
       produced.record(compute);
       produced.block(*offload_stream);
-      const size_t bytes = x.nbytes();
       std::shared_ptr<HostBuffer> buf = offload_pool->acquire(bytes);
       CUDA_CHECK(cudaMemcpyAsync(buf->data(), x.data_ptr(), bytes, cudaMemcpyDeviceToHost,
                                  offload_stream->stream()));
@@ -384,22 +401,57 @@ struct Worker::Impl {
       return at::from_blob(buf->data(), x.sizes(), [buf](void*) mutable { buf.reset(); },
                            x.options().device(at::kCPU));
     }
+#else
+    (void)to_host, (void)unit, (void)step;
 #endif
     return x;
   }
 
-  /// Starts bringing unit u's kept activations back to the device (offload only); returns
-  /// the device tensors, usable on the compute stream after awaitActivations().
+  /// What a new pinned buffer must leave the host (bytes of MemAvailable): the leader's update
+  /// passes, the other workers and the page cache of the data need room too. max(4 GiB, 5% of
+  /// RAM).
+  static int64_t hostHeadroomBytes() {
+    return std::max<int64_t>(int64_t{4} << 30, static_cast<int64_t>(memTotalBytes() / 20));
+  }
+  bool hostRoomFor(size_t bytes, int unit, int64_t step) {
+    const uint64_t avail = memAvailableBytes();
+    if (avail == 0) return true;  // unknown (no /proc/meminfo): cudaHostAlloc's own error remains
+    if (static_cast<int64_t>(avail) - static_cast<int64_t>(bytes) >= hostHeadroomBytes()) return true;
+    const double gib = double(1ull << 30);
+    if (host_short_warned_step != step)
+      logWarning(fmt::format("{}: step {}: layer {}'s input ({:.2f} GiB) and the later offloaded ones "
+                       "stay on the GPU beyond its budget estimate: the host has {:.1f} GiB "
+                       "available, {:.1f} GiB of which stay free for the leader and the page "
+                       "cache (pinned layer inputs held: {:.1f} GiB). If the GPU runs out, use a "
+                       "shorter --seq-len, fewer rows per worker or a machine with more RAM",
+                       ctx.describe(), step, unit, bytes / gib, avail / gib,
+                       hostHeadroomBytes() / gib, offload_pool->bytesHeld() / gib));
+    host_short_warned_step = step;
+    return false;
+  }
+
+  /// Starts bringing unit u's kept inputs back to the device (those in pinned host memory);
+  /// returns the device tensors, usable on the compute stream after awaitActivations().
   std::vector<at::Tensor> prefetchActivations(const std::vector<at::Tensor>& kept,
                                               std::shared_ptr<void>* ready) {
 #ifdef SLIDEDP_WITH_CUDA
-    if (cuda && opts.offload_activations) {
+    const bool any_host = std::any_of(kept.begin(), kept.end(), [](const at::Tensor& t) { return t.is_cpu(); });
+    if (cuda && any_host) {
       std::vector<at::Tensor> dev;
-      c10::cuda::CUDAStreamGuard guard(*offload_stream);
-      for (const auto& h : kept) {  // pinned (pinned_pool.h): asynchronous H2D
-        dev.push_back(at::empty(h.sizes(), h.options().device(device)));
-        CUDA_CHECK(cudaMemcpyAsync(dev.back().data_ptr(), h.data_ptr(), h.nbytes(),
+      // Allocated from the compute stream's pool (one pool for every activation: blocks of the
+      // offload stream's own pool stayed reserved beside it, and the budget's fragmentation
+      // term grew with them); the copy starts once the compute stream has reached this point,
+      // so no kernel queued before still uses the block, and one layer's backward hides it.
+      for (const auto& h : kept) dev.push_back(h.is_cpu() ? at::empty(h.sizes(), h.options().device(device)) : h);
+      at::cuda::CUDAEvent allocated;
+      allocated.record(c10::cuda::getCurrentCUDAStream(device.index()));
+      allocated.block(*offload_stream);
+      for (size_t i = 0; i < kept.size(); ++i) {  // pinned (pinned_pool.h): asynchronous H2D
+        if (!kept[i].is_cpu()) continue;
+        CUDA_CHECK(cudaMemcpyAsync(dev[i].data_ptr(), kept[i].data_ptr(), kept[i].nbytes(),
                                    cudaMemcpyHostToDevice, offload_stream->stream()));
+        // freed without awaitActivations (an error): not reused before the copy ends
+        c10::cuda::CUDACachingAllocator::recordStream(dev[i].storage().data_ptr(), *offload_stream);
       }
       auto ev = std::make_shared<at::cuda::CUDAEvent>();
       ev->record(*offload_stream);
@@ -415,8 +467,7 @@ struct Worker::Impl {
     if (ready) {
       auto compute = c10::cuda::getCurrentCUDAStream(device.index());
       static_cast<at::cuda::CUDAEvent*>(ready.get())->block(compute);
-      for (const auto& t : dev)  // allocated on the offload stream, used on the compute stream
-        c10::cuda::CUDACachingAllocator::recordStream(t.storage().data_ptr(), compute);
+      (void)dev;  // allocated on the compute stream (prefetchActivations): nothing to record
     }
 #endif
   }
@@ -430,6 +481,13 @@ struct Worker::Impl {
       ++in_flight;
     }
     cv.notify_all();
+  }
+
+  /// Waits until fewer than `n` hand-offs are queued or running (n >= 1).
+  void waitPending(int n) {
+    std::unique_lock<std::mutex> lock(mu);
+    cv.wait(lock, [&] { return in_flight < n || handoff_error; });
+    if (handoff_error) std::rethrow_exception(handoff_error);
   }
 
   void waitIdle() {
@@ -653,6 +711,8 @@ struct Worker::Impl {
     newShape(tokens);
     const int64_t reserve = reserveBytes(tokens, mb_tokens) + fragmentation;
     const bool attn_first = attentionOutputFirst(batch.T, tokens, mb_tokens);
+    int offloaded_inputs = 0;  // recomputed layers 1..this keep their input in pinned host memory
+    step_offload_bytes = 0;
     resetPeak();
     int64_t step_peak = 0, step_peak_reserved = 0;
     // Deliveries follow the window schedule (runtime/window_schedule.h): unit u in forwardSlot(u);
@@ -680,7 +740,17 @@ struct Worker::Impl {
       // Keep this layer's activations, or only its attention output? (auto: while what it
       // keeps, the boundary inputs of the layers after it and the reserve of head + backward
       // fit the budget; at long sequences the attention output of every remaining layer first,
-      // see attentionOutputFirst.) --max-kept-layers caps the whole keeps only.
+      // see attentionOutputFirst.) --max-kept-layers caps the whole keeps only. A recomputed
+      // layer's input goes to pinned host memory with --offload-activations, or when the GPU
+      // cannot hold every recomputed layer's input (worker/input_placement.h: the first
+      // offloaded_inputs layers; decided at layer 1, then no layer fits a keep).
+      const bool offload_all = cuda && opts.offload_activations;
+      if (u == 1 && cuda && !offload_all && opts.activations != ActivationPolicy::kKeep &&
+          opts.activations != ActivationPolicy::kAttentionOutput) {
+        offloaded_inputs = offloadedInputLayers(budget_bytes, memStat().allocated, reserve,
+                                                boundary_bytes, static_cast<int>(L));
+        if (const int n = testHookInputsOnGpu(); n >= 0) offloaded_inputs = std::max(0, L - n);
+      }
       bool keep = false, attn_only = false;
       if (u > 0) {
         const bool may_keep = opts.max_kept_layers < 0 || st.kept_layers < opts.max_kept_layers;
@@ -688,10 +758,10 @@ struct Worker::Impl {
         if (opts.activations == ActivationPolicy::kAttentionOutput) attn_only = true;
         if (opts.activations == ActivationPolicy::kAuto) {
           // The layers after this one hold their inputs on the GPU, unless they are recomputed
-          // with --offload-activations (then in pinned host memory: planner/cost_model.cpp
-          // gpuPeakBytes counts an offloaded layer as 0 GPU bytes, the same way).
-          const bool offload = cuda && opts.offload_activations;
-          const int64_t later_inputs = offload ? 0 : (L - u) * boundary_bytes;
+          // with their input in pinned host memory (planner/cost_model.cpp gpuPeakBytes counts
+          // an offloaded layer as 0 GPU bytes, the same way).
+          const int64_t later_on_gpu = offload_all ? 0 : L - std::max<int64_t>(u, offloaded_inputs);
+          const int64_t later_inputs = later_on_gpu * boundary_bytes;
           const int64_t free_b = budget_bytes - memStat().allocated - later_inputs - reserve;
           const int64_t k = keptBytes(tokens, mb_tokens), a = attentionOutputBytes(tokens);
           if (!cuda) {
@@ -699,7 +769,7 @@ struct Worker::Impl {
           } else if (attn_first) {
             // room for this keep and the attention output of every later layer (with its
             // input, which such a layer keeps on the GPU even when offloading)
-            keep = may_keep && free_b >= k + (L - u) * (a + (offload ? boundary_bytes : 0));
+            keep = may_keep && free_b >= k + (L - u) * (a + (offload_all ? boundary_bytes : 0));
             attn_only = !keep && free_b >= a;
           } else {
             keep = may_keep && free_b >= k;
@@ -707,6 +777,8 @@ struct Worker::Impl {
           }
         }
       }
+      const bool input_to_host = offload_all || u <= offloaded_inputs;
+      bool offloaded = false;  // (keepActivation leaves it on the GPU when the host is short)
       for (auto& m : mbs) {
         if (u == 0) {
           profiling::Scope scope("worker.embedding");
@@ -721,12 +793,14 @@ struct Worker::Impl {
           m.h = model::decoderLayerForward(config, layout.units[u], cur, m.h, m.attn, &kept[u].back());
           st.kept_bytes += kept[u].back().bytes();
         } else {
-          acts[u].push_back(keepActivation(m.h));
+          acts[u].push_back(keepActivation(m.h, input_to_host, u, s));
+          offloaded = acts[u].back().is_cpu() && cuda;
           m.h = model::decoderLayerForward(config, layout.units[u], cur, m.h, m.attn);
         }
       }
       if (keep) ++st.kept_layers;
       if (attn_only && !keep) ++st.attention_output_layers;
+      if (offloaded) ++st.offloaded_layers;
       if (!(u == 0 && sched.resident)) release(slot);  // the resident embedding: after the head
       st.trace.push_back({fmt::format("forward unit {}", u), 0, fwd_begin, nowNs()});
       cur = next;
@@ -820,6 +894,12 @@ struct Worker::Impl {
       next_act_dev.clear();
       next_act_ready.reset();
       release(slot);
+      // With inputs in host memory a layer's backward frees no GPU input, so gradients queued
+      // for the hand-off thread while this thread issues ahead of the GPU would pile up (one
+      // fp32 unit each: 8 GiB above the 64K-token step's working set on 1xH200, 2026-12-03):
+      // issue at most kPendingGradients ahead of the hand-offs then. Such layers run long
+      // (long sequences), so the GPU still has the next ones queued.
+      if (cuda && (opts.offload_activations || offloaded_inputs > 0)) waitPending(kPendingGradients);
       handOff(s, u, g);
       span.end_ns = nowNs();
       st.backward.push_back(span);
@@ -860,6 +940,19 @@ struct Worker::Impl {
       // to fit the budget next step.
       fragmentation = std::max<int64_t>(0, std::max(step_peak_reserved, at_end.peak_reserved) -
                                                st.gpu_peak_bytes);
+#ifdef SLIDEDP_WITH_CUDA
+      // The first step's reserve is an estimate (reserveBytes): it may have offloaded more
+      // inputs than the measured one does. Pinned buffers neither this step nor the one before
+      // needed go back to the host (once the offload stream's copies are over); the placement
+      // moves by a few layers between steps as the measured reserve does (64K tokens under a
+      // 20.8 GiB budget: 36, 29, 34 inputs offloaded), and pinning them again costs ~0.1 s/GiB.
+      const size_t keep_pinned = std::max(step_offload_bytes, prev_step_offload_bytes);
+      prev_step_offload_bytes = step_offload_bytes;
+      if (offload_pool->bytesIdle() > keep_pinned) {
+        CUDA_CHECK(cudaStreamSynchronize(offload_stream->stream()));
+        offload_pool->trim(keep_pinned);
+      }
+#endif
     }
     st.compute_forward_s = st.forward_s;
     st.compute_head_s = st.head_s;

@@ -79,6 +79,7 @@ struct WorkerStepStats {
   double d2h_s = 0;            // gradient hand-offs (D2H copies into staging), summed
   int kept_layers = 0;         // decoder layers whose activations were kept (not recomputed)
   int attention_output_layers = 0;  // decoder layers that kept only their attention output
+  int offloaded_layers = 0;    // recomputed decoder layers whose input went to pinned host memory
   int64_t kept_bytes = 0;      // device bytes those kept activations held
   int64_t gpu_peak_bytes = 0;  // CUDA: peak bytes allocated by this worker during the step
   std::vector<UnitBackwardSpan> backward;

@@ -461,6 +461,57 @@ TEST(CostModel, AttentionOutputPolicy) {
   EXPECT_EQ(autoLayerSplit(cpu, m, Policy(), 1).kept, cpu.L);
 }
 
+// The runtime's input placement (worker/input_placement.h), priced: at 576K tokens the 36
+// recomputed layers' inputs (2.81 GiB each, 101 GiB) do not fit one H200 beside the working
+// set; the auto split offloads the fewest first layers that make the rest fit, each one
+// GPU boundary less and one more on the host, and the flags carry no --offload-activations
+// (the runtime places them itself).
+TEST(Search, InputPlacementAtLongSequences) {
+  const auto cfg = model::ModelConfig::load(std::string(SLIDEDP_SOURCE_DIR) + "/tools/configs/qwen3-4b.json");
+  const MachineDescription m = loadMachine(std::string(SLIDEDP_SOURCE_DIR) + "/tools/machines/h200x1.json");
+  const Workload w = makeWorkload(cfg, "qwen3-4b", 1, 1, 589824, true);
+  const double budget = m.usableGpuBytes(), boundary = 589824.0 * 2560 * 2;
+  const LayerSplit s = autoLayerSplit(w, m, Policy(), budget);
+  ASSERT_EQ(s.kept, 0);
+  EXPECT_EQ(s.attention_output, 0);
+  ASSERT_GT(s.offloaded, 0);
+  ASSERT_LT(s.offloaded, w.L);
+  Policy p;
+  p.kept_layers = 0;
+  p.offloaded_layers = s.offloaded;
+  EXPECT_LE(gpuPeakBytes(w, m, p), budget);
+  Policy fewer = p;
+  fewer.offloaded_layers = s.offloaded - 1;
+  EXPECT_GT(gpuPeakBytes(w, m, fewer), budget);
+  near(gpuPeakBytes(w, m, fewer) - gpuPeakBytes(w, m, p), boundary);
+  near(hostBytes(w, m, p) - hostBytes(w, m, fewer), boundary);
+  EXPECT_EQ(inputPlacementOffloads(w, m, p, budget), s.offloaded);
+  const auto layers = p.layers(w.L);
+  EXPECT_EQ(layers[s.offloaded - 1], LayerActivation::kOffload);
+  EXPECT_EQ(layers[s.offloaded], LayerActivation::kRecompute);
+  EXPECT_NE(p.label(w.L).find(fmt::format("keep0/36 offl{}", s.offloaded)), std::string::npos) << p.label(w.L);
+  EXPECT_EQ(p.flags(w.L).find("--offload-activations"), std::string::npos) << p.flags(w.L);
+  // each offloaded input crosses PCIe D2H once in forward (one GPU: at the d2h rate alone)
+  Policy none = p;
+  none.offloaded_layers = 0;
+  const double d2h = s.offloaded * boundary / (m.gpu.d2h_gbps * 1e9);
+  EXPECT_NEAR(predict(w, m, p, 1e15).busy.d2h_gpu - predict(w, m, none, 1e15).busy.d2h_gpu, d2h, 1e-6 * d2h);
+  // the search ranks a policy with that placement and it fits
+  SearchOptions o;
+  const SearchResult r = searchPolicies(w, m, o);
+  ASSERT_FALSE(r.ranked.empty());
+  EXPECT_LE(r.choice().prediction.gpu_peak_bytes, budget);
+  std::printf("576K tokens, Qwen3-4B on h200x1: %d of 36 inputs offloaded; choice %s, %.0f s/step, "
+              "host %.1f GiB\n", s.offloaded, r.choice().policy.label(w.L).c_str(),
+              r.choice().prediction.step_s, r.choice().prediction.host_bytes / double(1ull << 30));
+  // a budget below the working set: nothing fits, even with every input offloaded
+  EXPECT_EQ(inputPlacementOffloads(w, m, p, 8.0 * (1ull << 30)), -1);
+  EXPECT_EQ(autoLayerSplit(w, m, Policy(), 8.0 * (1ull << 30)).kept, -1);
+  // with every layer's input fitting (4K), nothing is offloaded
+  const Workload w4k = makeWorkload(cfg, "qwen3-4b", 1, 8, 4096, true);
+  EXPECT_EQ(autoLayerSplit(w4k, m, Policy(), budget).offloaded, 0);
+}
+
 // Several nodes (issue 17), the toy on 2 nodes of 1 worker (1 row each: the worker timeline of
 // HandComputedTimelineKeepAll), network 0.32 Gb/s = 4e7 B/s at efficiency 1, no latency.
 //   sharded, per chunk of c elements: the leader sums its 1 slot into fp32 (4 + 4 B) and updates

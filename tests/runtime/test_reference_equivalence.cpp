@@ -149,6 +149,12 @@ TEST(ReferenceEquivalence, ThreeStepsMatchTheFloat64Reference) {
                           : o.max_kept_layers >= 0 ? std::min(L, o.max_kept_layers) : L;
     EXPECT_EQ(rec.kept_layers, want_kept) << "step " << s;
     EXPECT_EQ(rec.attention_output_layers, attn_only ? L : 0) << "step " << s;
+    // Where the recomputed layers' inputs went (GPU workers): every one to the host with
+    // --offload=1, else as many as --expect-offloaded says (SLIDEDP_TEST_INPUTS_ON_GPU).
+    const int want_offloaded = ropts.device != DeviceKind::kCuda ? 0
+                               : o.offload_activations     ? (attn_only ? 0 : L - want_kept)
+                                                           : std::atoi(arg("expect-offloaded", "0").c_str());
+    EXPECT_EQ(rec.offloaded_layers, want_offloaded) << "step " << s;
     if (ctx.world_rank == 0)
       std::printf("step %lld: loss %.9f (ref %.9f) grad norm %.7f (ref %.7f)\n", (long long)s,
                   rec.loss, want_loss, rec.grad_norm, want_norm);

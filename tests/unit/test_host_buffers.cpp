@@ -51,6 +51,19 @@ void exercise(bool pinned) {
     auto d = pool->acquire(80000);  // a third of that size: new
     EXPECT_EQ(pool->allocations(), 4u);
   }
+  // A step that needs fewer (the first step's reserve estimate offloaded more inputs than
+  // the measured one): trim to what it used frees the largest idle buffers first.
+  EXPECT_TRUE(pool->hasIdle(80000));
+  EXPECT_FALSE(pool->hasIdle(200000));
+  EXPECT_EQ(pool->bytesIdle(), 3 * 81920u + 8192u);
+  pool->trim(81920u + 8192u);
+  EXPECT_EQ(pool->bytesIdle(), 81920u + 8192u);
+  EXPECT_EQ(pool->bytesHeld(), 81920u + 8192u);
+  EXPECT_TRUE(pool->hasIdle(5000));
+  pool->trim(8191u);  // at most 8191 idle: both go (largest first, then the 8 KiB one)
+  EXPECT_EQ(pool->bytesIdle(), 0u);
+  EXPECT_FALSE(pool->hasIdle(5000));
+  pool->acquire(5000);
   pool->clear();
   EXPECT_EQ(pool->bytesHeld(), 0u);
   EXPECT_EQ(pool->bytesIdle(), 0u);

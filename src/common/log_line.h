@@ -1,0 +1,13 @@
+// One line to the process's log (common/log.h) from a translation unit that cannot include
+// spdlog: the LibTorch one (worker.cpp), whose bundled fmt clashes with the system's.
+#pragma once
+
+#include <string>
+
+namespace slidedp {
+
+/// Logs `line` at warn level through the process's logger (its rank prefix included).
+/// Thread-safe.
+void logWarning(const std::string& line);
+
+}  // namespace slidedp
