@@ -5,6 +5,7 @@
 
 #include "common/errors.h"
 #include "runtime/chunk_plan.h"
+#include "runtime/host_memory.h"
 
 namespace slidedp::planner {
 
@@ -463,7 +464,11 @@ Prediction predict(const Workload& w, const MachineDescription& m, const Policy&
   const double budget = gpu_budget_bytes > 0 ? gpu_budget_bytes : m.usableGpuBytes();
   out.fits_gpu = !w.cuda || out.gpu_peak_bytes <= budget;
   out.host_bytes = hostBytes(w, m, p);
-  out.fits_host = out.host_bytes <= m.host.ram_gib * kGiB;
+  // pinned layer inputs (offloaded): the runtime leaves the host its headroom (host_memory.h)
+  const bool pins = std::count(layers.begin(), layers.end(), LayerActivation::kOffload) > 0;
+  const double ram = m.host.ram_gib * kGiB;
+  out.host_headroom_bytes = w.cuda && pins ? double(pinnedHeadroomBytes(uint64_t(ram))) : 0.0;
+  out.fits_host = out.host_bytes + out.host_headroom_bytes <= ram;
   return out;
 }
 

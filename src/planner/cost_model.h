@@ -126,6 +126,7 @@ struct Prediction {
   std::string bottleneck;
   double gpu_peak_bytes = 0;   // per worker (CUDA); 0 for CPU workers
   double host_bytes = 0;       // the node's host memory
+  double host_headroom_bytes = 0;  // what pinned layer inputs must leave free (fits_host counts it)
   bool fits_gpu = true, fits_host = true;
   double mfu = 0;              // model FLOPs / step / G / peak (peak given by the caller; 0 if none)
 };

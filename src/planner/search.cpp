@@ -145,7 +145,7 @@ SearchResult searchPolicies(const Workload& w, const MachineDescription& m, cons
                     const Prediction pr = predict(w, m, p, budget);
                     ++res.evaluated;
                     min_gpu = std::min(min_gpu, pr.gpu_peak_bytes);
-                    min_host = std::min(min_host, pr.host_bytes);
+                    min_host = std::min(min_host, pr.host_bytes + pr.host_headroom_bytes);
                     if (!pr.fits_gpu) ++res.over_gpu_budget;
                     if (!pr.fits_host) ++res.over_host_ram;
                     if (pr.fits_gpu && pr.fits_host) res.ranked.push_back({p, pr});
@@ -166,7 +166,8 @@ SearchResult searchPolicies(const Workload& w, const MachineDescription& m, cons
               "fully-sharded)"
             : "fewer rows per step (--batch-size), a shorter --seq-len, more GPUs or more host RAM";
     throwUserError("no policy fits: the smallest GPU peak per worker is {:.1f} GiB (budget {:.1f} GiB), "
-                   "the smallest host need {:.1f} GiB (RAM {:.1f} GiB).\nHINT: {}",
+                   "the smallest host need {:.1f} GiB with the headroom pinned layer inputs leave "
+                   "free (RAM {:.1f} GiB).\nHINT: {}",
                    min_gpu / gib, budget / gib, min_host / gib, m.host.ram_gib, hint);
   }
   std::stable_sort(res.ranked.begin(), res.ranked.end(), [](const RankedPolicy& a, const RankedPolicy& b) {

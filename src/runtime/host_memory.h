@@ -61,6 +61,14 @@ uint64_t memAvailableBytes();
 /// MemTotal of /proc/meminfo in bytes; 0 when unknown.
 uint64_t memTotalBytes();
 
+/// What a new pinned buffer of offloaded layer inputs must leave free of a host's RAM of
+/// `ram_bytes` (the leader's update passes, the other workers and the page cache need room
+/// too): max(4 GiB, 5% of it). The worker keeps an input on the GPU rather than go below it
+/// (worker.cpp hostRoomFor); the planner counts it in a policy's host fit (cost_model.cpp).
+inline uint64_t pinnedHeadroomBytes(uint64_t ram_bytes) {
+  return ram_bytes / 20 > (uint64_t{4} << 30) ? ram_bytes / 20 : uint64_t{4} << 30;
+}
+
 /// Throws UserError when `need` exceeds `available` bytes (0: unknown, never throws), with
 /// needed vs available bytes by part and what to change.
 void checkHostMemory(const HostMemoryNeed& need, uint64_t available);

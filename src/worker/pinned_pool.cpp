@@ -21,8 +21,9 @@ HostBuffer::HostBuffer(size_t bytes, bool pinned) : bytes_(roundUp(bytes > 0 ? b
       (void)cudaGetLastError();
       data_ = nullptr;
       throwUserError("could not page-lock {} bytes of host memory for offloaded activations "
-                     "(cudaHostAlloc: {}).\nHINT: drop --offload-activations, or fewer tokens per "
-                     "step", bytes_, cudaGetErrorString(e));
+                     "(cudaHostAlloc: {}).\nHINT: drop --offload-activations, a larger "
+                     "--gpu-memory-budget (inputs the GPU cannot hold go to the host), or fewer "
+                     "tokens per step", bytes_, cudaGetErrorString(e));
     }
 #else
     throwUserError("pinned host buffers need a CUDA build");

@@ -407,12 +407,9 @@ struct Worker::Impl {
     return x;
   }
 
-  /// What a new pinned buffer must leave the host (bytes of MemAvailable): the leader's update
-  /// passes, the other workers and the page cache of the data need room too. max(4 GiB, 5% of
-  /// RAM).
-  static int64_t hostHeadroomBytes() {
-    return std::max<int64_t>(int64_t{4} << 30, static_cast<int64_t>(memTotalBytes() / 20));
-  }
+  /// What a new pinned buffer must leave the host (bytes of MemAvailable;
+  /// runtime/host_memory.h pinnedHeadroomBytes).
+  static int64_t hostHeadroomBytes() { return static_cast<int64_t>(pinnedHeadroomBytes(memTotalBytes())); }
   bool hostRoomFor(size_t bytes, int unit, int64_t step) {
     const uint64_t avail = memAvailableBytes();
     if (avail == 0) return true;  // unknown (no /proc/meminfo): cudaHostAlloc's own error remains
@@ -777,6 +774,8 @@ struct Worker::Impl {
           }
         }
       }
+      if (u <= offloaded_inputs) keep = attn_only = false;  // (an attention output smaller than
+                                                            // an input would otherwise fit)
       const bool input_to_host = offload_all || u <= offloaded_inputs;
       bool offloaded = false;  // (keepActivation leaves it on the GPU when the host is short)
       for (auto& m : mbs) {
@@ -794,7 +793,7 @@ struct Worker::Impl {
           st.kept_bytes += kept[u].back().bytes();
         } else {
           acts[u].push_back(keepActivation(m.h, input_to_host, u, s));
-          offloaded = acts[u].back().is_cpu() && cuda;
+          offloaded |= acts[u].back().is_cpu() && cuda;
           m.h = model::decoderLayerForward(config, layout.units[u], cur, m.h, m.attn);
         }
       }

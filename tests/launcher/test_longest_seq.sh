@@ -26,9 +26,9 @@ echo "$r" | grep -q 'slidedp T=32768' && fail "a continued search probed below i
 echo "$r" | grep -Eq '^slidedp +589824 ' || fail "continued search did not reach 589824: $r"
 r=$(python3 "$py" --dry-run --start 65536 --systems slidedp,fsdp2_liger_ac --out "$out/c" 2>&1) || fail "dry run: $r"
 echo "$r" | grep -q 'slidedp-run --gpus 0 -- --model-config .*--seq-len 65536 --batch-size 1' \
-  || fail "dry run: no slidedp-run line"
+  || fail "dry run: no slidedp-run line: $r"
 echo "$r" | grep -q 'peer_train.py --system fsdp2 --liger --ac .*--seq-len 65536' \
-  || fail "dry run: no peer line"
+  || fail "dry run: no peer line: $r"
 grep -q '"max_position_embeddings": 65536' "$out"/c/probes-*/config-max-positions-65536.json || fail "config not raised"
 # a probe that ends in an error (not a lack of memory) is run once more before it counts
 r=$(SLIDEDP_LONGEST_SIMULATE=slidedp=600000 SLIDEDP_LONGEST_SIMULATE_ERROR=slidedp=65536 python3 "$py" \

@@ -461,16 +461,16 @@ TEST(CostModel, AttentionOutputPolicy) {
   EXPECT_EQ(autoLayerSplit(cpu, m, Policy(), 1).kept, cpu.L);
 }
 
-// The runtime's input placement (worker/input_placement.h), priced: at 576K tokens the 36
-// recomputed layers' inputs (2.81 GiB each, 101 GiB) do not fit one H200 beside the working
-// set; the auto split offloads the fewest first layers that make the rest fit, each one
-// GPU boundary less and one more on the host, and the flags carry no --offload-activations
-// (the runtime places them itself).
+// The runtime's input placement (worker/input_placement.h), priced: at 544K tokens the 36
+// recomputed layers' inputs (2.66 GiB each, 96 GiB) do not fit one H200 beside the working
+// set (by the shipped description's estimates); the auto split offloads the fewest first
+// layers that make the rest fit, each one GPU boundary less and one more on the host, and the
+// flags carry no --offload-activations (the runtime places them itself).
 TEST(Search, InputPlacementAtLongSequences) {
   const auto cfg = model::ModelConfig::load(std::string(SLIDEDP_SOURCE_DIR) + "/tools/configs/qwen3-4b.json");
   const MachineDescription m = loadMachine(std::string(SLIDEDP_SOURCE_DIR) + "/tools/machines/h200x1.json");
-  const Workload w = makeWorkload(cfg, "qwen3-4b", 1, 1, 589824, true);
-  const double budget = m.usableGpuBytes(), boundary = 589824.0 * 2560 * 2;
+  const Workload w = makeWorkload(cfg, "qwen3-4b", 1, 1, 557056, true);
+  const double budget = m.usableGpuBytes(), boundary = 557056.0 * 2560 * 2;
   const LayerSplit s = autoLayerSplit(w, m, Policy(), budget);
   ASSERT_EQ(s.kept, 0);
   EXPECT_EQ(s.attention_output, 0);
@@ -501,9 +501,20 @@ TEST(Search, InputPlacementAtLongSequences) {
   const SearchResult r = searchPolicies(w, m, o);
   ASSERT_FALSE(r.ranked.empty());
   EXPECT_LE(r.choice().prediction.gpu_peak_bytes, budget);
-  std::printf("576K tokens, Qwen3-4B on h200x1: %d of 36 inputs offloaded; choice %s, %.0f s/step, "
+  std::printf("544K tokens, Qwen3-4B on h200x1: %d of 36 inputs offloaded; choice %s, %.0f s/step, "
               "host %.1f GiB\n", s.offloaded, r.choice().policy.label(w.L).c_str(),
               r.choice().prediction.step_s, r.choice().prediction.host_bytes / double(1ull << 30));
+  // At 576K the same estimates offload 24 inputs (67.5 GiB): with the 52.5 GiB state and the
+  // headroom pinned buffers leave the host (max(4 GiB, 5% of RAM)) that is over 125 GiB, and
+  // the search says host RAM is the limit. (The estimate of the head and backward's working
+  // set is the runtime's first-step formula, about twice what the 512K step measured.)
+  const Workload w576 = makeWorkload(cfg, "qwen3-4b", 1, 1, 589824, true);
+  try {
+    searchPolicies(w576, m, o);
+    ADD_FAILURE() << "576K fitted the shipped h200x1 description";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("host RAM is the limit"), std::string::npos) << e.what();
+  }
   // a budget below the working set: nothing fits, even with every input offloaded
   EXPECT_EQ(inputPlacementOffloads(w, m, p, 8.0 * (1ull << 30)), -1);
   EXPECT_EQ(autoLayerSplit(w, m, Policy(), 8.0 * (1ull << 30)).kept, -1);

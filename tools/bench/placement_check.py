@@ -42,8 +42,11 @@ def run(a, name, extra, cfg):
             "--activations", "recompute", "--metrics", metrics, *extra]
     log = os.path.join(a.out, f"placement-{name}.log")
     with open(log, "w") as f:
-        rc = subprocess.run(argv, stdout=f, stderr=subprocess.STDOUT, env={**os.environ, "SLIDEDP_WORKER": worker},
-                            timeout=a.job_timeout).returncode
+        try:
+            rc = subprocess.run(argv, stdout=f, stderr=subprocess.STDOUT,
+                                env={**os.environ, "SLIDEDP_WORKER": worker}, timeout=a.job_timeout).returncode
+        except subprocess.TimeoutExpired:
+            rc = "timeout"  # (subprocess.run killed the launcher; its ranks end with it)
     steps = []
     if os.path.exists(metrics):
         with open(metrics) as f:
@@ -65,7 +68,7 @@ def main():
                     help="GiB below the gpu job's peak for the partial job's budget")
     ap.add_argument("--gpus", default="0")
     ap.add_argument("--loss-tol", type=float, default=1e-3)
-    ap.add_argument("--job-timeout", type=float, default=400)
+    ap.add_argument("--job-timeout", type=float, default=170, help="seconds per job (three jobs)")
     ap.add_argument("--out", default="placement-check")
     a = ap.parse_args()
     if a.steps < 2:
@@ -105,6 +108,9 @@ def main():
         if name == "partial" and not 0 < off[-1] < L:
             print(f"  partial: {off[-1]} of {L} inputs in host memory in the last step: the budget did not "
                   f"split them (try another --squeeze)")
+            ok = False
+        if name == "gpu" and any(off):
+            print(f"  gpu: {max(off)} inputs in host memory without a budget, expected 0")
             ok = False
         if name == "host" and off[-1] != L:
             print(f"  host: {off[-1]} of {L} inputs in host memory, expected {L}")
