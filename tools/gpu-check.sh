@@ -4,7 +4,7 @@
 # comparison (tools/bench/peers.sh); logs to $OUT (or ./gpu-logs). Works on 1..8 GPUs.
 #
 #   bash tools/gpu-check.sh [steps...]
-#     steps, run in the order given: build test layer profile slidedp placement packed peers longest ipc plan ckpt main realrun finetune adamw
+#     steps, run in the order given: build test layer profile slidedp default placement packed peers longest ipc plan ckpt main realrun finetune adamw
 #     (default: build test layer slidedp)
 #   Environment (each optional):
 #     SLIDEDP_BENCH_CONFIG    model shape of `slidedp` and `peers` (default tools/configs/qwen3-4b.json
@@ -56,7 +56,13 @@
 #     SLIDEDP_PLAN_JOBS       `plan`'s jobs, "seq|budget GiB|variant,..." joined by ';' (default:
 #                             tools/bench/plan_check.py DEFAULT_JOBS, 13 variants, seq 4K-128K;
 #                             ~11 min on 1xH200: run it through tools/gpu-detached.sh)
+#     SLIDEDP_DEFAULT_LONG    `default`: the long sequence of its third job (default 262144; 0: skip);
+#                             SLIDEDP_DEFAULT_TIMEOUT its bound in seconds (default 400)
 #     SLIDEDP_PLAN_TIMEOUT    `plan`'s bound in seconds (default 900)
+#     SLIDEDP_PLAN_ARGS       extra arguments of plan_check.py (e.g. --auto none, or --auto 262144,1,0
+#                             --auto-steps 1 --auto-timeout 500 with SLIDEDP_PLAN_JOBS=""); a sweep split
+#                             over several calls: SLIDEDP_PLAN_JOBS per call, then locally
+#                             plan_check.py --summarize DIR1/plan DIR2/plan (the folders of plan.tgz)
 #
 # A step longer than one call (10 minutes) runs detached across chained calls:
 #   bash tools/gpu-detached.sh start NAME -- bash tools/gpu-check.sh STEP, then ... wait NAME.
@@ -186,6 +192,31 @@ do_placement() {
     --config "$CONFIG" --out "$OUT/placement" ${SLIDEDP_PLACEMENT_ARGS:-} > "$OUT/placement.log" 2>&1 || rc=1
   cut -c1-400 "$OUT/placement.log" | tail -14
 }
+do_default() {
+  # Issue 13: --policy auto is the default on GPU workers. Three jobs with no policy flag: through
+  # the launcher (it calibrates the shape, the job runs the planner's best), the same as a bare
+  # mpirun job on an empty calibration cache (the flags as given, said so), and one 256K-token
+  # sequence through the launcher (SLIDEDP_DEFAULT_LONG tokens, 0: skip).
+  step "default: no policy flags on GPU workers (--policy auto by default; bare mpirun falls back)"
+  local cal=$OUT/default/calibration.json long=${SLIDEDP_DEFAULT_LONG:-262144} cfg=$CONFIG
+  mkdir -p "$OUT/default"
+  SLIDEDP_WORKER=$BIN/slidedp_worker SLIDEDP_PLAN=$BIN/slidedp_plan timeout 240 launcher/slidedp-run --gpus "$GPUS" -- \
+    --model-config "$CONFIG" --seq-len 4096 --batch-size 8 --steps 6 --calibration "$cal" \
+    --metrics "$OUT/default/launcher.jsonl" > "$OUT/default/launcher.log" 2>&1 || rc=1
+  grep -E "planning first|policy auto:|policy manual|step 6/|rror" "$OUT/default/launcher.log" | cut -c1-300
+  timeout 180 mpirun --bind-to none -x NCCL_NVLS_ENABLE=0 -np $((NGPU + 1)) "$BIN/slidedp_worker" --device cuda \
+    --model-config "$CONFIG" --seq-len 4096 --batch-size 8 --steps 3 --calibration "$OUT/default/empty.json" \
+    > "$OUT/default/bare.log" 2>&1 || rc=1
+  grep -E "policy auto:|policy manual|step 3/|rror" "$OUT/default/bare.log" | cut -c1-300
+  if [ "$long" -gt 0 ]; then
+    cfg=$(python3 -c "import sys; sys.path.insert(0, 'tools/bench'); from model_config import raised_config; print(raised_config('$CONFIG', $long, '$OUT/default'))")
+    SLIDEDP_WORKER=$BIN/slidedp_worker SLIDEDP_PLAN=$BIN/slidedp_plan timeout ${SLIDEDP_DEFAULT_TIMEOUT:-400} launcher/slidedp-run --gpus "$GPUS" -- \
+      --model-config "$cfg" --seq-len "$long" --batch-size 1 --steps 1 --calibration "$cal" \
+      --metrics "$OUT/default/long.jsonl" > "$OUT/default/long.log" 2>&1 || rc=1
+    grep -E "planning first|policy auto:|policy manual|step 1/|rror" "$OUT/default/long.log" | cut -c1-300
+  fi
+  tar czf "$OUT/default.tgz" -C "$OUT" default && rm -rf "$OUT/default"
+}
 do_packed() {
   step "packed: rows of packed documents (256-2048 tokens, variable-length attention) vs plain rows"
   SWEEP=${SLIDEDP_PACKED_SWEEP:-$ROUTE@8,$ROUTE@16}
@@ -250,7 +281,7 @@ do_plan() {
   step "plan: the step-time model, predicted vs measured over a sweep, and --policy auto"
   SLIDEDP_WORKER=$BIN/slidedp_worker SLIDEDP_PLAN=$BIN/slidedp_plan timeout "${SLIDEDP_PLAN_TIMEOUT:-900}" python3 tools/bench/plan_check.py \
     --bin "$BIN" --out "$OUT/plan" --config "${SLIDEDP_PLAN_CONFIG:-tools/configs/qwen3-4b.json}" --gpus "$GPUS" \
-    > "$OUT/plan.log" 2>&1 || rc=1
+    ${SLIDEDP_PLAN_ARGS:-} > "$OUT/plan.log" 2>&1 || rc=1
   tail -30 "$OUT/plan.log"
   tar czf "$OUT/plan.tgz" -C "$OUT" plan && rm -rf "$OUT/plan"
 }
@@ -349,7 +380,7 @@ do_ipc() {
   grep -E "bench_ipc|RESULT|rror" "$OUT/bench-ipc.log"
 }
 for s in $STEPS; do
-  declare -F "do_$s" >/dev/null || { echo "gpu-check.sh: unknown step '$s' (steps: build test layer profile slidedp placement packed peers longest ipc plan ckpt main realrun finetune adamw)"; exit 2; }
+  declare -F "do_$s" >/dev/null || { echo "gpu-check.sh: unknown step '$s' (steps: build test layer profile slidedp default placement packed peers longest ipc plan ckpt main realrun finetune adamw)"; exit 2; }
   "do_$s"
 done
 echo "=== done rc=$rc ($(date +%T))"

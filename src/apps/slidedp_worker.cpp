@@ -22,6 +22,7 @@
 #include "common/errors.h"            // defines: UserError, MPI_CHECK
 #include "common/log.h"               // defines: setLogIdentity, SLIDEDP_LOG_*
 #include "apps/option_suggest.h"       // defines: explainConfigError (a misspelt --config key)
+#include "apps/policy_choice.h"        // defines: policyKnobsGiven (whether --policy auto applies)
 #include "apps/worker_options.h"       // defines: WorkerOptions, addWorkerOptions (the command line)
 #include "runtime/host_state_layout.h"  // defines: ModelShape, HostStateLayout (regions)
 #ifdef SLIDEDP_WITH_TRAINING
@@ -319,6 +320,8 @@ int main(int argc, char** argv) {
   opts.train.batch_size_given = app.count("--batch-size") > 0;
   opts.train.trace_step_given = app.count("--trace-step") > 0;
   opts.train.seq_len_given = app.count("--seq-len") > 0;
+  opts.train.policy_given = app.count("--policy") > 0;
+  opts.train.policy_knobs_given = policyKnobsGiven(app);
   if (opts.training()) {
     // The model's config.json gives the shape: the self-check's shape flags are refused, and
     // left out of the resolved configuration (which would show the self-check's default).

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <climits>
 #include <cstdlib>
@@ -24,6 +25,7 @@
 #include "formats/streamed_writer.h"
 #include "apps/option_numbers.h"
 #include "apps/output_checks.h"
+#include "apps/policy_choice.h"
 #include "common/median.h"
 #include "model/param_layout.h"
 #include "planner/plan.h"
@@ -897,10 +899,16 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
   if (!resume_note.empty()) SLIDEDP_LOG_WARN("{}", resume_note);
 
   // --policy auto: every rank plans from the same files (deterministic), so all agree.
+  // Not given, it applies on GPU workers of one node with no knob flag (apps/policy_choice.h).
   double predicted_s = 0;
   std::string plan_line;
+  const PolicyChoice choice = choosePolicy(o.policy, o.policy_given, o.policy_knobs_given,
+                                           ctx.device == DeviceKind::kCuda, ctx.num_nodes,
+                                           !o.route_sweep.empty());
+  if (!choice.why_manual.empty()) plan_line = "policy manual (the default auto does not apply: " + choice.why_manual + ")";
   try {
-    if (o.policy == "auto") {
+    std::optional<planner::Plan> planned;
+    if (choice.plan) {
       if (!o.route_sweep.empty())
         throwUserError("--policy auto and --route-sweep do not go together (a sweep sets its own policies)");
       if (ctx.num_nodes > 1)
@@ -920,7 +928,21 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
       req.bf16_staging = o.train.bf16_staging;
       req.machine_file = o.machine;
       req.calibration_file = o.calibration;
-      const planner::Plan plan = planner::makePlan(req, nullptr, false);
+      try {
+        planned = planner::makePlan(req, nullptr, false);
+      } catch (const planner::MissingCalibration&) {
+        if (!choice.defaulted) throw;
+        // A worker started without the launcher (which calibrates first): the flags as given.
+        plan_line = fmt::format("policy manual: the default --policy auto has no calibration of this "
+                                "machine at {} x {} tokens ({}); running the flags as given.\nHINT: "
+                                "start the job with launcher/slidedp-run (it calibrates the shape "
+                                "once), or run `launcher/slidedp-run --plan` with these arguments; "
+                                "--policy manual silences this", o.batch_size, o.seq_len,
+                                req.calibration_file.empty() ? "the default cache" : req.calibration_file);
+      }
+    }
+    if (planned) {
+      const planner::Plan& plan = *planned;
       const auto& best = plan.result.choice();
       best.policy.apply(o.train, plan.workload.L);
       predicted_s = best.prediction.step_s;

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "runtime/rank_context.h"
 #include "runtime/train_options.h"
@@ -63,7 +64,10 @@ struct TrainJobOptions {
   std::string embedding_update = "split";  // split | dense
   double heartbeat_timeout_s = 30;
   double stall_timeout_s = 10;
-  std::string policy = "manual";     // manual (the flags) | auto (the planner's best, planner/)
+  std::string policy = "auto";       // auto (the planner's best, planner/) | manual (the flags);
+                                     // when not given: apps/policy_choice.h decides
+  bool policy_given = false;         // --policy named (command line or --config)
+  std::vector<std::string> policy_knobs_given;  // the planner's knob flags named (policyKnobsGiven)
   std::string machine;               // --policy auto: a machine description instead of the cache
   std::string calibration;           // --policy auto: the calibration cache (slidedp plan wrote it)
   TrainOptions train;

@@ -102,12 +102,16 @@ void addTrainOptions(CLI::App& app, TrainJobOptions& o) {
                 "only above 4 GiB of it, ~512 MiB tiles; -1: never)")->capture_default_str();
   g->add_option("--loss-chunk-tokens", o.train.loss_chunk_tokens, "Tokens per LM-head/cross-entropy "
                 "chunk (0: as many as keep the chunk's bf16 logits near 2 GiB)")->capture_default_str();
-  g->add_option("--policy", o.policy, "manual (the route/chunk/activation flags as given) or auto "
-                "(the step-time model's best policy for this machine and batch: routes, chunk size, "
-                "ring slots, window, micro-batch rows, kept layers, offload, leader threads; it reads "
-                "this machine's calibration for the shape from the cache, which launcher/slidedp-run "
-                "fills first by planning the run (once per shape), or --machine; it overrides those "
-                "flags); the step line then shows predicted vs measured")
+  g->add_option("--policy", o.policy, "auto (the step-time model's best policy for this machine "
+                "and batch: routes, chunk size, ring slots, window, micro-batch rows, kept layers, "
+                "offload, leader threads; it reads this machine's calibration for the shape from the "
+                "cache, which launcher/slidedp-run fills first by planning the run (once per shape), "
+                "or --machine; the step line then shows predicted vs measured) or manual (the "
+                "route/chunk/activation flags as given). Not given: auto on GPU workers of one node "
+                "when none of those flags is given, with the flags as given where the cache lacks "
+                "the shape (a worker started without the launcher); manual otherwise (CPU workers, "
+                "several nodes, --route-sweep, a knob flag given). Given as auto, it overrides the "
+                "knob flags")
       ->check(CLI::IsMember({"manual", "auto"}))->capture_default_str();
   g->add_option("--machine", o.machine, "--policy auto: plan with this machine description "
                 "(tools/machines/*.json) instead of this machine's cached calibration");

@@ -9,7 +9,8 @@
 
 namespace slidedp {
 
-/// Sets the line prefix (e.g. "leader 0/3") and the level of this process's logger.
+/// Sets the line prefix (e.g. "leader 0/3") and the level of this process's logger; the
+/// environment's SPDLOG_LEVEL (e.g. "debug") overrides `level` on every rank.
 /// Thread-safe to call once at start-up; later calls replace the prefix.
 void setLogIdentity(const std::string& who, spdlog::level::level_enum level);
 

@@ -10,4 +10,10 @@ namespace slidedp {
 /// Thread-safe.
 void logWarning(const std::string& line);
 
+/// Whether debug lines are logged (SPDLOG_LEVEL=debug, see setLogIdentity). Thread-safe.
+bool debugLogEnabled();
+
+/// Logs `line` at debug level through the process's logger. Thread-safe.
+void logDebug(const std::string& line);
+
 }  // namespace slidedp

@@ -38,11 +38,11 @@ Plan makePlan(const PlanRequest& r, const std::function<MachineDescription(const
       p.machine_from = "calibration cache " + cache.path();
     } else {
       if (!calibrate)
-        throwUserError("no calibration of this machine for this model shape, {} rows per worker x {} "
+        throw MissingCalibration(fmt::format("no calibration of this machine for this model shape, {} rows per worker x {} "
                        "tokens, {} worker(s), in {}.\nHINT: start the job with launcher/slidedp-run (it plans a "
                        "--policy auto run first, calibrating the shape once), or run `launcher/slidedp-run "
                        "--plan` with the same arguments first, or give --machine FILE",
-                       p.workload.rowsPerWorker(), p.workload.T, p.workload.G, cache.path());
+                       p.workload.rowsPerWorker(), p.workload.T, p.workload.G, cache.path()));
       p.machine = calibrate(p.workload);
       cache.store(key, p.machine);
       p.machine_from = "calibrated now (cached in " + cache.path() + ")";

@@ -8,9 +8,17 @@
 #include <functional>
 #include <string>
 
+#include "common/errors.h"
 #include "planner/search.h"
 
 namespace slidedp::planner {
+
+/// makePlan without a calibrate function found no calibration of this machine and shape in the
+/// cache (a UserError with a HINT): --policy auto by default then runs the flags as given.
+class MissingCalibration : public UserError {
+ public:
+  using UserError::UserError;
+};
 
 struct PlanRequest {
   std::string model_path;      // a HF directory or config.json (--model / --model-config)
@@ -41,7 +49,7 @@ struct Plan {
 std::string calibrationKey(const PlanRequest& r, const Workload& w);
 
 /// Builds the plan. `calibrate` (may be empty) measures the machine when the cache has no entry
-/// or `recalibrate`; without it a missing entry is a UserError with a HINT. `search` false:
+/// or `recalibrate`; without it a missing entry is a MissingCalibration with a HINT. `search` false:
 /// workload and machine only (result left empty), for pricing one given policy.
 Plan makePlan(const PlanRequest& r, const std::function<MachineDescription(const Workload&)>& calibrate,
               bool recalibrate, bool search = true);

@@ -124,7 +124,8 @@ struct Worker::Impl {
   int64_t budget_bytes = 0;
   int64_t measured_reserve = -1;
   int64_t measured_tokens = -1;    // the step's tokens the reserve was measured for
-  int64_t fragmentation = 0;       // previous step: peak reserved - peak allocated bytes
+  int64_t fragmentation = 0;       // peak reserved - peak allocated bytes of the last step that
+                                   // grew the allocator's reserve (see the end of trainStep)
 
   // Exact-size pinned host buffers of offloaded layer inputs (pinned_pool.h), reused across
   // steps; every copy into or out of them runs on offload_stream.
@@ -263,7 +264,7 @@ struct Worker::Impl {
 
   /// The caching allocator's byte counters of this worker's GPU (zeros on CPU workers).
   struct MemStat {
-    int64_t allocated = 0, peak_allocated = 0, peak_reserved = 0;
+    int64_t allocated = 0, peak_allocated = 0, reserved = 0, peak_reserved = 0;
   };
   MemStat memStat() const {
 #ifdef SLIDEDP_WITH_CUDA
@@ -272,7 +273,7 @@ struct Worker::Impl {
       // What the routes hold outside the allocator (IPC buffers) counts as allocated all along.
       const int64_t routes = delivery->deviceBytes() + reduction->deviceBytes();
       return {st.allocated_bytes[0].current + routes, st.allocated_bytes[0].peak + routes,
-              st.reserved_bytes[0].peak + routes};
+              st.reserved_bytes[0].current + routes, st.reserved_bytes[0].peak + routes};
     }
 #endif
     return {};
@@ -711,6 +712,7 @@ struct Worker::Impl {
     int offloaded_inputs = 0;  // recomputed layers 1..this keep their input in pinned host memory
     step_offload_bytes = 0;
     resetPeak();
+    const int64_t reserved_at_start = memStat().reserved;
     int64_t step_peak = 0, step_peak_reserved = 0;
     // Deliveries follow the window schedule (runtime/window_schedule.h): unit u in forwardSlot(u);
     // with the resident embedding, layer 1 goes first and the embedding stays until the head.
@@ -747,6 +749,11 @@ struct Worker::Impl {
         offloaded_inputs = offloadedInputLayers(budget_bytes, memStat().allocated, reserve,
                                                 boundary_bytes, static_cast<int>(L));
         if (const int n = testHookInputsOnGpu(); n >= 0) offloaded_inputs = std::max(0, L - n);
+        if (debugLogEnabled())
+          logDebug(fmt::format("step {}: budget {} B, allocated {} B, reserve {} B (fragmentation {} B), one "
+                               "input {} B: {} of {} inputs to pinned host memory",
+                               s, budget_bytes, memStat().allocated, reserve, fragmentation, boundary_bytes,
+                               offloaded_inputs, L));
       }
       bool keep = false, attn_only = false;
       if (u > 0) {
@@ -936,9 +943,20 @@ struct Worker::Impl {
       measured_reserve = std::max<int64_t>(0, at_end.peak_allocated - forward_level);
       st.gpu_peak_bytes = std::max(step_peak, at_end.peak_allocated);
       // What the allocator held beyond what was allocated at the peak (fragmentation) also has
-      // to fit the budget next step.
-      fragmentation = std::max<int64_t>(0, std::max(step_peak_reserved, at_end.peak_reserved) -
-                                               st.gpu_peak_bytes);
+      // to fit the budget next step: measured when this step made the allocator reserve more
+      // (kGrowthBytes or more). A step served from blocks an earlier step cached says nothing of
+      // it: those blocks may be ones a step with more kept layers needed, and counting them
+      // made the next step offload every input and keep no layer, and the one after it the same
+      // (16K tokens under 22 GiB: 6.4 GiB used, 13 GiB "fragmentation"); the last measure stays.
+      constexpr int64_t kGrowthBytes = int64_t{64} << 20;
+      const int64_t peak_reserved = std::max(step_peak_reserved, at_end.peak_reserved);
+      if (peak_reserved >= reserved_at_start + kGrowthBytes)
+        fragmentation = std::max<int64_t>(0, peak_reserved - st.gpu_peak_bytes);
+      if (debugLogEnabled())
+        logDebug(fmt::format("step {}: GPU peak {} B allocated, {} B reserved ({} B at the start); reserve "
+                             "above the forward level {} B, fragmentation {} B",
+                             s, st.gpu_peak_bytes, peak_reserved, reserved_at_start, measured_reserve,
+                             fragmentation));
 #ifdef SLIDEDP_WITH_CUDA
       // The first step's reserve is an estimate (reserveBytes): it may have offloaded more
       // inputs than the measured one does. Pinned buffers neither this step nor the one before

@@ -235,6 +235,24 @@ SLIDEDP_PLAN=$BIN SLIDEDP_TOPOLOGY_FILE=$FAKE run auto-plan-machine "$RUN" --dry
 hasnt "planning first" "$OUT" "auto-plan-machine: a machine description needs no calibration"
 SLIDEDP_PLAN=$BIN SLIDEDP_TOPOLOGY_FILE=$FAKE run auto-plan-sweep "$RUN" --dry-run --gpus 0,1 -- --policy auto --route-sweep cpu/cpu@8
 hasnt "planning first" "$OUT" "auto-plan-sweep: the job refuses auto with a sweep at once, no plan before"
+# --policy not given: auto is the default on GPU workers without the planner's knob flags
+# (src/apps/policy_choice.h); a knob flag (with or without a value, or a CONFIG key) or CPU
+# workers keep it manual
+SLIDEDP_PLAN=$BIN SLIDEDP_TOPOLOGY_FILE=$FAKE run auto-default "$RUN" --dry-run --gpus 0,1 -- --seq-len 512
+has "--policy auto (the default on GPUs): planning first" "$OUT" "auto-default: a GPU run plans by default"
+SLIDEDP_PLAN=$BIN SLIDEDP_TOPOLOGY_FILE=$FAKE run auto-default-knob "$RUN" --dry-run --gpus 0,1 -- --seq-len 512 --offload-activations
+hasnt "planning first" "$OUT" "auto-default-knob: --offload-activations keeps the default manual"
+printf 'seq-len = 512\nmicro-batch-rows = 2\n' > "$TMP/knob.toml"
+SLIDEDP_PLAN=$BIN SLIDEDP_TOPOLOGY_FILE=$FAKE run auto-default-knob-config "$RUN" --dry-run --gpus 0,1 "$TMP/knob.toml"
+hasnt "planning first" "$OUT" "auto-default-knob-config: a knob in CONFIG keeps the default manual"
+SLIDEDP_PLAN=$BIN run auto-default-cpu "$RUN" --dry-run --cpu-workers 2 -- --seq-len 512
+hasnt "planning first" "$OUT" "auto-default-cpu: CPU workers stay manual by default"
+# the launcher's knob list is the job's (src/apps/policy_choice.h kPolicyKnobFlags)
+cxx_knobs=$(sed -n '/kPolicyKnobFlags\[\] = {/,/};/p' "$ROOT/src/apps/policy_choice.h" | grep -o '"--[a-z-]*"' | tr -d '"' | sort | tr '\n' ' ')
+py_knobs=$(sed -n '/^POLICY_KNOBS = (/,/)$/p' "$ROOT/launcher/slidedp-run" | grep -o '"--[a-z-]*"' | tr -d '"' | sort | tr '\n' ' ')
+if [ -z "$cxx_knobs" ] || [ "$cxx_knobs" != "$py_knobs" ]; then
+  fail "knob lists differ: policy_choice.h [$cxx_knobs] vs slidedp-run [$py_knobs]"
+fi
 # --nodes without a hostfile, --srun or an allocation: refused before mpirun, saying what to do
 bad "nodes without hostfile" "--nodes 2, but no hostfile and no batch allocation" "$RUN" --dry-run --nodes 2 --cpu-workers 2
 has "HINT: give the nodes with --hostfile FILE" "$OUT" "nodes without hostfile: hostfile hint"

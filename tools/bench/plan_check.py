@@ -9,8 +9,12 @@ error, and one `--policy auto` job: its measured step against the sweep's varian
 shape (the target: within 5% of the best, never in the worst half).
 
   python3 tools/bench/plan_check.py --bin build/bin --out OUT --config tools/configs/qwen3-4b.json \
-      [--gpus 0] [--jobs JOBS]
-JOBS: ';'-separated "seq_len|budget_gib(0 = full)|variant,variant,..." (variants as --route-sweep).
+      [--gpus 0] [--jobs JOBS] [--auto SEQ,BATCH,BUDGET | --auto none]
+  python3 tools/bench/plan_check.py --summarize OUT1 OUT2 ...   # one table over several calls
+JOBS: ';'-separated "seq_len|budget_gib(0 = full)|variant,variant,..." (variants as --route-sweep);
+"" runs only the --policy auto job. Every row is appended to OUT/plan-rows.jsonl as it is
+measured and the auto job's result written to OUT/plan-auto.json, so a sweep split over several
+device calls (each under the 10-minute limit) is summarised afterwards with --summarize.
 """
 import argparse
 import json
@@ -89,7 +93,7 @@ def auto_job(a, env_run):
            "--seq-len", str(seq), "--batch-size", str(batch), "--steps", str(a.auto_steps), "--lr", "1e-5",
            "--policy", "auto", "--calibration", a.cal, "--metrics", metrics]
     log = os.path.join(a.out, "plan-auto.log")
-    run(cmd, log, 300)
+    run(cmd, log, a.auto_timeout)
     with open(log, errors="replace") as f:
         chosen = re.search(r"policy auto: (.*?) \(predicted", f.read())
     if chosen:
@@ -101,13 +105,16 @@ def auto_job(a, env_run):
         return None
     res = (statistics.median(r["step_s"] for r in recs[1:] or recs), recs[0].get("predicted_step_s"))
     print(f"--policy auto at {batch} x {seq}: measured {res[0]:.3f} s, predicted {res[1]}", flush=True)
+    with open(os.path.join(a.out, "plan-auto.json"), "w") as f:
+        json.dump({"seq": seq, "batch": batch, "budget": budget, "measured_s": res[0], "predicted_s": res[1],
+                   "steps": [r["step_s"] for r in recs], "chosen": chosen.group(1) if chosen else None}, f)
     return res
 
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--bin", required=True)
-    ap.add_argument("--out", required=True)
+    ap.add_argument("--bin", help="the folder of slidedp_plan (needed unless --summarize)")
+    ap.add_argument("--out", help="the folder this call writes (needed unless --summarize)")
     ap.add_argument("--config", default="tools/configs/qwen3-4b.json")
     ap.add_argument("--gpus", default="0")
     ap.add_argument("--jobs", default=os.environ.get("SLIDEDP_PLAN_JOBS", DEFAULT_JOBS))
@@ -121,34 +128,38 @@ def main():
     # process read 1.783/1.898 s against keep@8's 1.751/1.749 s: +5.2%).
     ap.add_argument("--auto-steps", type=int, default=8)
     ap.add_argument("--cpu-workers", type=int, default=0, help="smoke test on CPU workers (no GPU)")
-    ap.add_argument("--auto", default="4096,8,0", help="seq,batch,budget of the --policy auto job")
+    ap.add_argument("--auto", default="4096,8,0", help="seq,batch,budget of the --policy auto job (none: no job)")
+    ap.add_argument("--auto-timeout", type=int, default=300, help="seconds the --policy auto job may run")
     ap.add_argument("--job-timeout", type=int, default=420, help="seconds one sweep job may run")
+    ap.add_argument("--summarize", nargs="+", metavar="OUT", help="print the table of these earlier OUT folders")
     a = ap.parse_args()
     global AUTO_SHAPE
-    AUTO_SHAPE = tuple(int(x) for x in a.auto.split(","))
+    if a.summarize:
+        return summarize(a.summarize)
+    if not a.bin or not a.out:
+        ap.error("--bin and --out are needed (or --summarize OUT...)")
+    AUTO_SHAPE = None if a.auto == "none" else tuple(int(x) for x in a.auto.split(","))
     os.makedirs(a.out, exist_ok=True)
     a.ngpu = a.cpu_workers or len(a.gpus.split(","))
     a.device = "cpu" if a.cpu_workers else "cuda"
     a.workers = ["--cpu-workers", str(a.cpu_workers)] if a.cpu_workers else ["--gpus", a.gpus]
     a.cal = os.path.join(a.out, "calibration.json")
-    longest = max(int(job.split("|")[0]) for job in a.jobs.split(";"))
-    a.config = raised_config(a.config, max(longest, AUTO_SHAPE[0]), a.out)
+    jobs = [j for j in a.jobs.split(";") if j.strip()]
+    longest = max([int(job.split("|")[0]) for job in jobs] + [AUTO_SHAPE[0] if AUTO_SHAPE else 0])
+    a.config = raised_config(a.config, longest, a.out)
     if longest > 0 and a.config.startswith(a.out):
         print(f"config: {a.config} (max_position_embeddings raised to {longest})", flush=True)
     a.leader_cores = max(1, os.cpu_count() - 2 * a.ngpu)  # --worker-threads 2
     env_run = os.environ.get("SLIDEDP_LAUNCHER", "launcher/slidedp-run")
     rows = []
     auto = None
-
-    def row_line(v, seq, budget, pred, m, rc):
-        if pred is None or m is None:
-            return (f"{v:<36} {seq:>7} {budget:>4.0f} {'-':>8} {'-':>8}   (not "
-                    f"{'predicted' if pred is None else 'measured'}; job rc {rc})")
-        e = (pred[0] - m[0]) / m[0]
-        return f"{v:<36} {seq:>7} {budget:>4.0f} {pred[0]:>8.3f} {m[0]:>8.3f} {100 * e:>+7.1f} {pred[1]:>4}/{int(m[1]):<4}"
-
-    header = f"{'variant':<36} {'seq':>7} {'GiB':>4} {'pred_s':>8} {'meas_s':>8} {'err%':>7} {'kept p/m':>9}"
-    for ji, job in enumerate(a.jobs.split(";")):
+    rows_file = os.path.join(a.out, "plan-rows.jsonl")
+    for f in (rows_file, os.path.join(a.out, "plan-auto.json")):
+        if os.path.exists(f):
+            os.remove(f)
+    if not jobs and AUTO_SHAPE:
+        auto = auto_job(a, env_run)
+    for ji, job in enumerate(jobs):
         seq, budget, variants = job.split("|")
         seq, budget = int(seq), float(budget)
         metrics = os.path.join(a.out, f"plan-job{ji}.jsonl")
@@ -159,36 +170,77 @@ def main():
                "--route-sweep", variants, "--metrics", metrics, "--gpu-memory-budget", str(budget)]
         rc = run(cmd, os.path.join(a.out, f"plan-job{ji}.log"), a.job_timeout)
         meas = measured(metrics) if os.path.exists(metrics) else {}
-        print(header)
+        print(HEADER)
         for v in variants.split(","):
             pred = evaluate(a, seq, budget, v)
             rows.append((v, seq, budget, pred, meas.get(v), rc))
             print(row_line(*rows[-1]), flush=True)
-        if ji == 0:
+            with open(rows_file, "a") as f:
+                f.write(json.dumps(rows[-1]) + "\n")
+        if ji == 0 and AUTO_SHAPE:
             auto = auto_job(a, env_run)  # its shape's calibration is cached by now
-    # ---- the table ----
-    print("\n" + header)
+    report(rows, auto, AUTO_SHAPE)
+    if AUTO_SHAPE:
+        plot(a, rows)
+    return 0
+
+
+def row_line(v, seq, budget, pred, m, rc):
+    if pred is None or m is None:
+        return (f"{v:<36} {seq:>7} {budget:>4.0f} {'-':>8} {'-':>8}   (not "
+                f"{'predicted' if pred is None else 'measured'}; job rc {rc})")
+    e = (pred[0] - m[0]) / m[0]
+    return f"{v:<36} {seq:>7} {budget:>4.0f} {pred[0]:>8.3f} {m[0]:>8.3f} {100 * e:>+7.1f} {pred[1]:>4}/{int(m[1]):<4}"
+
+
+HEADER = f"{'variant':<36} {'seq':>7} {'GiB':>4} {'pred_s':>8} {'meas_s':>8} {'err%':>7} {'kept p/m':>9}"
+
+
+def summarize(dirs):
+    """One table over the rows and --policy auto jobs of several earlier OUT folders."""
+    rows, autos = [], []
+    for d in dirs:
+        rf = os.path.join(d, "plan-rows.jsonl")
+        if os.path.exists(rf):
+            rows += [tuple(json.loads(l)) for l in open(rf) if l.strip()]
+        af = os.path.join(d, "plan-auto.json")
+        if os.path.exists(af):
+            autos.append(json.load(open(af)))
+    if not rows and not autos:
+        sys.exit(f"plan_check.py --summarize: no plan-rows.jsonl or plan-auto.json in {' '.join(dirs)}")
+    report(rows, None, None)
+    for j in autos:
+        shape = (j["seq"], j["batch"], j["budget"])
+        report(rows, (j["measured_s"], j["predicted_s"]), shape, table=False)
+        print(f"  chose: {j.get('chosen')}; steps: {' '.join(f'{x:.3f}' for x in j.get('steps', []))}")
+    return 0
+
+
+def report(rows, auto, shape, table=True):
+    table = table and bool(rows)
+    if table:
+        print("\n" + HEADER)
     errs = []
     for r in rows:
-        print(row_line(*r))
+        if table:
+            print(row_line(*r))
         if r[3] is not None and r[4] is not None:
             errs.append(abs(r[3][0] - r[4][0]) / r[4][0])
-    if errs:
+    if errs and table:
         print(f"\n{len(errs)} variants: median |pred - meas| / meas = {100 * statistics.median(errs):.1f}% "
               f"(target <= 10%), worst {100 * max(errs):.1f}% (target <= 20%)")
     if auto:
         same = sorted((m[0], v) for v, seq, budget, pred, m, rc in rows
-                      if m and seq == AUTO_SHAPE[0] and budget == AUTO_SHAPE[2] and parse_variant(v)[3] == AUTO_SHAPE[1])
-        print(f"--policy auto at {AUTO_SHAPE[1]} x {AUTO_SHAPE[0]}: measured {auto[0]:.3f} s (predicted {auto[1]}); "
-              f"the sweep's variants of that shape: " + ", ".join(f"{v} {s:.3f} s" for s, v in same))
+                      if m and seq == shape[0] and budget == shape[2] and parse_variant(v)[3] == shape[1])
+        err = f", {100 * (auto[1] - auto[0]) / auto[0]:+.1f}%" if auto[1] else ""
+        print(f"--policy auto at {shape[1]} x {shape[0]}: measured {auto[0]:.3f} s (predicted {auto[1]}{err}); "
+              f"the sweep's variants of that shape: " + (", ".join(f"{v} {s:.3f} s" for s, v in same) or "none"))
         if same:
             better = sum(s < auto[0] for s, _ in same)
             print(f"  auto vs best measured: {100 * (auto[0] - same[0][0]) / same[0][0]:+.1f}% (target within 5%); "
                   f"rank {better + 1} of {len(same) + 1}")
-    else:
+    elif shape:
         print("--policy auto job: no metrics (see plan-auto.log)")
-    plot(a, rows)
-    return 0
 
 
 def plot(a, rows):
