@@ -4,7 +4,7 @@
 # comparison (tools/bench/peers.sh); logs to $OUT (or ./gpu-logs). Works on 1..8 GPUs.
 #
 #   bash tools/gpu-check.sh [steps...]
-#     steps, run in the order given: build test layer profile slidedp default placement packed peers longest ipc plan ckpt main realrun finetune adamw
+#     steps, run in the order given: build test layer profile slidedp default memory placement packed peers longest ipc plan ckpt main realrun finetune adamw
 #     (default: build test layer slidedp)
 #   Environment (each optional):
 #     SLIDEDP_BENCH_CONFIG    model shape of `slidedp` and `peers` (default tools/configs/qwen3-4b.json
@@ -56,6 +56,8 @@
 #     SLIDEDP_PLAN_JOBS       `plan`'s jobs, "seq|budget GiB|variant,..." joined by ';' (default:
 #                             tools/bench/plan_check.py DEFAULT_JOBS, 13 variants, seq 4K-128K;
 #                             ~11 min on 1xH200: run it through tools/gpu-detached.sh)
+#     SLIDEDP_MEMORY_ARGS     `memory`: the job's flags (default: --seq-len 16384 --batch-size 1
+#                             --activations auto --gpu-memory-budget 22), SLIDEDP_MEMORY_TIMEOUT (300)
 #     SLIDEDP_DEFAULT_LONG    `default`: the long sequence of its third job (default 262144; 0: skip);
 #                             SLIDEDP_DEFAULT_TIMEOUT its bound in seconds (default 400)
 #     SLIDEDP_PLAN_TIMEOUT    `plan`'s bound in seconds (default 900)
@@ -216,6 +218,21 @@ do_default() {
     grep -E "planning first|policy auto:|policy manual|step 1/|rror" "$OUT/default/long.log" | cut -c1-300
   fi
   tar czf "$OUT/default.tgz" -C "$OUT" default && rm -rf "$OUT/default"
+}
+do_memory() {
+  # The CUDA caching allocator of one job through step 2 (--memory-snapshot): what it reserves
+  # beyond what is allocated, by stream and block, at the moment of the peak reservation
+  # (tools/bench/memory_summary.py). Default: 16K tokens under a 22 GiB budget, the sweep's
+  # auto@1 variant (issue 13: its 4 kept layers predicted, 0 kept).
+  step "memory: the caching allocator's snapshot of one job (reserved vs allocated)"
+  mkdir -p "$OUT/memory"
+  SPDLOG_LEVEL=debug SLIDEDP_WORKER=$BIN/slidedp_worker timeout ${SLIDEDP_MEMORY_TIMEOUT:-300} launcher/slidedp-run \
+    --gpus 0 --worker-threads 2 -- --model-config "$CONFIG" --lr 1e-5 --steps 2 --trace-step 2 \
+    ${SLIDEDP_MEMORY_ARGS:---seq-len 16384 --batch-size 1 --activations auto --gpu-memory-budget 22} \
+    --memory-snapshot "$OUT/memory/snapshot.pickle" > "$OUT/memory/job.log" 2>&1 || rc=1
+  grep -E "step [0-9]+/|debug|rror" "$OUT/memory/job.log" | cut -c1-300
+  python3 tools/bench/memory_summary.py "$OUT/memory/snapshot-w0.pickle" | tee "$OUT/memory/summary.txt" || rc=1
+  gzip -f "$OUT"/memory/*.pickle
 }
 do_packed() {
   step "packed: rows of packed documents (256-2048 tokens, variable-length attention) vs plain rows"
@@ -380,7 +397,7 @@ do_ipc() {
   grep -E "bench_ipc|RESULT|rror" "$OUT/bench-ipc.log"
 }
 for s in $STEPS; do
-  declare -F "do_$s" >/dev/null || { echo "gpu-check.sh: unknown step '$s' (steps: build test layer profile slidedp default placement packed peers longest ipc plan ckpt main realrun finetune adamw)"; exit 2; }
+  declare -F "do_$s" >/dev/null || { echo "gpu-check.sh: unknown step '$s' (steps: build test layer profile slidedp default memory placement packed peers longest ipc plan ckpt main realrun finetune adamw)"; exit 2; }
   "do_$s"
 done
 echo "=== done rc=$rc ($(date +%T))"

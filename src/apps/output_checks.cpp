@@ -150,7 +150,8 @@ void checkOutputPaths(const OutputPlan& p) {
   };
   for (const auto& [option, file, example] :
        {OutputFile{"--metrics", p.metrics, "metrics.jsonl"}, OutputFile{"--trace", p.trace, "trace.json"},
-        OutputFile{"--gpu-profile", p.gpu_profile, "profile.json"}}) {
+        OutputFile{"--gpu-profile", p.gpu_profile, "profile.json"},
+        OutputFile{"--memory-snapshot", p.memory_snapshot, "memory.pickle"}}) {
     if (file.empty()) continue;
     if (formats::isDirectory(file))
       throwUserError("{} {}: is a directory; expected a file path.\nHINT: e.g. {}", option, file,

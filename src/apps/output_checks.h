@@ -23,6 +23,7 @@ struct OutputPlan {
   std::string metrics;             // files, "" = none
   std::string trace;
   std::string gpu_profile;         // --gpu-profile (its directory; workers insert -w<worker>)
+  std::string memory_snapshot;     // --memory-snapshot (the same)
 };
 
 /// Throws UserError (message: the option, the path, what failed; for space: needed and

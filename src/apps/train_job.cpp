@@ -332,6 +332,8 @@ int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trai
     TrainOptions run = v.opts;
     run.gpu_profile = o.gpu_profile;
     run.gpu_profile_step = o.gpu_profile.empty() ? 0 : traced_step;
+    run.memory_snapshot = o.memory_snapshot;
+    run.memory_snapshot_step = o.memory_snapshot.empty() ? 0 : traced_step;
     trainer.setRunOptions(run);
     if (synthetic) synthetic->setRows(v.batch_rows > 0 ? v.batch_rows : o.batch_size);
     std::vector<StepRecord> recs;
@@ -433,6 +435,10 @@ int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trai
         SLIDEDP_LOG_INFO("GPU profile of step {} written by every worker: {} with -w<worker> before "
                          "the extension (Chrome trace) and .txt (per scope, per stream, the compute "
                          "stream's gaps)", step, o.gpu_profile);
+      if (step == traced_step && !o.memory_snapshot.empty())
+        SLIDEDP_LOG_INFO("CUDA memory snapshot through step {} written by every worker: {} with "
+                         "-w<worker> before the extension (open it at https://pytorch.org/memory_viz)",
+                         step, o.memory_snapshot);
       recs.push_back(rec);
       int stop = JobGuard::stopRequested() ? 1 : 0, any_stop = 0;
       MPI_CHECK(MPI_Allreduce(&stop, &any_stop, 1, MPI_INT, MPI_MAX, ctx.world));
@@ -674,11 +680,12 @@ void checkSettings(const TrainJobOptions& o, int num_workers) {
   if (t.leader_threads < 0) throwUserError("--leader-threads must be >= 0 (0: all), got {}", t.leader_threads);
   if (o.warmup_steps < 0) throwUserError("--warmup-steps must be >= 0, got {}", o.warmup_steps);
   if (o.trace_step < 1) throwUserError("--trace-step must be >= 1, got {}", o.trace_step);
-  if ((!o.trace.empty() || !o.gpu_profile.empty()) && o.route_sweep.empty() && o.trace_step_given &&
-      o.trace_step > o.steps)
+  if ((!o.trace.empty() || !o.gpu_profile.empty() || !o.memory_snapshot.empty()) && o.route_sweep.empty() &&
+      o.trace_step_given && o.trace_step > o.steps)
     throwUserError("--trace-step {} is after the run's last step (--steps {}): no trace would be "
                    "written to {}.\nHINT: --trace-step {} or less", o.trace_step, o.steps,
-                   o.trace.empty() ? o.gpu_profile : o.trace, o.steps);
+                   !o.trace.empty() ? o.trace : !o.gpu_profile.empty() ? o.gpu_profile : o.memory_snapshot,
+                   o.steps);
   if (o.checkpoint_every < 0)
     throwUserError("--checkpoint-every must be >= 0 (0: only at the end and on a stop), got {}",
                    o.checkpoint_every);
@@ -769,6 +776,9 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
     if (!o.gpu_profile.empty() && ctx.device != DeviceKind::kCuda)
       throwUserError("--gpu-profile profiles GPU workers, and this run's workers are on the "
                      "CPU.\nHINT: drop --gpu-profile, or run with --device cuda");
+    if (!o.memory_snapshot.empty() && ctx.device != DeviceKind::kCuda)
+      throwUserError("--memory-snapshot records the CUDA caching allocator of GPU workers, and this "
+                     "run's workers are on the CPU.\nHINT: drop --memory-snapshot, or run with --device cuda");
     variants = parseVariants(o);
     o.train.batch_rows = o.batch_size;  // the fewest rows of any step (a route sweep's included)
     for (const auto& v : variants)
@@ -835,6 +845,7 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
       plan.metrics = o.metrics;
       plan.trace = o.trace;
       plan.gpu_profile = o.gpu_profile;
+      plan.memory_snapshot = o.memory_snapshot;
       checkOutputPaths(plan);
     } catch (const UserError& e) {
       early = e.what();

@@ -39,6 +39,7 @@ struct TrainJobOptions {
   std::string metrics;             // JSONL (or CSV), one record per step
   std::string trace;               // Chrome trace of step trace_step
   std::string gpu_profile;         // torch-profiler trace + table of step trace_step's GPU work
+  std::string memory_snapshot;     // the caching allocator's snapshot after step trace_step
   int64_t trace_step = 2;
   bool trace_step_given = false;   // --trace-step given: beyond --steps it is an error (the
                                    // default 2 then traces the last step)

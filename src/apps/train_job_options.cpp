@@ -139,6 +139,12 @@ void addTrainOptions(CLI::App& app, TrainJobOptions& o) {
                 "per decoder scope and per CUDA stream, and the compute stream's idle gaps by what "
                 "ran before and after them. The profiled step runs slower on the host; its GPU "
                 "timeline is what to read");
+  g->add_option("--memory-snapshot", o.memory_snapshot, "Record the CUDA caching allocator's "
+                "history through step --trace-step on every GPU worker and write torch's memory "
+                "snapshot at this path with -w<worker> before the extension (.pickle): every "
+                "segment, block and allocation with its size, stream and the C++ stack that made it, "
+                "for https://pytorch.org/memory_viz or torch.cuda._memory_viz (to see what the "
+                "allocator reserves beyond what is allocated: fragmentation, blocks per stream)");
   g->add_option("--checkpoint-dir", o.checkpoint_dir, "Write full-state checkpoints (FP32 master weights, "
                 "moments, step, data cursor, configuration) under this directory");
   g->add_option("--checkpoint-every", o.checkpoint_every, "Checkpoint every N steps (0: only at the end "

@@ -111,6 +111,9 @@ struct TrainOptions {
   AttentionChoice attention = AttentionChoice::kAuto;  // bf16 GPU workers' attention kernel
   std::string gpu_profile;          // slidedp_worker --gpu-profile: path of the profiled step's
   int64_t gpu_profile_step = 0;     //   trace (workers insert -w<worker>) and that step (0: none)
+  std::string memory_snapshot;      // slidedp_worker --memory-snapshot: path of the allocator
+  int64_t memory_snapshot_step = 0; //   snapshot (workers insert -w<worker>), recorded through
+                                    //   that step (0: none)
   bool split_embedding = true;       // row-split embedding update (runtime/token_rows.h): the
                                      // rows outside the step's tokens updated right after the
                                      // head; needs the cpu reduction route (else: whole, last)

@@ -574,6 +574,8 @@ void Trainer::setRunOptions(const TrainOptions& o) {
   opts_.max_grad_norm = o.max_grad_norm;
   opts_.gpu_profile = o.gpu_profile;
   opts_.gpu_profile_step = o.gpu_profile_step;
+  opts_.memory_snapshot = o.memory_snapshot;
+  opts_.memory_snapshot_step = o.memory_snapshot_step;
   opts_.offload_activations = o.offload_activations;
   opts_.activations = o.activations;
   opts_.max_kept_layers = o.max_kept_layers;

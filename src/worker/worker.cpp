@@ -39,6 +39,7 @@
 #include "runtime/window_schedule.h"
 #include "shm/control_block.h"
 #include "worker/input_placement.h"
+#include "worker/memory_snapshot.h"
 #include "worker/pinned_pool.h"
 #ifdef SLIDEDP_WITH_CUDA
 #include <ATen/cuda/CUDAContext.h>
@@ -124,6 +125,7 @@ struct Worker::Impl {
   int64_t budget_bytes = 0;
   int64_t measured_reserve = -1;
   int64_t measured_tokens = -1;    // the step's tokens the reserve was measured for
+  bool recording_memory = false;   // --memory-snapshot: the allocator's history is recorded
   int64_t fragmentation = 0;       // peak reserved - peak allocated bytes of the last step that
                                    // grew the allocator's reserve (see the end of trainStep)
 
@@ -1072,10 +1074,21 @@ WorkerStepStats Worker::step(int64_t step, const LocalBatch& batch) {
   try {
 #ifdef SLIDEDP_WITH_CUDA
     const TrainOptions& o = impl_->opts;
-    if (impl_->cuda && step == o.gpu_profile_step && !o.gpu_profile.empty())
-      return profiledStep(step, batch);
-#endif
+    // --memory-snapshot: the allocator's trace from this run's first step through the traced one.
+    const bool snapshot = impl_->cuda && !o.memory_snapshot.empty() && step <= o.memory_snapshot_step;
+    if (snapshot && !impl_->recording_memory) startMemoryHistory(), impl_->recording_memory = true;
+    WorkerStepStats st = impl_->cuda && step == o.gpu_profile_step && !o.gpu_profile.empty()
+                             ? profiledStep(step, batch)
+                             : impl_->step(step, batch);
+    if (snapshot && step == o.memory_snapshot_step) {
+      impl_->waitIdle();  // the hand-off's frees too
+      writeMemorySnapshot(workerPath(o.memory_snapshot, ".pickle"));
+      impl_->recording_memory = false;
+    }
+    return st;
+#else
     return impl_->step(step, batch);
+#endif
   } catch (const c10::OutOfMemoryError& e) {
     throwUserError("{}: the GPU ran out of memory in step {} ({}).\nHINT: use --activations auto "
                    "(or lower --gpu-memory-budget), fewer --micro-batch-rows, or a smaller batch",
@@ -1084,16 +1097,25 @@ WorkerStepStats Worker::step(int64_t step, const LocalBatch& batch) {
 }
 
 #ifdef SLIDEDP_WITH_CUDA
+// `path` with -w<worker> before its extension (`default_ext` when it has none, or .txt, which
+// --gpu-profile's table takes), its directory made: path.json -> path-w<worker>.json.
+std::string Worker::workerPath(const std::string& path, const std::string& default_ext) const {
+  std::string base = path, ext;
+  if (const size_t dot = base.rfind('.'); dot != std::string::npos && base.find('/', dot) == std::string::npos)
+    ext = base.substr(dot), base.resize(dot);
+  if (ext.empty() || ext == ".txt") ext = default_ext;
+  const std::string stem = fmt::format("{}-w{}", base, impl_->ctx.worker_rank);
+  if (const std::string dir = formats::parentPath(stem); !dir.empty()) formats::makeDirectories(dir);
+  return stem + ext;
+}
+
 // The step under the torch profiler: path.json -> path-w<worker>.json (the trace; .json also for
 // a path ending in .txt or without an extension) and path-w<worker>.txt (the table).
 WorkerStepStats Worker::profiledStep(int64_t step, const LocalBatch& batch) {
   const Impl& m = *impl_;
-  std::string base = m.opts.gpu_profile, ext;
-  if (const size_t dot = base.rfind('.'); dot != std::string::npos && base.find('/', dot) == std::string::npos)
-    ext = base.substr(dot), base.resize(dot);
-  if (ext.empty() || ext == ".txt") ext = ".json";  // the table takes .txt
-  const std::string stem = fmt::format("{}-w{}", base, m.ctx.worker_rank);
-  if (const std::string dir = formats::parentPath(stem); !dir.empty()) formats::makeDirectories(dir);
+  const std::string path = workerPath(m.opts.gpu_profile, ".json");
+  const size_t dot = path.rfind('.');
+  const std::string stem = path.substr(0, dot), ext = path.substr(dot);
   const double tokens = static_cast<double>(batch.rows * batch.T);
   WorkerStepStats st;
   const profiling::ProfileResult r = profiling::profileScopes(

@@ -117,6 +117,9 @@ class Worker {
  private:
   // step() under the torch profiler (TrainOptions::gpu_profile), GPU workers only.
   WorkerStepStats profiledStep(int64_t step, const LocalBatch& batch);
+  // `path` with -w<worker> before the extension (--gpu-profile, --memory-snapshot), its
+  // directory made; GPU workers only.
+  std::string workerPath(const std::string& path, const std::string& default_ext) const;
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

@@ -114,6 +114,7 @@ TEST(GpuJob, GpuProfileWritesEachWorkersTraceAndTable) {
   // --gpu-profile: step 2 of a small Qwen3-shaped bf16 job (head_dim 128, q/k norm: the fused
   // kernels and cuDNN attention of the real shapes) under the torch profiler; every worker writes
   // its Chrome trace and the table, whose scopes and compute-stream line come from GPU events.
+  // --memory-snapshot in the same job: every worker writes the allocator's pickled snapshot.
   ASSERT_GE(visibleGpus(), 1);
   const std::string name = fmt::format("slidedp-gpu-prof-{}", getpid());
   const std::string dir = "/tmp/" + name, stem = dir + "/step";
@@ -129,9 +130,25 @@ TEST(GpuJob, GpuProfileWritesEachWorkersTraceAndTable) {
   }
   Result r = wait(start(mpirunCuda(2, {"--shm-name", name, "--model-config", config, "--batch-size", "2",
                                        "--seq-len", "256", "--steps", "3", "--gpu-profile",
-                                       stem + ".json", "--trace-step", "2"})), 300);
+                                       stem + ".json", "--trace-step", "2", "--memory-snapshot",
+                                       dir + "/mem"})), 300);
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("GPU profile of step 2 written by every worker"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("CUDA memory snapshot through step 2 written by every worker"), std::string::npos)
+      << r.output;
+  for (int w = 0; w < 2; ++w) {
+    // torch's pickled snapshot: protocol 2+ starts with PROTO (0x80), and names its segments
+    std::string pickle;
+    if (FILE* f = std::fopen(fmt::format("{}/mem-w{}.pickle", dir, w).c_str(), "rb")) {
+      char buf[4096];
+      for (size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) pickle.append(buf, n);
+      std::fclose(f);
+    }
+    ASSERT_GT(pickle.size(), 2u) << "no " << dir << "/mem-w" << w << ".pickle";
+    EXPECT_EQ(static_cast<unsigned char>(pickle[0]), 0x80) << w;
+    EXPECT_NE(pickle.find("segments"), std::string::npos) << w;
+    EXPECT_NE(pickle.find("device_traces"), std::string::npos) << w;
+  }
   std::string table;
   if (FILE* f = std::fopen((stem + "-w0.txt").c_str(), "r")) {
     char buf[4096];
