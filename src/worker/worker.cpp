@@ -1158,6 +1158,8 @@ void Worker::setRunOptions(const TrainOptions& o) {
   impl_->opts.max_grad_norm = o.max_grad_norm;
   impl_->opts.gpu_profile = o.gpu_profile;
   impl_->opts.gpu_profile_step = o.gpu_profile_step;
+  impl_->opts.memory_snapshot = o.memory_snapshot;
+  impl_->opts.memory_snapshot_step = o.memory_snapshot_step;
   impl_->opts.offload_activations = o.offload_activations;
   impl_->opts.activations = o.activations;
   impl_->opts.max_kept_layers = o.max_kept_layers;
