@@ -58,7 +58,10 @@ fi
 run default "$RUN" --dry-run
 expect_rc 0 default
 has "mpirun --bind-to none" "$LINE" default
-has "-x NCCL_NVLS_ENABLE=0" "$LINE" default
+# the job's environment in every app context (Open MPI's -x before the first one reaches only it)
+[ "$(contexts | grep -c -- "-np 1 env NCCL_NVLS_ENABLE=0 ")" -eq $((1 + G)) ] && pass \
+  || fail "default: not every rank's env sets NCCL_NVLS_ENABLE=0"
+hasnt " -x " "$LINE" "default (no -x: it would reach the first app context only)"
 [ "$(contexts | wc -l)" -eq $((1 + G)) ] && pass || fail "default: $(contexts | wc -l) ranks, expected $((1 + G))"
 [ "$(contexts | grep -c -- "--device $DEV")" -eq $((1 + G)) ] && pass || fail "default: not every rank has --device $DEV"
 [ "$(id -u)" -eq 0 ] && has "--allow-run-as-root" "$LINE" "default as root"
@@ -92,9 +95,10 @@ export SLIDEDP_NUMACTL=$NUMA
 run fake4 "$RUN" --dry-run --gpus 0,1,2,3
 expect_rc 0 fake4
 ROOTFLAG=""; [ "$(id -u)" -eq 0 ] && ROOTFLAG=" --allow-run-as-root"
-ENVS="env OMP_NUM_THREADS=4 OMP_PROC_BIND=close OMP_PLACES=cores $NUMA"
-WANT="mpirun --bind-to none$ROOTFLAG -x NCCL_NVLS_ENABLE=0 -x CUDA_DEVICE_ORDER=PCI_BUS_ID -x CUDA_VISIBLE_DEVICES=0,1,2,3 -x PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True\
- -np 1 env OMP_NUM_THREADS=48 OMP_PROC_BIND=close OMP_PLACES=cores $NUMA --physcpubind=0-23,32-55 --interleave=0,1 $BIN --device cuda\
+JOBENV="NCCL_NVLS_ENABLE=0 CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES=0,1,2,3 PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True"
+ENVS="env $JOBENV OMP_NUM_THREADS=4 OMP_PROC_BIND=close OMP_PLACES=cores $NUMA"
+WANT="mpirun --bind-to none$ROOTFLAG\
+ -np 1 env $JOBENV OMP_NUM_THREADS=48 OMP_PROC_BIND=close OMP_PLACES=cores $NUMA --physcpubind=0-23,32-55 --interleave=0,1 $BIN --device cuda\
  : -np 1 $ENVS --physcpubind=24-27 --preferred=0 $BIN --device cuda\
  : -np 1 $ENVS --physcpubind=28-31 --preferred=0 $BIN --device cuda\
  : -np 1 $ENVS --physcpubind=56-59 --preferred=1 $BIN --device cuda\
@@ -105,7 +109,7 @@ has "--physcpubind=0-23,32-55 --interleave=0,1" "$(ctx 0)" "fake4 leader: remain
 has "OMP_NUM_THREADS=48" "$(ctx 0)" "fake4 leader threads"
 for i in 0 1; do has "--preferred=0" "$(ctx $((i + 1)))" "fake4 GPU $i on node 0"; done
 for i in 2 3; do has "--preferred=1" "$(ctx $((i + 1)))" "fake4 GPU $i on node 1"; done
-has "-x NCCL_NVLS_ENABLE=0" "$LINE" fake4
+[ "$(contexts | grep -c -- "-np 1 env $JOBENV ")" -eq 5 ] && pass || fail "fake4: not every rank's env is the job's"
 hasnt "--oversubscribe" "$LINE" "fake4 (64 cores)"
 # default on the fake box = all its GPUs
 run fake-default "$RUN" --dry-run
@@ -113,7 +117,7 @@ run fake-default "$RUN" --dry-run
 # a subset: GPUs 2,3 both on node 1; the leader keeps node 0 whole
 run fake23 "$RUN" --dry-run --gpus 2,3
 expect_rc 0 fake23
-has "CUDA_VISIBLE_DEVICES=2,3" "$LINE" fake23
+for i in 1 2; do has "CUDA_VISIBLE_DEVICES=2,3 " "$(ctx $i)" "fake23 worker $i sees GPUs 2,3"; done
 has "--physcpubind=0-55 --interleave=0,1" "$(ctx 0)" "fake23 leader"
 has "--physcpubind=56-59 --preferred=1" "$(ctx 1)" "fake23 GPU 2"
 has "--physcpubind=60-63 --preferred=1" "$(ctx 2)" "fake23 GPU 3"
@@ -143,7 +147,7 @@ SLIDEDP_NUMACTL=/nonexistent/numactl run no-numactl "$RUN" --dry-run --gpus 0,1
 expect_rc 0 no-numactl
 has "numactl not found" "$OUT" no-numactl
 hasnt "numactl --" "$LINE" no-numactl
-has "-x NCCL_NVLS_ENABLE=0" "$LINE" no-numactl
+[ "$(contexts | grep -c -- "NCCL_NVLS_ENABLE=0")" -eq 3 ] && pass || fail "no-numactl: not every rank sets NCCL_NVLS_ENABLE=0"
 
 bad() {  # bad NAME EXPECTED-MESSAGE ARGS...
   local name=$1 msg=$2; shift 2
@@ -298,6 +302,22 @@ has "--physcpubind=28-31 --preferred=0 $BIN --device cuda --steps 2" "$OUT" "exe
 OUT=$(SLIDEDP_TOPOLOGY_FILE=$FAKE "$RUN" --dry-run --exec-rank --gpus 0,1 2>&1); RC=$?
 [ "$RC" -ne 0 ] && pass || fail "exec-rank without a local rank: exit 0"
 has "found no node-local rank" "$OUT" "exec-rank without a local rank"
+
+# 10. the job's environment reaches every rank through a real mpirun (not only its line): on the
+#     fake 4-GPU box with --gpus 2,3, stand-ins for numactl (runs its command) and the worker
+#     (prints what it sees); Open MPI's -x before the first app context once reached the leader only
+if command -v mpirun >/dev/null; then
+  printf '#!/bin/sh\nwhile [ $# -gt 0 ]; do case "$1" in --*) shift;; *) break;; esac; done\nexec "$@"\n' > "$TMP/numactl-exec"
+  printf '#!/bin/sh\necho "rank=$OMPI_COMM_WORLD_RANK cvd=$CUDA_VISIBLE_DEVICES alloc=$PYTORCH_CUDA_ALLOC_CONF nvls=$NCCL_NVLS_ENABLE"\n' > "$TMP/env-worker"
+  chmod +x "$TMP/numactl-exec" "$TMP/env-worker"
+  OUT=$(OMPI_MCA_rmaps_base_oversubscribe=1 SLIDEDP_TOPOLOGY_FILE=$FAKE SLIDEDP_NUMACTL=$TMP/numactl-exec \
+        SLIDEDP_WORKER=$TMP/env-worker timeout 60 "$RUN" --gpus 2,3 -- --policy manual 2>&1); RC=$?
+  echo "--- mpirun env (exit $RC)"; printf '%s\n' "$OUT" | sed 's/^/    /'
+  expect_rc 0 "mpirun env"
+  for r in 0 1 2; do
+    has "rank=$r cvd=2,3 alloc=expandable_segments:True nvls=0" "$OUT" "mpirun env: rank $r's environment"
+  done
+fi
 
 # 7. bad inputs: non-zero exit, a message that says what is wrong
 bad "gpus 0,x" "--gpus takes a comma-separated list of GPU indices" "$RUN" --dry-run --gpus 0,x
