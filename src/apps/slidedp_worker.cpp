@@ -322,6 +322,10 @@ int main(int argc, char** argv) {
   opts.train.seq_len_given = app.count("--seq-len") > 0;
   opts.train.policy_given = app.count("--policy") > 0;
   opts.train.policy_knobs_given = policyKnobsGiven(app);
+  // A defaulted --policy stays out of the resolved configuration: fed back (a --config of the
+  // saved one) it would be an explicit --policy auto, which plans on CPU workers too, where the
+  // default ran the flags as given.
+  if (!opts.train.policy_given) app.get_option("--policy")->configurable(false);
   if (opts.training()) {
     // The model's config.json gives the shape: the self-check's shape flags are refused, and
     // left out of the resolved configuration (which would show the self-check's default).
