@@ -32,9 +32,9 @@ PolicyChoice choosePolicy(const std::string& policy, bool given, const std::vect
   } else if (!knobs.empty()) {
     std::string names;
     for (const auto& k : knobs) names += (names.empty() ? "" : ", ") + k;
+    const char* it = knobs.size() > 1 ? "them" : "it";
     c.why_manual = fmt::format("{} given (--policy auto would choose {} itself; drop {} to let it, or "
-                               "give --policy auto to override {})", names, knobs.size() > 1 ? "them" : "it",
-                               knobs.size() > 1 ? "them" : "it", knobs.size() > 1 ? "them" : "it");
+                               "give --policy auto to override {})", names, it, it, it);
   } else {
     c.plan = true;
   }

@@ -142,7 +142,7 @@ void addTrainOptions(CLI::App& app, TrainJobOptions& o) {
   g->add_option("--memory-snapshot", o.memory_snapshot, "Record the CUDA caching allocator's "
                 "history through step --trace-step on every GPU worker and write torch's memory "
                 "snapshot at this path with -w<worker> before the extension (.pickle): every "
-                "segment, block and allocation with its size, stream and the C++ stack that made it, "
+                "segment and block, and each allocation and free with its size and stream (no stacks), "
                 "for https://pytorch.org/memory_viz or torch.cuda._memory_viz (to see what the "
                 "allocator reserves beyond what is allocated: fragmentation, blocks per stream)");
   g->add_option("--checkpoint-dir", o.checkpoint_dir, "Write full-state checkpoints (FP32 master weights, "
