@@ -3,6 +3,10 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <map>
+#include <sstream>
+#include <stdexcept>
+
 namespace slidedp {
 
 std::vector<std::string> policyKnobsGiven(const CLI::App& app) {
@@ -39,6 +43,40 @@ PolicyChoice choosePolicy(const std::string& policy, bool given, const std::vect
     c.plan = true;
   }
   return c;
+}
+
+std::string withPlannedPolicy(const std::string& resolved, const std::string& flags, const std::string& note) {
+  std::map<std::string, std::string> value = {
+      {"offload-activations", "false"}, {"leader-threads", "0"}, {"max-kept-layers", "-1"}};
+  std::istringstream in(flags);
+  std::string key;
+  for (std::string tok; in >> tok;) {
+    if (tok.rfind("--", 0) == 0) {
+      key = tok.substr(2);
+      value[key] = "true";  // a switch, unless a value follows
+    } else if (!key.empty()) {
+      value[key] = tok;
+      key.clear();
+    } else {
+      throw std::invalid_argument(fmt::format("withPlannedPolicy: '{}' in '{}' is neither a flag nor its value", tok, flags));
+    }
+  }
+  std::ostringstream out;
+  for (std::istringstream noted(note); std::getline(noted, key);) out << "# " << key << "\n";
+  std::istringstream lines(resolved);
+  for (std::string line; std::getline(lines, line);) {
+    const size_t eq = line.find('=');
+    const auto it = eq == std::string::npos ? value.end() : value.find(line.substr(0, eq));
+    if (it == value.end()) {
+      out << line << "\n";
+      continue;
+    }
+    const bool quoted = line.size() > eq + 1 && line[eq + 1] == '"';
+    out << it->first << '=' << (quoted ? "\"" + it->second + "\"" : it->second) << "\n";
+    value.erase(it);
+  }
+  for (const auto& [k, v] : value) out << k << '=' << v << "\n";
+  return out.str();
 }
 
 }  // namespace slidedp

@@ -36,4 +36,14 @@ struct PolicyChoice {
 PolicyChoice choosePolicy(const std::string& policy, bool given, const std::vector<std::string>& knobs,
                           bool cuda, int nodes, bool route_sweep);
 
+/// The resolved configuration `resolved` (CLI11's `key=value` lines, as slidedp_worker prints
+/// and every checkpoint saves it) with each knob line set to what the plan runs: `flags` is
+/// planner::Policy::flags ("--key value" pairs and bare "--switch"es); a knob it leaves out
+/// takes its off value (offload-activations=false, leader-threads=0, max-kept-layers=-1).
+/// `note` goes in as a `#` comment line first. Fed back as a --config file, the result runs the
+/// planned policy as given, the same run, where the defaults' lines ran the defaults.
+/// A quoted value stays quoted; a knob without a line is appended. Throws std::invalid_argument
+/// on a `flags` token that is not a --flag or its value.
+std::string withPlannedPolicy(const std::string& resolved, const std::string& flags, const std::string& note);
+
 }  // namespace slidedp

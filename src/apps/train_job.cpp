@@ -962,6 +962,11 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
                               predicted_s, best.prediction.tokens_per_s, best.prediction.bottleneck,
                               plan.result.ranked.size(), plan.result.evaluated, plan.machine_from,
                               best.policy.flags(plan.workload.L));
+      // The saved configuration records what runs, so that fed back it runs the same policy.
+      o.resolved_config = withPlannedPolicy(
+          o.resolved_config, best.policy.flags(plan.workload.L),
+          fmt::format("--policy auto chose {} (predicted {:.3f} s/step; machine: {}); the knob lines "
+                      "below are its", best.policy.label(plan.workload.L), predicted_s, plan.machine_from));
     }
   } catch (const UserError& e) {
     problem = e.what();
