@@ -221,6 +221,11 @@ has " --nodes 2 --device cpu" "$OUT" "plan-vnodes: 2 nodes"
 SLIDEDP_PLAN=$BIN SLIDEDP_TOPOLOGY_FILE=$FAKE run plan-machine "$RUN" --dry-run --plan --gpus 0,1 -- --machine tools/machines/h200x8.json --reduction cpu
 expect_rc 0 plan-machine
 has "plan: $BIN --machine tools/machines/h200x8.json --reduction cpu" "$OUT" "plan-machine: only the run's arguments"
+# ... also when the description is a CONFIG key (it passed this machine's GPUs and cores)
+printf 'machine = "tools/machines/h200x8.json"\n' > "$TMP/machine.toml"
+SLIDEDP_PLAN=$BIN SLIDEDP_TOPOLOGY_FILE=$FAKE run plan-machine-config "$RUN" --dry-run --plan --gpus 0,1 "$TMP/machine.toml" -- --reduction cpu
+expect_rc 0 plan-machine-config
+has "plan: $BIN --config $TMP/machine.toml --reduction cpu" "$OUT" "plan-machine-config: only the run's arguments"
 SLIDEDP_PLAN=$BIN SLIDEDP_TOPOLOGY_FILE=$FAKE run plan-nodes1 "$RUN" --dry-run --plan --gpus 0,1
 hasnt "--nodes" "$OUT" "plan-nodes1"
 # --policy auto (a worker flag, or a CONFIG key): the plan runs first (it calibrates a shape the
