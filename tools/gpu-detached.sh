@@ -4,8 +4,9 @@
 # running except a new process session, which lives until the machine is given back (30 s
 # after a call ends, unless another call comes): `start` launches the command in its own
 # session and returns; `wait` (the next calls, back to back) waits for it, up to a bound, and
-# copies its files to $OUT each time ($OUT is emptied before every call, so the job writes to
-# its own folder on the machine and `wait` brings it back).
+# brings its files to $OUT each time as $OUT/NAME/out.tgz (the job's folder, one file: the
+# device returns at most 8), with its log (detached.log) and, once it ended, its rc ($OUT is
+# emptied before every call, so the job writes to its own folder on the machine).
 #
 #   bash tools/gpu-detached.sh start NAME -- COMMAND [ARGS...]   # e.g. in the first call, after a build
 #   bash tools/gpu-detached.sh wait NAME [SECONDS]               # default 560: returns when the job
@@ -26,7 +27,9 @@ shift 2
 dir=/tmp/slidedp-detached/$name
 collect() {
   [ -n "${OUT:-}" ] || return 0
-  mkdir -p "$OUT/$name" && cp -r "$dir/out/." "$OUT/$name/" 2>/dev/null
+  # One archive of the job's folder: the device tool brings back at most 8 files from $OUT, and
+  # none more than 2 folders down (a plan sweep's 17 files came back as 8, its logs left out).
+  mkdir -p "$OUT/$name" && tar czf "$OUT/$name/out.tgz" -C "$dir" out 2>/dev/null
   cp "$dir/log" "$OUT/$name/detached.log" 2>/dev/null
   [ -f "$dir/rc" ] && cp "$dir/rc" "$OUT/$name/rc"
   return 0
