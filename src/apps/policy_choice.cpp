@@ -62,7 +62,8 @@ std::string withPlannedPolicy(const std::string& resolved, const std::string& fl
     }
   }
   std::ostringstream out;
-  for (std::istringstream noted(note); std::getline(noted, key);) out << "# " << key << "\n";
+  std::istringstream noted(note);
+  for (std::string line; std::getline(noted, line);) out << "# " << line << "\n";
   std::istringstream lines(resolved);
   for (std::string line; std::getline(lines, line);) {
     const size_t eq = line.find('=');

@@ -957,16 +957,17 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
       const auto& best = plan.result.choice();
       best.policy.apply(o.train, plan.workload.L);
       predicted_s = best.prediction.step_s;
+      const std::string label = best.policy.label(plan.workload.L);
+      const std::string flags = best.policy.flags(plan.workload.L);
       plan_line = fmt::format("policy auto: {} (predicted {:.3f} s/step, {:.0f} tokens/s, bound by {}; "
-                              "{} of {} policies fit; machine: {})\n  = {}", best.policy.label(plan.workload.L),
-                              predicted_s, best.prediction.tokens_per_s, best.prediction.bottleneck,
-                              plan.result.ranked.size(), plan.result.evaluated, plan.machine_from,
-                              best.policy.flags(plan.workload.L));
+                              "{} of {} policies fit; machine: {})\n  = {}", label, predicted_s,
+                              best.prediction.tokens_per_s, best.prediction.bottleneck,
+                              plan.result.ranked.size(), plan.result.evaluated, plan.machine_from, flags);
       // The saved configuration records what runs, so that fed back it runs the same policy.
       o.resolved_config = withPlannedPolicy(
-          o.resolved_config, best.policy.flags(plan.workload.L),
+          o.resolved_config, flags,
           fmt::format("--policy auto chose {} (predicted {:.3f} s/step; machine: {}); the knob lines "
-                      "below are its", best.policy.label(plan.workload.L), predicted_s, plan.machine_from));
+                      "below are its", label, predicted_s, plan.machine_from));
     }
   } catch (const UserError& e) {
     problem = e.what();
