@@ -12,6 +12,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -23,7 +24,8 @@ namespace slidedp::planner {
 struct HostRates {
   double mem_bw_gbps = 0;     // read + write bytes/s, all `threads`, of a large memcpy
   double copy_gbps = 0;       // one thread's memcpy, bytes copied/s
-  std::map<int, double> adamw_gbps;  // bytes moved/s (30 B/param) by thread count
+  std::map<int, double> adamw_gbps;  // bytes moved/s (30 B/param) by thread count: the median pass
+  std::map<int, std::pair<double, double>> adamw_range_gbps;  // the slowest and fastest pass
   int cores = 1;              // CPUs this process may run on
   double ram_gib = 0;         // MemTotal
   double ram_available_gib = 0;  // MemAvailable
@@ -31,8 +33,11 @@ struct HostRates {
 
 /// Measures the host. `bytes` per buffer (two buffers for copies; the AdamW state is
 /// bytes / 4 elements of master, m, v, grad, bf16); `threads` the AdamW counts to try
-/// (empty: 1, 2, 4, ..., cores).
-HostRates measureHost(size_t bytes = size_t{1} << 30, std::vector<int> threads = {});
+/// (empty: 1, 2, 4, ..., cores), with `leader_threads` added when in 1..cores (the run's leader
+/// team: measured rather than interpolated); each AdamW rate is the median of `adamw_passes`
+/// passes (memory copies: the best of 3).
+HostRates measureHost(size_t bytes = size_t{1} << 30, std::vector<int> threads = {},
+                      int leader_threads = 0, int adamw_passes = 5);
 
 /// "device=cpu" or the GPU models from /proc/driver/nvidia (no CUDA context is created): the
 /// device part of the fingerprint, the same in `slidedp plan` and a run's `--policy auto`.

@@ -222,8 +222,13 @@ MachineDescription calibratedMachine(const HostRates& host, const DeviceRates& d
   m.host.adamw_gbps = host.adamw_gbps;
   m.host.chunk_overhead_s = cuda ? 3e-5 : 1e-4;
   m.host.step_overhead_s = cuda ? 0.01 : 0.005;
+  std::string passes;
+  for (const auto& [t, range] : host.adamw_range_gbps)
+    passes += fmt::format("{}{} threads {:.0f} ({:.0f}-{:.0f})", passes.empty() ? "" : ", ", t,
+                          host.adamw_gbps.at(t), range.first, range.second);
   m.provenance["host"] = fmt::format("measured: memcpy {:.1f} GB/s read+write over {} threads; AdamW "
-                                     "pass by threads (optim::Engine, f32, 1 slot)", host.mem_bw_gbps, host.cores);
+                                     "pass by threads (optim::Engine, f32, 1 slot), GB/s median "
+                                     "(slowest-fastest pass): {}", host.mem_bw_gbps, host.cores, passes);
   m.provenance["overheads"] = "chunk and step overheads: estimates";
   return m;
 }
