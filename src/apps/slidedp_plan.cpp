@@ -208,10 +208,11 @@ int run(const Options& o) {
     for (const auto& x : plan.result.ranked) rank += x.prediction.step_s < pr.step_s;
     std::printf("     %s\n     %s\n", tableHeader().c_str(), formatRow(p.label(w.L), pr).c_str());
     std::printf("PREDICTION step_s=%.6f tokens_per_s=%.1f bottleneck=%s kept=%d gpu_gib=%.2f fits=%d "
-                "rank=%d/%zu best_s=%.6f offloaded=%d\n", pr.step_s, pr.tokens_per_s, pr.bottleneck.c_str(), kept,
-                pr.gpu_peak_bytes / double(1ull << 30), pr.fits_gpu && pr.fits_host ? 1 : 0, rank,
-                plan.result.ranked.size() + 1,
-                plan.result.ranked.empty() ? 0.0 : plan.result.ranked.front().prediction.step_s, offloaded);
+                "rank=%d/%zu best_s=%.6f offloaded=%d update_s=%.6f\n", pr.step_s, pr.tokens_per_s,
+                pr.bottleneck.c_str(), kept, pr.gpu_peak_bytes / double(1ull << 30),
+                pr.fits_gpu && pr.fits_host ? 1 : 0, rank, plan.result.ranked.size() + 1,
+                plan.result.ranked.empty() ? 0.0 : plan.result.ranked.front().prediction.step_s, offloaded,
+                pr.busy.cpu_update);
     if (!no_fit.empty()) std::printf("note: %s\n", no_fit.c_str());
   } else {
     std::printf("%s", formatPlan(w, plan.machine, plan.result, plan.gpu_budget_bytes, o.top).c_str());

@@ -68,19 +68,22 @@ def evaluate(a, seq, budget, v):
     if "offload" in mods:
         cmd.append("--offload-activations")
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
-    m = re.search(r"PREDICTION step_s=([\d.]+).*?kept=(\d+).*?rank=(\d+)/(\d+)", out.stdout)
+    m = re.search(r"PREDICTION step_s=([\d.]+).*?kept=(\d+).*?rank=(\d+)/(\d+).*?update_s=([\d.]+)", out.stdout)
     if not m:
         print(out.stdout[-2000:], out.stderr[-2000:])
         return None
-    return float(m.group(1)), int(m.group(2)), int(m.group(3)), int(m.group(4))
+    # (step s, kept layers, rank, of, the leader's busy update s)
+    return float(m.group(1)), int(m.group(2)), int(m.group(3)), int(m.group(4)), float(m.group(5))
 
 
 def measured(metrics):
+    """{variant: (median step s, kept layers, median leader update s)} over the steps after the first."""
     per = {}
     for line in open(metrics):
         j = json.loads(line)
-        per.setdefault(j["variant"], []).append((j["step_s"], j.get("kept_layers", 0)))
-    return {k: (statistics.median(s for s, _ in v[1:] or v), v[-1][1]) for k, v in per.items()}
+        per.setdefault(j["variant"], []).append((j["step_s"], j.get("kept_layers", 0), j.get("leader_update_s", 0)))
+    return {k: (statistics.median(x[0] for x in v[1:] or v), v[-1][1],
+                statistics.median(x[2] for x in v[1:] or v)) for k, v in per.items()}
 
 
 def auto_job(a, env_run):
@@ -192,10 +195,15 @@ def row_line(v, seq, budget, pred, m, rc):
         return (f"{v:<36} {seq:>7} {budget:>4.0f} {'-':>8} {'-':>8}   (not "
                 f"{'predicted' if pred is None else 'measured'}; job rc {rc})")
     e = (pred[0] - m[0]) / m[0]
-    return f"{v:<36} {seq:>7} {budget:>4.0f} {pred[0]:>8.3f} {m[0]:>8.3f} {100 * e:>+7.1f} {pred[1]:>4}/{int(m[1]):<4}"
+    # the leader's update, predicted (busy) and measured (median leader_update_s): whether the
+    # calibrated AdamW rate held in the job (rows of earlier folders may lack them)
+    upd = f" {pred[4]:>6.3f}/{m[2]:<6.3f}" if len(pred) > 4 and len(m) > 2 and m[2] else ""
+    return (f"{v:<36} {seq:>7} {budget:>4.0f} {pred[0]:>8.3f} {m[0]:>8.3f} {100 * e:>+7.1f} "
+            f"{pred[1]:>4}/{int(m[1]):<4}{upd}")
 
 
-HEADER = f"{'variant':<36} {'seq':>7} {'GiB':>4} {'pred_s':>8} {'meas_s':>8} {'err%':>7} {'kept p/m':>9}"
+HEADER = (f"{'variant':<36} {'seq':>7} {'GiB':>4} {'pred_s':>8} {'meas_s':>8} {'err%':>7} {'kept p/m':>9} "
+          f"{'update p/m s':>13}")
 
 
 def summarize(dirs):
