@@ -26,6 +26,7 @@
 #include "apps/option_numbers.h"
 #include "apps/output_checks.h"
 #include "apps/policy_choice.h"
+#include "apps/prediction_watch.h"
 #include "common/median.h"
 #include "model/param_layout.h"
 #include "planner/plan.h"
@@ -192,7 +193,7 @@ struct RunVariant {
   std::string label;
   TrainOptions opts;
   int64_t batch_rows = 0;  // 0: --batch-size
-  double predicted_s = 0;  // --policy auto: the model's step time (0: none)
+  PredictedStep predicted;  // --policy auto: the model's prediction (step_s 0: none)
 };
 
 std::vector<RunVariant> parseVariants(const TrainJobOptions& o) {
@@ -337,6 +338,8 @@ int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trai
     trainer.setRunOptions(run);
     if (synthetic) synthetic->setRows(v.batch_rows > 0 ? v.batch_rows : o.batch_size);
     std::vector<StepRecord> recs;
+    std::optional<PredictionWatch> watch;  // --policy auto: the plan against the measured steps
+    if (v.predicted.step_s > 0) watch.emplace(v.predicted);
     const int64_t end = variants.size() > 1 ? static_cast<int64_t>(vi + 1) * o.steps : last;
     while (step < end) {
       const StepRecord rec = trainer.step(++step, data);
@@ -386,8 +389,8 @@ int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trai
                               rec.attention_output_layers > 0
                                   ? fmt::format(" (+{} attention output)", rec.attention_output_layers)
                                   : std::string()),
-            v.predicted_s > 0 ? fmt::format(" | predicted {:.3f} s ({:+.1f}%)", v.predicted_s,
-                                            100 * (v.predicted_s - rec.seconds) / rec.seconds)
+            v.predicted.step_s > 0 ? fmt::format(" | predicted {:.3f} s ({:+.1f}%)", v.predicted.step_s,
+                                                 100 * (v.predicted.step_s - rec.seconds) / rec.seconds)
                               : "",
             rec.checkpoint_in_flight ? fmt::format(" | ckpt-wait {:.3f} s", rec.checkpoint_wait_s) : "");
         if (metrics.is_open()) {
@@ -413,7 +416,7 @@ int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trai
               j["eval_ppl"] = std::exp(ev.loss);
               j["eval_tokens"] = ev.tokens;
             }
-            if (v.predicted_s > 0) j["predicted_step_s"] = v.predicted_s;
+            if (v.predicted.step_s > 0) j["predicted_step_s"] = v.predicted.step_s;
             if (ctx.device == DeviceKind::kCuda) {
               j["attention_output_layers"] = rec.attention_output_layers;
               j["offloaded_layers"] = rec.offloaded_layers;
@@ -423,6 +426,9 @@ int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trai
           metrics.flush();
         }
       }
+      if (watch && ctx.world_rank == 0)
+        if (auto warning = watch->observe({rec.seconds, rec.leader_update_s, rec.fwd_s + rec.head_s + rec.bwd_s}))
+          SLIDEDP_LOG_WARN("{}", *warning);
       if (!std::isfinite(rec.loss))
         throw std::runtime_error(fmt::format("step {}: the loss is {} (diverged)", step, rec.loss));
       if (!o.trace.empty() && step == traced_step) {
@@ -912,6 +918,7 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
   // --policy auto: every rank plans from the same files (deterministic), so all agree.
   // Not given, it applies on GPU workers of one node with no knob flag (apps/policy_choice.h).
   double predicted_s = 0;
+  PredictedStep predicted;
   std::string plan_line;
   const PolicyChoice choice = choosePolicy(o.policy, o.policy_given, o.policy_knobs_given,
                                            ctx.device == DeviceKind::kCuda, ctx.num_nodes,
@@ -957,6 +964,8 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
       const auto& best = plan.result.choice();
       best.policy.apply(o.train, plan.workload.L);
       predicted_s = best.prediction.step_s;
+      predicted = {best.prediction.step_s, best.prediction.busy.cpu_update,
+                   best.prediction.busy.gpu_compute};
       const std::string label = best.policy.label(plan.workload.L);
       const std::string flags = best.policy.flags(plan.workload.L);
       plan_line = fmt::format("policy auto: {} (predicted {:.3f} s/step, {:.0f} tokens/s, bound by {}; "
@@ -992,7 +1001,7 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
                                     routeName(v.opts.reduction)));
   if (predicted_s > 0) {  // --policy auto changed o.train: the run's variant takes its options
     variants = parseVariants(o);
-    variants.front().predicted_s = predicted_s;
+    variants.front().predicted = predicted;
   }
   for (const auto& v : variants) o.train.reserve_grad_accumulation |= v.opts.max_grad_norm > 0;
   // The chunk plan is fixed for the job: the row-split embedding update only when every

@@ -15,6 +15,7 @@
 #include <memory>
 
 #include "common/errors.h"
+#include "common/median.h"
 #include "optim/adamw.h"
 
 namespace slidedp::planner {
@@ -52,12 +53,6 @@ template <typename F>
 double best(int reps, F&& f) {
   const std::vector<double> t = timings(reps, f);
   return *std::min_element(t.begin(), t.end());
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 double meminfoGib(const char* key) {

@@ -8,14 +8,18 @@
 #      the fastest measured step (steps 3..8) must be within a factor 2 of the prediction (a
 #      second attempt, recalibrated, when the first is not: see below).
 #      Why the fastest and why so coarse: the CI machine has 2 cores shared by other jobs (other
-#      builds run beside the tests), so both the calibration (which keeps its fastest repetition)
-#      and the run can only be slowed down, at different moments; a CPU worker also shares cores
+#      builds run beside the tests), so both the calibration and the run can be slowed down, at
+#      different moments; a CPU worker also shares cores
 #      with the leader and MPI progress, which the model does not price. The model's logic, not
 #      the machine's noise, is what this checks (the 10% target is checked on the GPU by
 #      tools/gpu-check.sh plan);
 #   3. `--policy auto` for a shape without a calibration: the launcher plans (calibrates) first,
 #      then runs it; the worker without the launcher fails early with a HINT;
-#   4. `--evaluate` of recompute-all predicts a slower step than keep-all on the same machine.
+#   4. `--evaluate` of recompute-all predicts a slower step than keep-all on the same machine;
+#   5. nonsense values are refused;
+#   6. a plan that does not hold is said once: a --policy auto run on a copy of the cache with
+#      the compute rates 8x too fast warns (src/apps/prediction_watch.h), naming the workers'
+#      compute, with a HINT.
 #
 #   tests/planner/test_plan_cpu.sh BUILD_DIR        (CTest: planner_cpu_check)
 set -uo pipefail
@@ -111,6 +115,25 @@ echo "huge batch (exit $rc): $(echo "$out" | grep -m1 error)"
 [ $rc -eq 2 ] || fail "slidedp_plan --batch-size 1e11: exit $rc (want 2)"
 [[ "$out" == *"terminate called"* || "$out" == *"frame #"* ]] && fail "slidedp_plan --batch-size 1e11: a crash: $out"
 [[ "$out" == *"HINT"* ]] || fail "slidedp_plan --batch-size 1e11: no HINT: $out"
+
+# 6. the plan against the run: compute rates 8x too fast in the cache -> one warning
+python3 - "$TMP/cal.json" "$TMP/fast.json" <<'PY'
+import json, sys
+cache = json.load(open(sys.argv[1]))
+for m in cache.values():
+    for k in ("fwd_tflops", "bwd_tflops", "recompute_tflops", "head_tflops"):
+        m["gpu"][k] *= 8
+json.dump(cache, open(sys.argv[2], "w"))
+PY
+"$ROOT/launcher/slidedp-run" --cpu-workers 1 --no-pin -- --model-config "$CFG" --batch-size 4 \
+    --calibration "$TMP/fast.json" --seq-len 256 --steps 8 --policy auto > "$TMP/fast.txt" 2>&1
+rc=$?
+grep -E "policy auto|warn" "$TMP/fast.txt" | cut -c1-400
+[ $rc -eq 0 ] || { tail -20 "$TMP/fast.txt"; fail "the --policy auto run on the too-fast calibration exited $rc"; }
+n=$(grep -c "the plan's .* s (+" "$TMP/fast.txt")
+[ "$n" -eq 1 ] || fail "a plan 8x too fast: $n warnings (want exactly 1)"
+grep -q "the workers compute slower than calibrated" "$TMP/fast.txt" || fail "the warning does not name the workers' compute"
+grep -q "HINT: .*--recalibrate" "$TMP/fast.txt" || fail "the warning has no HINT to recalibrate"
 
 [ $FAILS -eq 0 ] && echo "planner_cpu_check: all checks passed" || echo "FAIL: $FAILS check(s) failed"
 exit $FAILS
