@@ -205,7 +205,8 @@ do_default() {
   SLIDEDP_WORKER=$BIN/slidedp_worker SLIDEDP_PLAN=$BIN/slidedp_plan timeout 240 launcher/slidedp-run --gpus "$GPUS" -- \
     --model-config "$CONFIG" --seq-len 4096 --batch-size 8 --steps 6 --calibration "$cal" \
     --metrics "$OUT/default/launcher.jsonl" > "$OUT/default/launcher.log" 2>&1 || rc=1
-  grep -E "planning first|policy auto|policy manual|step 6/|rror" "$OUT/default/launcher.log" | cut -c1-300  # policy auto: also its warning when the plan does not hold
+  # "policy auto" also matches its warning when the plan does not hold (a long line and its HINT)
+  grep -E "planning first|policy auto|policy manual|step 6/|rror|HINT" "$OUT/default/launcher.log" | cut -c1-700
   timeout 180 mpirun --bind-to none -x NCCL_NVLS_ENABLE=0 -np $((NGPU + 1)) "$BIN/slidedp_worker" --device cuda \
     --model-config "$CONFIG" --seq-len 4096 --batch-size 8 --steps 3 --calibration "$OUT/default/empty.json" \
     > "$OUT/default/bare.log" 2>&1 || rc=1

@@ -52,17 +52,26 @@ std::optional<std::string> PredictionWatch::observe(const MeasuredStep& m) {
   warned_ = true;
   const double update = medianOf(last_, [](const MeasuredStep& s) { return s.update_s; });
   const double gpu = medianOf(last_, [](const MeasuredStep& s) { return s.gpu_s; });
-  // the side that moved more, relative to its prediction, is named as the likely cause
-  const double d_upd = predicted_.update_s > 0 ? (update - predicted_.update_s) / predicted_.update_s : 0;
-  const double d_gpu = predicted_.gpu_s > 0 ? (gpu - predicted_.gpu_s) / predicted_.gpu_s : 0;
-  const bool leader = std::abs(d_upd) >= std::abs(d_gpu);
-  const char* cause =
-      leader ? (d_upd > 0 ? "the host's AdamW rate in this run is below its calibration (other load on "
-                            "the host's memory or cores, or a calibration taken at a quieter time)"
-                          : "the host's AdamW rate in this run is above its calibration")
-             : (d_gpu > 0 ? "the workers compute slower than calibrated (another process on the GPU "
-                            "or the worker's cores, a lower clock or power cap)"
-                          : "the workers compute faster than calibrated");
+  // The cause, in seconds and in the step's direction: the leader's update when its own excess
+  // explains at least half of the step's; else the workers' compute when it moved the same way.
+  // Not relative moves: a slow leader also stretches the workers' measured spans (backward
+  // waits for hand-offs inside them), so the workers are named only when the update does not
+  // explain the step. A side without a prediction (0) is not judged.
+  const double ds = step - predicted_.step_s;
+  const double du = predicted_.update_s > 0 ? update - predicted_.update_s : 0;
+  const double dg = predicted_.gpu_s > 0 ? gpu - predicted_.gpu_s : 0;
+  const char* cause;
+  if (du * ds > 0 && std::abs(du) >= 0.5 * std::abs(ds))
+    cause = ds > 0 ? "the host's AdamW rate in this run is below its calibration (other load on the "
+                     "host's memory or cores, or a calibration taken at a quieter time)"
+                   : "the host's AdamW rate in this run is above its calibration";
+  else if (dg * ds > 0)
+    cause = ds > 0 ? "the workers compute slower than calibrated (another process on the GPU or the "
+                     "worker's cores, a lower clock or power cap)"
+                   : "the workers compute faster than calibrated";
+  else
+    cause = "neither side alone: the pipeline's waits between them (deliveries, hand-offs) differ "
+            "from the model's";
   return fmt::format(
       "--policy auto: the last {} steps took {:.3f} s (median) against the plan's {:.3f} s ({:+.0f}%, "
       "beyond the model's {:.0f}%): {}; {}. Likely cause: {}. The plan's choice among policies may "

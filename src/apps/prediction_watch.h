@@ -1,16 +1,19 @@
 // --policy auto at run time: the plan's predicted step against the steps the run measures.
 // The plan is made from rates calibrated at another moment (cached per machine and shape); on a
 // shared host the leader's AdamW rate can move by more than the model's error between that
-// moment and the run (the 1xH200 VM: updates of 1.0 s one hour, 1.15-1.72 s the next, with the
-// same calibration). The run then still trains correctly, but its policy was chosen for another
+// moment and the run (the 1xH200 VM: updates of about 1.0 s a step one hour, 1.11-1.72 s the
+// next, while calibrations taken minutes before each job rated the pass at 138-152 GB/s). The run then still trains correctly, but its policy was chosen for another
 // machine state, and the user should hear it rather than find it in a log of numbers.
 //
 // PredictionWatch keeps the last `window` timed steps (a variant's first step is not one: it
 // fills the pipeline, warms the allocator and touches memory first) and, the first time their
 // median step is more than `tolerance` away from the prediction, returns one warning: by how
-// much, and which side moved (the leader's update against the model's busy update time, the
-// workers' forward + head + backward against their busy compute time), with what to do. It warns at
-// most once per run; steps after that are not judged.
+// much, each side against its prediction (the leader's update against the model's busy update
+// time, the workers' forward + head + backward against their busy compute time), the side named
+// as the likely cause (the leader when its excess, in seconds and in the step's direction, is at
+// least half the step's; else the workers when theirs is in the step's direction; else the
+// pipeline's waits), and what to do. It warns at most once per run; steps after that are not
+// judged.
 //
 // Threading: one thread (the rank that logs steps, rank 0).
 #pragma once

@@ -107,7 +107,10 @@ int run(const Options& o) {
   auto calibrate = [&](const Workload& w) {
     std::fprintf(stderr, "slidedp plan: calibrating this machine for %s, %lld rows x %lld tokens per worker "
                  "(once; cached)...\n", w.model_name.c_str(), (long long)w.rowsPerWorker(), (long long)w.T);
-    const HostRates host = measureHost(size_t{1} << 30, {}, o.leader_cores);
+    // the leader's own count measured: the launcher's placement, else the default split
+    const int leader = o.leader_cores > 0 ? o.leader_cores
+                                          : MachineDescription::defaultLeaderCores(allowedCpus(), w.G);
+    const HostRates host = measureHost(size_t{1} << 30, {}, leader);
     const model::ModelConfig config = model::ModelConfig::load(r.model_path);
     const DeviceRates dev = measureDevice(config, w.rowsPerWorker(), w.T, w.cuda, 0, w.cuda ? 3 : 5);
     return calibratedMachine(host, dev, w.cuda, w.G, o.leader_cores, nullptr);

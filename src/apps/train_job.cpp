@@ -1,5 +1,7 @@
 #include "apps/train_job.h"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -338,8 +340,9 @@ int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trai
     trainer.setRunOptions(run);
     if (synthetic) synthetic->setRows(v.batch_rows > 0 ? v.batch_rows : o.batch_size);
     std::vector<StepRecord> recs;
-    std::optional<PredictionWatch> watch;  // --policy auto: the plan against the measured steps
-    if (v.predicted.step_s > 0) watch.emplace(v.predicted);
+    std::optional<PredictionWatch> watch;  // --policy auto: the plan against the measured steps (rank 0)
+    if (ctx.world_rank == 0 && v.predicted.step_s > 0 && std::isfinite(v.predicted.step_s))
+      watch.emplace(v.predicted);
     const int64_t end = variants.size() > 1 ? static_cast<int64_t>(vi + 1) * o.steps : last;
     while (step < end) {
       const StepRecord rec = trainer.step(++step, data);
@@ -426,7 +429,8 @@ int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trai
           metrics.flush();
         }
       }
-      if (watch && ctx.world_rank == 0)
+      // a step beside a streamed checkpoint's write is not the plan's step: not judged
+      if (watch && !rec.checkpoint_in_flight)
         if (auto warning = watch->observe({rec.seconds, rec.leader_update_s, rec.fwd_s + rec.head_s + rec.bwd_s}))
           SLIDEDP_LOG_WARN("{}", *warning);
       if (!std::isfinite(rec.loss))
@@ -917,8 +921,7 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
 
   // --policy auto: every rank plans from the same files (deterministic), so all agree.
   // Not given, it applies on GPU workers of one node with no knob flag (apps/policy_choice.h).
-  double predicted_s = 0;
-  PredictedStep predicted;
+  PredictedStep predicted;  // step_s 0: not planned
   std::string plan_line;
   const PolicyChoice choice = choosePolicy(o.policy, o.policy_given, o.policy_knobs_given,
                                            ctx.device == DeviceKind::kCuda, ctx.num_nodes,
@@ -946,6 +949,10 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
       req.bf16_staging = o.train.bf16_staging;
       req.machine_file = o.machine;
       req.calibration_file = o.calibration;
+      // This machine: the leader's own team (the launcher's OMP_NUM_THREADS for it), the same on
+      // every rank, not the count its cache entry was calibrated for. A --machine file keeps its own.
+      if (o.machine.empty())
+        req.leader_cores = std::stoi(broadcastString(ctx, std::to_string(omp_get_max_threads())));
       try {
         planned = planner::makePlan(req, nullptr, false);
       } catch (const planner::MissingCalibration&) {
@@ -963,20 +970,19 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
       const planner::Plan& plan = *planned;
       const auto& best = plan.result.choice();
       best.policy.apply(o.train, plan.workload.L);
-      predicted_s = best.prediction.step_s;
       predicted = {best.prediction.step_s, best.prediction.busy.cpu_update,
                    best.prediction.busy.gpu_compute};
       const std::string label = best.policy.label(plan.workload.L);
       const std::string flags = best.policy.flags(plan.workload.L);
       plan_line = fmt::format("policy auto: {} (predicted {:.3f} s/step, {:.0f} tokens/s, bound by {}; "
-                              "{} of {} policies fit; machine: {})\n  = {}", label, predicted_s,
+                              "{} of {} policies fit; machine: {})\n  = {}", label, predicted.step_s,
                               best.prediction.tokens_per_s, best.prediction.bottleneck,
                               plan.result.ranked.size(), plan.result.evaluated, plan.machine_from, flags);
       // The saved configuration records what runs, so that fed back it runs the same policy.
       o.resolved_config = withPlannedPolicy(
           o.resolved_config, flags,
           fmt::format("--policy auto chose {} (predicted {:.3f} s/step; machine: {}); the knob lines "
-                      "below are its", label, predicted_s, plan.machine_from));
+                      "below are its", label, predicted.step_s, plan.machine_from));
     }
   } catch (const UserError& e) {
     problem = e.what();
@@ -999,7 +1005,7 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
                                     "workers.\nHINT: run with --device cuda, or use sharded / gpu, which "
                                     "exchange through MPI between CPU workers", routeName(v.opts.delivery),
                                     routeName(v.opts.reduction)));
-  if (predicted_s > 0) {  // --policy auto changed o.train: the run's variant takes its options
+  if (predicted.step_s > 0) {  // --policy auto changed o.train: the run's variant takes its options
     variants = parseVariants(o);
     variants.front().predicted = predicted;
   }

@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <utility>
 
 #include "common/errors.h"
 #include "common/median.h"
@@ -76,6 +77,8 @@ std::string cpuModel() {
   return "unknown-cpu";
 }
 
+}  // namespace
+
 int allowedCpus() {
   cpu_set_t set;
   CPU_ZERO(&set);
@@ -83,7 +86,15 @@ int allowedCpus() {
   return static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
 }
 
-}  // namespace
+std::vector<int> adamwThreadCounts(std::vector<int> threads, int all, int leader_threads) {
+  if (threads.empty())
+    for (int t = 1; t <= all; t *= 2) threads.push_back(t);
+  if (std::find(threads.begin(), threads.end(), all) == threads.end()) threads.push_back(all);
+  if (leader_threads > 0 && leader_threads <= all &&
+      std::find(threads.begin(), threads.end(), leader_threads) == threads.end())
+    threads.push_back(leader_threads);  // the leader's own count, measured, not interpolated
+  return threads;
+}
 
 HostRates measureHost(size_t bytes, std::vector<int> threads, int leader_threads, int adamw_passes) {
   HostRates r;
@@ -114,12 +125,7 @@ HostRates measureHost(size_t bytes, std::vector<int> threads, int leader_threads
   // `adamw_passes` passes, not the best: a step's update runs for a second or more and meets the
   // host's slow moments too (on the shared 1xH200 VM the best of 3 rated 138-152 GB/s while the
   // jobs' own updates moved 84-126 GB/s, 2026-12-04c results); the range is kept beside it.
-  if (threads.empty())
-    for (int t = 1; t <= all; t *= 2) threads.push_back(t);
-  if (std::find(threads.begin(), threads.end(), all) == threads.end()) threads.push_back(all);
-  if (leader_threads > 0 && leader_threads <= all &&
-      std::find(threads.begin(), threads.end(), leader_threads) == threads.end())
-    threads.push_back(leader_threads);  // the leader's own count, measured, not interpolated
+  threads = adamwThreadCounts(std::move(threads), all, leader_threads);
   adamw_passes = std::max(1, adamw_passes);
   const int64_t n = static_cast<int64_t>(bytes / 4);
   std::vector<float> master(n, 0.01f), m(n, 0.0f), v(n, 0.0f), grad(n, 1e-3f);

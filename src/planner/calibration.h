@@ -39,6 +39,13 @@ struct HostRates {
 HostRates measureHost(size_t bytes = size_t{1} << 30, std::vector<int> threads = {},
                       int leader_threads = 0, int adamw_passes = 5);
 
+/// The AdamW thread counts measureHost times: `threads` (empty: 1, 2, 4, ... up to `all`), then
+/// `all`, then `leader_threads` when it is in 1..all, each once, in that order.
+std::vector<int> adamwThreadCounts(std::vector<int> threads, int all, int leader_threads);
+
+/// CPUs this process may run on (its affinity; the online CPUs where that is unknown).
+int allowedCpus();
+
 /// "device=cpu" or the GPU models from /proc/driver/nvidia (no CUDA context is created): the
 /// device part of the fingerprint, the same in `slidedp plan` and a run's `--policy auto`.
 std::string deviceFingerprint(bool cuda);

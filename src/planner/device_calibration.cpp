@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/errors.h"
+#include "common/median.h"
 #include "model/decoder.h"
 #include "model/param_layout.h"
 #ifdef SLIDEDP_WITH_CUDA
@@ -27,11 +28,6 @@
 namespace slidedp::planner {
 
 namespace {
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
 
 /// Seconds of f() after one warm-up: CUDA the median of `iters` (events on the current stream);
 /// CPU the minimum (a shared host's other work only ever adds time: the fastest repetition is

@@ -11,7 +11,11 @@ namespace slidedp::planner {
 
 int MachineDescription::leaderCores(int G) const {
   if (host.leader_cores > 0) return host.leader_cores;
-  return std::max(1, host.cores - 4 * G);  // launcher/slidedp-run: 4 cores per worker by default
+  return defaultLeaderCores(host.cores, G);
+}
+
+int MachineDescription::defaultLeaderCores(int cores, int G) {
+  return std::max(1, cores - 4 * G);  // launcher/slidedp-run: 4 cores per worker by default
 }
 
 double MachineDescription::adamwBytesPerSecond(int threads) const {

@@ -89,6 +89,8 @@ struct MachineDescription {
 
   /// Leader cores with G workers (HostSpec::leader_cores or the launcher's split).
   int leaderCores(int G) const;
+  /// The launcher's default split: `cores` less 4 per worker, at least 1.
+  static int defaultLeaderCores(int cores, int G);
   /// AdamW bytes/s at `threads`, linear between table entries, flat beyond the last; throws
   /// UserError when the table is empty.
   double adamwBytesPerSecond(int threads) const;

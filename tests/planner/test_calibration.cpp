@@ -1,7 +1,11 @@
 // Unit tests of the host half of calibration (src/planner/calibration.h): which AdamW thread
-// counts are measured, and that each rate is the median pass with the slowest and fastest
-// beside it. Rates themselves are the machine's; only their relations are checked.
+// counts are timed (hand-written cases), and that each timed count has its median pass with
+// the slowest and fastest beside it. Rates themselves are the machine's; only their relations
+// are checked.
 #include <gtest/gtest.h>
+
+#include <algorithm>
+#include <vector>
 
 #include "planner/calibration.h"
 
@@ -11,18 +15,27 @@ namespace {
 
 constexpr size_t kBytes = size_t{8} << 20;  // 8 MiB arrays: a fast test, not a real rate
 
-TEST(HostCalibration, TheLeadersThreadCountIsMeasuredBesideTheDefaults) {
-  const HostRates r = measureHost(kBytes, {1}, 2, 3);
-  ASSERT_GE(r.cores, 1);
-  EXPECT_TRUE(r.adamw_gbps.count(1));
-  EXPECT_TRUE(r.adamw_gbps.count(r.cores));  // every allowed core, always
-  if (r.cores >= 2) EXPECT_TRUE(r.adamw_gbps.count(2));  // the leader's count
-  EXPECT_EQ(r.adamw_gbps.size(), r.adamw_range_gbps.size());
+TEST(HostCalibration, TheLeadersThreadCountIsTimedBesideThePowersOfTwo) {
+  // a 16-core host whose leader has 14 (the launcher's 2 worker threads): 14 measured, not
+  // interpolated between 8 and 16
+  EXPECT_EQ(adamwThreadCounts({}, 16, 14), (std::vector<int>{1, 2, 4, 8, 16, 14}));
+  // every core is always timed; a leader count already in the list is not repeated
+  EXPECT_EQ(adamwThreadCounts({}, 12, 8), (std::vector<int>{1, 2, 4, 8, 12}));
+  EXPECT_EQ(adamwThreadCounts({2}, 6, 6), (std::vector<int>{2, 6}));
+  // no leader count, or one above the cores, adds nothing
+  EXPECT_EQ(adamwThreadCounts({}, 4, 0), (std::vector<int>{1, 2, 4}));
+  EXPECT_EQ(adamwThreadCounts({1}, 4, 100000), (std::vector<int>{1, 4}));
 }
 
-TEST(HostCalibration, ALeaderCountAboveTheCoresIsNotMeasured) {
-  const HostRates r = measureHost(kBytes, {1}, 100000, 1);
-  EXPECT_FALSE(r.adamw_gbps.count(100000));
+TEST(HostCalibration, EveryCountTimedHasARateAndARange) {
+  const HostRates r = measureHost(kBytes, {1}, 1, 3);
+  ASSERT_GE(r.cores, 1);
+  std::vector<int> timed;
+  for (const auto& [t, gbps] : r.adamw_gbps) timed.push_back(t);
+  std::vector<int> want = adamwThreadCounts({1}, r.cores, 1);
+  std::sort(want.begin(), want.end());
+  EXPECT_EQ(timed, want);
+  EXPECT_EQ(r.adamw_gbps.size(), r.adamw_range_gbps.size());
 }
 
 TEST(HostCalibration, EachRateIsTheMedianPassBetweenTheSlowestAndTheFastest) {

@@ -18,7 +18,7 @@
 #   4. `--evaluate` of recompute-all predicts a slower step than keep-all on the same machine;
 #   5. nonsense values are refused;
 #   6. a plan that does not hold is said once: a --policy auto run on a copy of the cache with
-#      the compute rates 8x too fast warns (src/apps/prediction_watch.h), naming the workers'
+#      the compute rates 20x too fast warns (src/apps/prediction_watch.h), naming the workers'
 #      compute, with a HINT.
 #
 #   tests/planner/test_plan_cpu.sh BUILD_DIR        (CTest: planner_cpu_check)
@@ -116,13 +116,13 @@ echo "huge batch (exit $rc): $(echo "$out" | grep -m1 error)"
 [[ "$out" == *"terminate called"* || "$out" == *"frame #"* ]] && fail "slidedp_plan --batch-size 1e11: a crash: $out"
 [[ "$out" == *"HINT"* ]] || fail "slidedp_plan --batch-size 1e11: no HINT: $out"
 
-# 6. the plan against the run: compute rates 8x too fast in the cache -> one warning
+# 6. the plan against the run: compute rates 20x too fast in the cache -> one warning
 python3 - "$TMP/cal.json" "$TMP/fast.json" <<'PY'
 import json, sys
 cache = json.load(open(sys.argv[1]))
 for m in cache.values():
     for k in ("fwd_tflops", "bwd_tflops", "recompute_tflops", "head_tflops"):
-        m["gpu"][k] *= 8
+        m["gpu"][k] *= 20
 json.dump(cache, open(sys.argv[2], "w"))
 PY
 "$ROOT/launcher/slidedp-run" --cpu-workers 1 --no-pin -- --model-config "$CFG" --batch-size 4 \
@@ -131,7 +131,7 @@ rc=$?
 grep -E "policy auto|warn" "$TMP/fast.txt" | cut -c1-400
 [ $rc -eq 0 ] || { tail -20 "$TMP/fast.txt"; fail "the --policy auto run on the too-fast calibration exited $rc"; }
 n=$(grep -c "the plan's .* s (+" "$TMP/fast.txt")
-[ "$n" -eq 1 ] || fail "a plan 8x too fast: $n warnings (want exactly 1)"
+[ "$n" -eq 1 ] || fail "a plan 20x too fast: $n warnings (want exactly 1)"
 grep -q "the workers compute slower than calibrated" "$TMP/fast.txt" || fail "the warning does not name the workers' compute"
 grep -q "HINT: .*--recalibrate" "$TMP/fast.txt" || fail "the warning has no HINT to recalibrate"
 

@@ -45,6 +45,24 @@ TEST(PredictionWatch, ASlowGpuIsNamedWhenItMovedMoreThanTheLeader) {
   EXPECT_NE(warning->find("the workers compute slower than calibrated"), std::string::npos) << *warning;
 }
 
+TEST(PredictionWatch, ASlowLeaderIsNamedEvenWhenItStretchesTheWorkersSpansMore) {
+  PredictionWatch w(kPlan, 1, 0.2);
+  EXPECT_FALSE(w.observe({1.0, 0.8, 0.5}));
+  // 1.5 s: +0.5 s; update 1.1 s (+0.3 s, at least half the step's excess), the workers' span
+  // 1.0 s (+0.5 s, +100%: they waited for hand-offs): the leader is the cause
+  const auto warning = w.observe({1.5, 1.1, 1.0});
+  ASSERT_TRUE(warning);
+  EXPECT_NE(warning->find("AdamW rate in this run is below its calibration"), std::string::npos) << *warning;
+}
+
+TEST(PredictionWatch, NeitherSideAloneIsSaidWhenNeitherMovedWithTheStep) {
+  PredictionWatch w(kPlan, 1, 0.2);
+  EXPECT_FALSE(w.observe({1.0, 0.8, 0.5}));
+  const auto warning = w.observe({1.4, 0.8, 0.45});  // +0.4 s; update +0, workers -0.05 s
+  ASSERT_TRUE(warning);
+  EXPECT_NE(warning->find("neither side alone"), std::string::npos) << *warning;
+}
+
 TEST(PredictionWatch, AFasterRunThanPredictedAlsoWarns) {
   PredictionWatch w(kPlan, 1, 0.2);
   EXPECT_FALSE(w.observe({1.0, 0.8, 0.5}));

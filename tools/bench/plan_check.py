@@ -123,9 +123,10 @@ def main():
     ap.add_argument("--jobs", default=os.environ.get("SLIDEDP_PLAN_JOBS", DEFAULT_JOBS))
     # Steps per variant; the first of each is dropped, so every variant is the median of
     # steps - 1 timed steps (2 runs of 1 timed step against 2 timed steps read auto 7.1% slower
-    # than keep@8, where the same statistic gives 3.9%). 5: on the shared 1xH200 VM the leader's
-    # update of one variant moved 1.15-1.72 s from step to step (2026-12-04c results), and a
-    # median of 2 is their mean. Long jobs pass fewer (a 128K step is ~35 s).
+    # than keep@8, where the same statistic gives 3.9%). 5 (4 timed: the mean of the middle two):
+    # on the shared 1xH200 VM the leader's update of one variant moved 1.11-1.72 s from step to
+    # step (2026-12-04c results), and a median of 2 timed steps is their mean. Long jobs pass
+    # fewer (a 128K step is ~35 s).
     ap.add_argument("--steps", type=int, default=5)
     # The --policy auto job is a fresh process, where the sweep's variants of its shape run in a
     # process already warm from the variants before them: its median is over more steps (the
