@@ -1,6 +1,5 @@
 #include "apps/prediction_watch.h"
 
-#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <utility>

@@ -2,8 +2,9 @@
 // The plan is made from rates calibrated at another moment (cached per machine and shape); on a
 // shared host the leader's AdamW rate can move by more than the model's error between that
 // moment and the run (the 1xH200 VM: updates of about 1.0 s a step one hour, 1.11-1.72 s the
-// next, while calibrations taken minutes before each job rated the pass at 138-152 GB/s). The run then still trains correctly, but its policy was chosen for another
-// machine state, and the user should hear it rather than find it in a log of numbers.
+// next, while calibrations taken minutes before each job rated the pass at 138-152 GB/s). The
+// run then still trains correctly, but its policy was chosen for another machine state, and the
+// user should hear it rather than find it in a log of numbers.
 //
 // PredictionWatch keeps the last `window` timed steps (a variant's first step is not one: it
 // fills the pipeline, warms the allocator and touches memory first) and, the first time their

@@ -202,13 +202,13 @@ std::vector<RunVariant> parseVariants(const TrainJobOptions& o) {
   std::vector<RunVariant> out;
   if (o.route_sweep.empty()) {
     out.push_back({fmt::format("{}/{}", routeName(o.train.delivery), routeName(o.train.reduction)),
-                   o.train, 0});
+                   o.train, 0, {}});
     return out;
   }
   std::stringstream ss(o.route_sweep);
   std::string item;
   while (std::getline(ss, item, ',')) {
-    RunVariant v{item, o.train, 0};
+    RunVariant v{item, o.train, 0, {}};
     std::string rest = item;
     if (const auto at = rest.find('@'); at != std::string::npos) {
       const std::string rows = rest.substr(at + 1);
@@ -951,8 +951,11 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
       req.calibration_file = o.calibration;
       // This machine: the leader's own team (the launcher's OMP_NUM_THREADS for it), the same on
       // every rank, not the count its cache entry was calibrated for. A --machine file keeps its own.
-      if (o.machine.empty())
-        req.leader_cores = std::stoi(broadcastString(ctx, std::to_string(omp_get_max_threads())));
+      if (o.machine.empty()) {
+        int leader_threads = omp_get_max_threads();  // world rank 0's (the leader's) on every rank
+        MPI_CHECK(MPI_Bcast(&leader_threads, 1, MPI_INT, 0, ctx.world));
+        req.leader_cores = leader_threads;
+      }
       try {
         planned = planner::makePlan(req, nullptr, false);
       } catch (const planner::MissingCalibration&) {

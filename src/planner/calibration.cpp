@@ -124,7 +124,7 @@ HostRates measureHost(size_t bytes, std::vector<int> threads, int leader_threads
   // and the model under-predicted leader-bound steps by up to 36%). The rate is the median of
   // `adamw_passes` passes, not the best: a step's update runs for a second or more and meets the
   // host's slow moments too (on the shared 1xH200 VM the best of 3 rated 138-152 GB/s while the
-  // jobs' own updates moved 84-126 GB/s, 2026-12-04c results); the range is kept beside it.
+  // jobs' own updates moved 84-130 GB/s, 2026-12-04c results); the range is kept beside it.
   threads = adamwThreadCounts(std::move(threads), all, leader_threads);
   adamw_passes = std::max(1, adamw_passes);
   const int64_t n = static_cast<int64_t>(bytes / 4);

@@ -2,7 +2,9 @@
 // against the measured steps of the run, on hand-made step sequences.
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <stdexcept>
+#include <string>
 
 #include "apps/prediction_watch.h"
 
@@ -12,6 +14,14 @@ namespace {
 
 // predicted: 1.0 s a step, of it 0.8 s the leader's update and 0.5 s the GPU's compute
 const PredictedStep kPlan{1.0, 0.8, 0.5};
+
+/// The warning of a one-step window (20% tolerance) on kPlan for `timed`, after an untimed
+/// first step that matches the plan; std::nullopt when none.
+std::optional<std::string> warningFor(const MeasuredStep& timed) {
+  PredictionWatch w(kPlan, 1, 0.2);
+  EXPECT_FALSE(w.observe({1.0, 0.8, 0.5}));  // the untimed first step
+  return w.observe(timed);
+}
 
 TEST(PredictionWatch, StepsWithinTheToleranceNeverWarn) {
   PredictionWatch w(kPlan, 3, 0.2);
@@ -37,36 +47,28 @@ TEST(PredictionWatch, ASlowLeaderWarnsOnceWhenTheMedianOfTheWindowIsBeyondTheTol
 }
 
 TEST(PredictionWatch, ASlowGpuIsNamedWhenItMovedMoreThanTheLeader) {
-  PredictionWatch w(kPlan, 1, 0.2);
-  EXPECT_FALSE(w.observe({1.0, 0.8, 0.5}));
   // 1.3 s: +30%; update 0.8 s (+0%), GPU 0.9 s (+80%)
-  const auto warning = w.observe({1.3, 0.8, 0.9});
+  const auto warning = warningFor({1.3, 0.8, 0.9});
   ASSERT_TRUE(warning);
   EXPECT_NE(warning->find("the workers compute slower than calibrated"), std::string::npos) << *warning;
 }
 
 TEST(PredictionWatch, ASlowLeaderIsNamedEvenWhenItStretchesTheWorkersSpansMore) {
-  PredictionWatch w(kPlan, 1, 0.2);
-  EXPECT_FALSE(w.observe({1.0, 0.8, 0.5}));
   // 1.5 s: +0.5 s; update 1.1 s (+0.3 s, at least half the step's excess), the workers' span
   // 1.0 s (+0.5 s, +100%: they waited for hand-offs): the leader is the cause
-  const auto warning = w.observe({1.5, 1.1, 1.0});
+  const auto warning = warningFor({1.5, 1.1, 1.0});
   ASSERT_TRUE(warning);
   EXPECT_NE(warning->find("AdamW rate in this run is below its calibration"), std::string::npos) << *warning;
 }
 
 TEST(PredictionWatch, NeitherSideAloneIsSaidWhenNeitherMovedWithTheStep) {
-  PredictionWatch w(kPlan, 1, 0.2);
-  EXPECT_FALSE(w.observe({1.0, 0.8, 0.5}));
-  const auto warning = w.observe({1.4, 0.8, 0.45});  // +0.4 s; update +0, workers -0.05 s
+  const auto warning = warningFor({1.4, 0.8, 0.45});  // +0.4 s; update +0, workers -0.05 s
   ASSERT_TRUE(warning);
   EXPECT_NE(warning->find("neither side alone"), std::string::npos) << *warning;
 }
 
 TEST(PredictionWatch, AFasterRunThanPredictedAlsoWarns) {
-  PredictionWatch w(kPlan, 1, 0.2);
-  EXPECT_FALSE(w.observe({1.0, 0.8, 0.5}));
-  const auto warning = w.observe({0.7, 0.5, 0.5});  // -30%; update -37.5%
+  const auto warning = warningFor({0.7, 0.5, 0.5});  // -30%; update -37.5%
   ASSERT_TRUE(warning);
   EXPECT_NE(warning->find("(-30%"), std::string::npos) << *warning;
   EXPECT_NE(warning->find("above its calibration"), std::string::npos) << *warning;
