@@ -4,7 +4,7 @@
 # comparison (tools/bench/peers.sh); logs to $OUT (or ./gpu-logs). Works on 1..8 GPUs.
 #
 #   bash tools/gpu-check.sh [steps...]
-#     steps, run in the order given: build test layer profile slidedp default memory placement packed peers longest ipc plan ckpt main realrun finetune adamw
+#     steps, run in the order given: build test layer profile slidedp default memory reserve placement packed peers longest ipc plan ckpt main realrun finetune adamw
 #     (default: build test layer slidedp)
 #   Environment (each optional):
 #     SLIDEDP_BENCH_CONFIG    model shape of `slidedp` and `peers` (default tools/configs/qwen3-4b.json
@@ -15,6 +15,9 @@
 #                             --time-budget S; long sequences: "--seq-lens 65536,131072 --batches 1
 #                             --systems slidedp,fsdp2_liger_ac", which override the --seq-len 4096
 #                             given here)
+#     SLIDEDP_RESERVE_ARGS    extra arguments of tools/bench/reserve_check.py (`reserve`: the first
+#                             step's GPU reserve estimate vs measured per length, 2-layer cut),
+#                             SLIDEDP_RESERVE_CAL_LENGTHS (lengths whose calibration is timed)
 #     SLIDEDP_PLACEMENT_ARGS  extra arguments of tools/bench/placement_check.py (`placement`: three
 #                             jobs of 64K tokens, inputs on the GPU / split by a budget / in host
 #                             memory; ~4 min on 1xH200), SLIDEDP_PLACEMENT_TIMEOUT (default 560)
@@ -220,6 +223,24 @@ do_default() {
   fi
   tar czf "$OUT/default.tgz" -C "$OUT" default && rm -rf "$OUT/default"
 }
+do_reserve() {
+  # The first step's GPU reserve estimate against the measured one, per length, on a 2-layer cut
+  # of the config (tools/bench/reserve_check.py), then the time slidedp_plan takes to calibrate a
+  # long shape on a fresh cache (SLIDEDP_RESERVE_CAL_LENGTHS, 0: skip).
+  step "reserve: the first step's reserve estimate vs measured ($CONFIG, batch 1)"
+  SLIDEDP_WORKER=$BIN/slidedp_worker timeout ${SLIDEDP_RESERVE_TIMEOUT:-400} python3 tools/bench/reserve_check.py \
+    --config "$CONFIG" --out "$OUT/reserve" ${SLIDEDP_RESERVE_ARGS:-} > "$OUT/reserve.log" 2>&1 || rc=1
+  cut -c1-300 "$OUT/reserve.log" | tail -12
+  for T in ${SLIDEDP_RESERVE_CAL_LENGTHS:-262144}; do
+    [ "$T" = 0 ] && continue
+    local cfg=$OUT/reserve/config-2layers-$T.json t0=$(date +%s.%N)
+    [ -f "$cfg" ] || cfg=$CONFIG
+    timeout 300 "$BIN/slidedp_plan" --model-config "$cfg" --seq-len "$T" --batch-size 1 --top 1 \
+      --calibration "$OUT/reserve/calibration-$T.json" --recalibrate > "$OUT/reserve/plan-$T.log" 2>&1 || rc=1
+    echo "calibration of T=$T: $(python3 -c "import time; print(f'{time.time() - $t0:.1f}')") s (slidedp_plan --recalibrate)"
+  done
+  tar czf "$OUT/reserve.tgz" -C "$OUT" reserve && rm -rf "$OUT/reserve"
+}
 do_memory() {
   # The CUDA caching allocator of one job through step 2 (--memory-snapshot): what it reserves
   # beyond what is allocated, by stream and block, at the moment of the peak reservation
@@ -398,7 +419,7 @@ do_ipc() {
   grep -E "bench_ipc|RESULT|rror" "$OUT/bench-ipc.log"
 }
 for s in $STEPS; do
-  declare -F "do_$s" >/dev/null || { echo "gpu-check.sh: unknown step '$s' (steps: build test layer profile slidedp default memory placement packed peers longest ipc plan ckpt main realrun finetune adamw)"; exit 2; }
+  declare -F "do_$s" >/dev/null || { echo "gpu-check.sh: unknown step '$s' (steps: build test layer profile slidedp default memory reserve placement packed peers longest ipc plan ckpt main realrun finetune adamw)"; exit 2; }
   "do_$s"
 done
 echo "=== done rc=$rc ($(date +%T))"
