@@ -79,6 +79,11 @@ std::string cpuModel() {
 
 }  // namespace
 
+int timedPasses(bool cuda, double warmup_s, int iters) {
+  iters = std::max(iters, 1);
+  return cuda && warmup_s >= kLongPassS ? 1 : iters;
+}
+
 int allowedCpus() {
   cpu_set_t set;
   CPU_ZERO(&set);

@@ -43,6 +43,16 @@ HostRates measureHost(size_t bytes = size_t{1} << 30, std::vector<int> threads =
 /// `all`, then `leader_threads` when it is in 1..all, each once, in that order.
 std::vector<int> adamwThreadCounts(std::vector<int> threads, int all, int leader_threads);
 
+/// How many timed passes follow the warm-up of a device measurement that took `warmup_s`
+/// seconds: `iters` (>= 1), except on a GPU where the warm-up took kLongPassS or more: 1. A GPU
+/// pass of a second or more moves by well under 1% between repetitions (one kernel stream, no
+/// other work), while 3 repetitions of a long shape's passes cost minutes (589 824 tokens of the
+/// 4B shape: a layer's forward 4.4 s, backward 12.2 s; the calibration took 112 s with 3 timed
+/// passes each, tools/bench/results/2026-12-04e-h200x1-reserve/). CPU passes keep `iters`: their
+/// fastest repetition filters a shared host's other work.
+inline constexpr double kLongPassS = 1.0;
+int timedPasses(bool cuda, double warmup_s, int iters);
+
 /// CPUs this process may run on (its affinity; the online CPUs where that is unknown).
 int allowedCpus();
 

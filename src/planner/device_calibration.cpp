@@ -29,31 +29,35 @@ namespace slidedp::planner {
 
 namespace {
 
-/// Seconds of f() after one warm-up: CUDA the median of `iters` (events on the current stream);
-/// CPU the minimum (a shared host's other work only ever adds time: the fastest repetition is
-/// the best estimate of the unloaded machine the model describes).
+/// Seconds of one run of f() (CUDA: events on the current stream).
+template <typename F>
+double timeOnce(bool cuda, F&& f) {
+#ifdef SLIDEDP_WITH_CUDA
+  if (cuda) {
+    at::cuda::CUDAEvent a(cudaEventDefault), b(cudaEventDefault);
+    auto s = c10::cuda::getCurrentCUDAStream();
+    a.record(s);
+    f();
+    b.record(s);
+    b.synchronize();
+    return a.elapsed_time(b) * 1e-3;
+  }
+#endif
+  (void)cuda;
+  const auto t0 = std::chrono::steady_clock::now();
+  f();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+/// Seconds of f() after one warm-up: CUDA the median of `iters` timed passes, or of one when
+/// the warm-up took a second or more (timedPasses); CPU the minimum of `iters` (a shared host's
+/// other work only ever adds time: the fastest repetition is the best estimate of the unloaded
+/// machine the model describes).
 template <typename F>
 double timeIt(bool cuda, int iters, F&& f) {
-  f();
+  const int n = timedPasses(cuda, timeOnce(cuda, f), iters);
   std::vector<double> t;
-  for (int i = 0; i < iters; ++i) {
-#ifdef SLIDEDP_WITH_CUDA
-    if (cuda) {
-      at::cuda::CUDAEvent a(cudaEventDefault), b(cudaEventDefault);
-      auto s = c10::cuda::getCurrentCUDAStream();
-      a.record(s);
-      f();
-      b.record(s);
-      b.synchronize();
-      t.push_back(a.elapsed_time(b) * 1e-3);
-      continue;
-    }
-#endif
-    (void)cuda;
-    const auto t0 = std::chrono::steady_clock::now();
-    f();
-    t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-  }
+  for (int i = 0; i < n; ++i) t.push_back(timeOnce(cuda, f));
   return cuda ? median(t) : *std::min_element(t.begin(), t.end());
 }
 

@@ -49,3 +49,25 @@ TEST(HostCalibration, EachRateIsTheMedianPassBetweenTheSlowestAndTheFastest) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(DeviceCalibration, ALongGpuPassIsTimedOnceAfterItsWarmUp) {
+  // a 576K-token layer backward (12.2 s) and a pass just at the bound: one timed pass
+  EXPECT_EQ(timedPasses(true, 12.2, 3), 1);
+  EXPECT_EQ(timedPasses(true, kLongPassS, 3), 1);
+  // a 4K-token layer (tens of ms): the median of every requested pass
+  EXPECT_EQ(timedPasses(true, 0.04, 3), 3);
+  EXPECT_EQ(timedPasses(true, 0.999, 5), 5);
+}
+
+TEST(DeviceCalibration, CpuPassesKeepEveryRepetitionAndAtLeastOneIsTimed) {
+  // CPU workers' calibration keeps its repetitions however long (their minimum filters the
+  // host's other work); a request for none still times one
+  EXPECT_EQ(timedPasses(false, 30.0, 5), 5);
+  EXPECT_EQ(timedPasses(false, 0.01, 5), 5);
+  EXPECT_EQ(timedPasses(true, 0.01, 0), 1);
+  EXPECT_EQ(timedPasses(false, 2.0, -2), 1);
+}
+
+}  // namespace
