@@ -225,20 +225,35 @@ do_default() {
 }
 do_reserve() {
   # The first step's GPU reserve estimate against the measured one, per length, on a 2-layer cut
-  # of the config (tools/bench/reserve_check.py), then the time slidedp_plan takes to calibrate a
-  # long shape on a fresh cache (SLIDEDP_RESERVE_CAL_LENGTHS, 0: skip).
+  # of the config (tools/bench/reserve_check.py; SLIDEDP_RESERVE_ARGS="--lengths ..." its lengths,
+  # "--lengths none" none), then per SLIDEDP_RESERVE_CAL_LENGTHS: the time slidedp_plan takes to
+  # calibrate that length on a fresh cache, and the reserve calibration measured; then, for
+  # SLIDEDP_RESERVE_AUTO_T (0: skip), a 2-step --policy auto job on that cache (debug lines).
   step "reserve: the first step's reserve estimate vs measured ($CONFIG, batch 1)"
-  SLIDEDP_WORKER=$BIN/slidedp_worker timeout ${SLIDEDP_RESERVE_TIMEOUT:-400} python3 tools/bench/reserve_check.py \
-    --config "$CONFIG" --out "$OUT/reserve" ${SLIDEDP_RESERVE_ARGS:-} > "$OUT/reserve.log" 2>&1 || rc=1
-  cut -c1-300 "$OUT/reserve.log" | tail -12
+  mkdir -p "$OUT/reserve"
+  if [[ "${SLIDEDP_RESERVE_ARGS:-}" != *"--lengths none"* ]]; then
+    SLIDEDP_WORKER=$BIN/slidedp_worker timeout ${SLIDEDP_RESERVE_TIMEOUT:-400} python3 tools/bench/reserve_check.py \
+      --config "$CONFIG" --out "$OUT/reserve" ${SLIDEDP_RESERVE_ARGS:-} > "$OUT/reserve.log" 2>&1 || rc=1
+    cut -c1-300 "$OUT/reserve.log" | tail -12
+  fi
+  cut2() { python3 -c "import sys; sys.path.insert(0, 'tools/bench'); from reserve_check import cut_config; print(cut_config('$CONFIG', $1, 2, '$OUT/reserve')[0])"; }
   for T in ${SLIDEDP_RESERVE_CAL_LENGTHS:-262144}; do
     [ "$T" = 0 ] && continue
-    local cfg=$OUT/reserve/config-2layers-$T.json t0=$(date +%s.%N)
-    [ -f "$cfg" ] || cfg=$CONFIG
+    local cfg cal=$OUT/reserve/calibration-$T.json t0=$(date +%s.%N)
+    cfg=$(cut2 "$T")
     timeout 300 "$BIN/slidedp_plan" --model-config "$cfg" --seq-len "$T" --batch-size 1 --top 1 \
-      --calibration "$OUT/reserve/calibration-$T.json" --recalibrate > "$OUT/reserve/plan-$T.log" 2>&1 || rc=1
-    echo "calibration of T=$T: $(python3 -c "import time; print(f'{time.time() - $t0:.1f}')") s (slidedp_plan --recalibrate)"
+      --calibration "$cal" --recalibrate > "$OUT/reserve/plan-$T.log" 2>&1 || rc=1
+    echo "calibration of T=$T: $(python3 -c "import time; print(f'{time.time() - $t0:.1f}')") s (slidedp_plan --recalibrate); $(python3 -c "import json; d = list(json.load(open('$cal')).values())[0]; print('reserve', round(d['gpu'].get('reserve_gib', 0), 2), 'GiB;', d['provenance'].get('reserve', ''))" 2>&1)"
   done
+  local T=${SLIDEDP_RESERVE_AUTO_T:-0}
+  if [ "$T" != 0 ]; then
+    local cfg
+    cfg=$(cut2 "$T")
+    SPDLOG_LEVEL=debug SLIDEDP_WORKER=$BIN/slidedp_worker SLIDEDP_PLAN=$BIN/slidedp_plan timeout 300 \
+      launcher/slidedp-run --gpus 0 -- --model-config "$cfg" --seq-len "$T" --batch-size 1 --steps 2 \
+      --lr 1e-5 --policy auto --calibration "$OUT/reserve/calibration-$T.json" > "$OUT/reserve/auto-$T.log" 2>&1 || rc=1
+    grep -E "policy auto:|inputs to pinned|GPU peak|step [0-9]/|rror" "$OUT/reserve/auto-$T.log" | cut -c1-400
+  fi
   tar czf "$OUT/reserve.tgz" -C "$OUT" reserve && rm -rf "$OUT/reserve"
 }
 do_memory() {

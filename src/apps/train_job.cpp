@@ -31,6 +31,7 @@
 #include "apps/prediction_watch.h"
 #include "common/median.h"
 #include "model/param_layout.h"
+#include "planner/cost_model.h"
 #include "planner/plan.h"
 #include "runtime/fault_injection.h"
 #include "runtime/host_memory.h"
@@ -973,6 +974,9 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
       const planner::Plan& plan = *planned;
       const auto& best = plan.result.choice();
       best.policy.apply(o.train, plan.workload.L);
+      // the first step's reserve: calibration's measurement at this shape, where it has one
+      const double reserve = planner::calibratedReserveBytes(plan.machine, double(plan.workload.tokensPerWorker()));
+      if (std::isfinite(reserve)) o.train.first_step_reserve_bytes = static_cast<int64_t>(reserve);
       predicted = {best.prediction.step_s, best.prediction.busy.cpu_update,
                    best.prediction.busy.gpu_compute};
       const std::string label = best.policy.label(plan.workload.L);

@@ -53,6 +53,14 @@ std::vector<int> adamwThreadCounts(std::vector<int> threads, int all, int leader
 inline constexpr double kLongPassS = 1.0;
 int timedPasses(bool cuda, double warmup_s, int iters);
 
+/// What a run's head and backward need above the end-of-forward level, from the peaks device
+/// calibration measured (device_calibration.h): max(head, layer) + what the runtime holds beside them and the calibration does not
+/// (up to 3 fp32 unit gradients queued for the hand-off, 12 B x the largest unit's elements; the
+/// next layer's input prefetched from pinned host memory and the carried output gradient, 2 x
+/// `boundary_bytes`), + 5% + 512 MiB. Bytes.
+double firstStepReserveBytes(double layer_peak, double head_peak, double max_unit_numel,
+                             double boundary_bytes);
+
 /// CPUs this process may run on (its affinity; the online CPUs where that is unknown).
 int allowedCpus();
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "common/errors.h"
 #include "runtime/chunk_plan.h"
@@ -70,6 +71,12 @@ double reserveBytes(const Workload& w, double n, double n_mb, const Policy&) {
   return head + keptBytes(w, n_mb, n_mb) + temps + 12.0 * double(w.maxUnitNumel()) + kGiB;
 }
 
+double calibratedReserveBytes(const MachineDescription& m, double n) {
+  if (!(m.gpu.reserve_gib > 0) || std::llround(m.gpu.reserve_tokens) != std::llround(n))
+    return std::numeric_limits<double>::infinity();
+  return m.gpu.reserve_gib * kGiB;
+}
+
 namespace {
 
 double gpuPeak(const Workload& w, const MachineDescription& m, const Policy& p,
@@ -92,9 +99,9 @@ double gpuPeak(const Workload& w, const MachineDescription& m, const Policy& p,
   // the running hidden state; ids, labels (int64) and rotary tables of every micro-batch
   const double batch = boundary + 3 * 8 * n + 2 * n * double(w.D) * es;
   // allocator bytes, as the runtime's budget and its step line's "GPU peak" count them (the CUDA
-  // context, m.gpu.context_gib, is outside both)
-  (void)m;
-  return (p.window * double(max_window) + double(resident)) * es + acts + batch + reserveBytes(w, n, n_mb, p);
+  // context, m.gpu.context_gib, is outside both); the reserve as the run's first step takes it
+  const double reserve = std::min(reserveBytes(w, n, n_mb, p), calibratedReserveBytes(m, n));
+  return (p.window * double(max_window) + double(resident)) * es + acts + batch + reserve;
 }
 
 }  // namespace

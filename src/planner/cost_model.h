@@ -144,6 +144,13 @@ double mlpTileRows(const Workload& w, double mb_tokens);
 /// What the head and the backward need above the end-of-forward level (worker.cpp
 /// reserveBytes, the shape estimate), for n tokens per worker and n_mb per micro-batch.
 double reserveBytes(const Workload& w, double n, double n_mb, const Policy& p);
+
+/// The reserve calibration measured for n tokens per worker (m.gpu.reserve_gib, bytes), or
+/// +infinity where it measured none or another token count. The model's GPU peak uses the
+/// smaller of this and reserveBytes: both bound the reserve from above (the measurement at all
+/// n tokens in one micro-batch bounds every split of them), the measurement by about half as
+/// much at the 4B shape (tools/bench/results/2026-12-04e-h200x1-reserve/).
+double calibratedReserveBytes(const MachineDescription& m, double n);
 /// GPU bytes one worker peaks at (see the header comment).
 double gpuPeakBytes(const Workload& w, const MachineDescription& m, const Policy& p);
 /// The node's host bytes.

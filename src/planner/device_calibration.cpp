@@ -63,6 +63,7 @@ double timeIt(bool cuda, int iters, F&& f) {
 
 }  // namespace
 
+
 DeviceRates measureDevice(const model::ModelConfig& config, int64_t rows, int64_t T, bool cuda,
                           int gpu, int iters) {
   c10::InferenceMode no_inference(false);
@@ -106,12 +107,31 @@ DeviceRates measureDevice(const model::ModelConfig& config, int64_t rows, int64_
   const at::Tensor grad_out = at::randn({rows, T, config.hiddenSize}, opt) * 1e-3;
   at::Tensor g = at::zeros({unit.numel}, at::TensorOptions().dtype(at::kFloat).device(device));
   r.fwd_s = timeIt(cuda, iters, [&] { model::decoderLayerForward(config, unit, flat, x, ctx); });
+  // allocator peaks (CUDA): above what is allocated before the recompute + backward passes, and
+  // before the head's (its weights and labels made first, as the runtime's window holds them)
+  int64_t level = 0;
+  auto startPeak = [&] {
+#ifdef SLIDEDP_WITH_CUDA
+    if (cuda) {
+      c10::cuda::CUDACachingAllocator::resetPeakStats(device.index());
+      level = c10::cuda::CUDACachingAllocator::getDeviceStats(device.index()).allocated_bytes[0].current;
+    }
+#endif
+  };
+  auto peakAbove = [&]() -> double {
+#ifdef SLIDEDP_WITH_CUDA
+    if (cuda) return double(c10::cuda::CUDACachingAllocator::getDeviceStats(device.index()).allocated_bytes[0].peak - level);
+#endif
+    return 0.0;
+  };
+  startPeak();
   model::LayerActivations acts;
   r.recompute_s = timeIt(cuda, iters, [&] {
     acts = model::LayerActivations();
     model::decoderLayerForward(config, unit, flat, x, ctx, &acts);
   });
   r.bwd_s = timeIt(cuda, iters, [&] { model::decoderLayerBackward(config, unit, flat, acts, grad_out, ctx, g); });
+  r.layer_peak_bytes = peakAbove();
   acts = model::LayerActivations();
   // head: final norm + LM head + loss, forward + backward
   const auto& head = layout.units.back();
@@ -120,9 +140,18 @@ DeviceRates measureDevice(const model::ModelConfig& config, int64_t rows, int64_
   if (config.tieWordEmbeddings)
     embed_flat = (at::randn({layout.units[0].numel}, at::TensorOptions().dtype(at::kFloat)) * 0.02).to(opt);
   const at::Tensor labels = at::randint(config.vocabSize, {rows, T}, at::TensorOptions().dtype(at::kLong).device(device));
+  startPeak();
   r.head_s = timeIt(cuda, iters, [&] {
     model::headForwardBackward(config, head, head_flat, embed_flat, x, labels, 0, 1.0 / double(rows * T));
   });
+  r.head_peak_bytes = peakAbove();
+  if (cuda) {
+    int64_t max_unit = 0;
+    for (const auto& u : layout.units) max_unit = std::max(max_unit, u.numel);
+    r.reserve_bytes = firstStepReserveBytes(r.layer_peak_bytes, r.head_peak_bytes, double(max_unit),
+                                            double(x.numel()) * double(x.element_size()));
+    r.reserve_tokens = double(rows * T);
+  }
   // per-pass overhead: a layer's forward at 1 x 16 tokens
   {
     const at::Tensor xs = at::randn({1, 16, config.hiddenSize}, opt);
@@ -196,6 +225,12 @@ MachineDescription calibratedMachine(const HostRates& host, const DeviceRates& d
     g.d2h_gbps = dev.d2h_gbps;
     g.duplex = dev.duplex;
     g.context_gib = std::max(0.5, dev.memory_gib - dev.free_gib);
+    g.reserve_gib = dev.reserve_bytes / double(1ull << 30);
+    g.reserve_tokens = dev.reserve_tokens;
+    m.provenance["reserve"] = fmt::format(
+        "measured: allocator peaks of one recomputed layer's forward + backward {:.2f} GiB and of the "
+        "head {:.2f} GiB at {} tokens, + queued gradients, a prefetched input, 5% and 512 MiB",
+        dev.layer_peak_bytes / double(1ull << 30), dev.head_peak_bytes / double(1ull << 30), dev.reserve_tokens);
     m.provenance["pcie"] = "measured: pinned 256 MiB copies on one GPU, alone and both directions at once";
     if (fallback) {
       g.h2d_all_gbps = fallback->gpu.h2d_all_gbps;

@@ -25,6 +25,11 @@ struct DeviceRates {
   double h2d_gbps = 0, d2h_gbps = 0, duplex = 1;  // CUDA only
   double memory_gib = 0, free_gib = 0;            // CUDA only
   int gpus = 0;                                   // CUDA devices visible
+  // CUDA only (0 on the CPU): allocator peaks above the level before each pass, bytes: one
+  // recomputed layer's forward (its activations kept) then its backward, and the head's fused
+  // forward + backward; and the reserve composed from them (firstStepReserveBytes).
+  double layer_peak_bytes = 0, head_peak_bytes = 0, reserve_bytes = 0;
+  double reserve_tokens = 0;  // rows x T they were measured at
 };
 
 /// Measures the layer and the head of `config` at `rows` x `T` tokens per micro-batch on the

@@ -60,6 +60,12 @@ void MachineDescription::validate(const std::string& where) const {
     if (!(network.efficiency > 0 && network.efficiency <= 1))
       throwUserError("{}: 'network.efficiency' must be in (0, 1], got {}", where, network.efficiency);
   }
+  if (!(gpu.reserve_gib >= 0 && std::isfinite(gpu.reserve_gib)) ||
+      !(gpu.reserve_tokens >= 0 && std::isfinite(gpu.reserve_tokens)) ||
+      (gpu.reserve_gib > 0 && !(gpu.reserve_tokens > 0)))
+    throwUserError("{}: 'gpu.reserve_gib' ({}) and 'gpu.reserve_tokens' ({}) must be >= 0, the tokens > 0 "
+                   "when the reserve is.\nHINT: leave both 0 (not measured) unless calibration wrote them",
+                   where, gpu.reserve_gib, gpu.reserve_tokens);
   if (!(host.update_dma_share >= 0 && host.update_dma_share <= 1))
     throwUserError("{}: 'host.update_dma_share' must be in [0, 1], got {}", where, host.update_dma_share);
   if (host.adamw_gbps.empty())
@@ -85,7 +91,8 @@ nlohmann::json toJson(const MachineDescription& m) {
             {"collective_gbps", m.gpu.collective_gbps}, {"fwd_tflops", m.gpu.fwd_tflops},
             {"bwd_tflops", m.gpu.bwd_tflops}, {"recompute_tflops", m.gpu.recompute_tflops},
             {"head_tflops", m.gpu.head_tflops}, {"layer_overhead_s", m.gpu.layer_overhead_s},
-            {"context_gib", m.gpu.context_gib}}},
+            {"context_gib", m.gpu.context_gib}, {"reserve_gib", m.gpu.reserve_gib},
+            {"reserve_tokens", m.gpu.reserve_tokens}}},
           {"host",
            {{"cores", m.host.cores}, {"leader_cores", m.host.leader_cores},
             {"mem_bw_gbps", m.host.mem_bw_gbps}, {"ram_gib", m.host.ram_gib}, {"adamw_gbps", adam},
@@ -165,6 +172,8 @@ MachineDescription machineFromJson(const nlohmann::json& j, const std::string& w
     g.get("head_tflops", m.gpu.head_tflops, true);
     g.get("layer_overhead_s", m.gpu.layer_overhead_s);
     g.get("context_gib", m.gpu.context_gib);
+    g.get("reserve_gib", m.gpu.reserve_gib);
+    g.get("reserve_tokens", m.gpu.reserve_tokens);
     g.done();
   }
   {

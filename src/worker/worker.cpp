@@ -347,8 +347,17 @@ struct Worker::Impl {
   /// What the head and the backward need above the end-of-forward level (a shape estimate
   /// until the first step has measured it): the head's logits chunk and fp32 gradients, one
   /// recomputed layer's activations and temporaries per micro-batch, two fp32 unit gradients.
+  /// The estimate is about twice what a step measures at the 4B shape (2.0-2.7x from 4K to 576K
+  /// tokens, tools/bench/results/2026-12-04e-h200x1-reserve/); under --policy auto the first
+  /// step takes calibration's measured reserve for its shape where that is smaller.
   int64_t reserveBytes(int64_t tokens, int64_t mb_tokens) const {
     if (measured_reserve >= 0) return measured_reserve + measured_reserve / 20 + (int64_t{256} << 20);
+    const int64_t estimate = shapeReserveBytes(tokens, mb_tokens);
+    return opts.first_step_reserve_bytes > 0 ? std::min(estimate, opts.first_step_reserve_bytes) : estimate;
+  }
+
+  /// reserveBytes' shape estimate (planner/cost_model.cpp reserveBytes prices the same).
+  int64_t shapeReserveBytes(int64_t tokens, int64_t mb_tokens) const {
     const int64_t es = at::elementSize(cdtype), C = config.hiddenSize, I = config.intermediateSize;
     const int64_t Q = config.qDim(), KVD = config.kvDim(), V = config.vocabSize;
     const int64_t chunk = model::lossChunkTokens(opts.loss_chunk_tokens, V);

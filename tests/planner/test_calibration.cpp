@@ -71,3 +71,17 @@ TEST(DeviceCalibration, CpuPassesKeepEveryRepetitionAndAtLeastOneIsTimed) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(DeviceCalibration, TheFirstStepReserveAddsWhatTheRuntimeHoldsBesideTheMeasuredPeaks) {
+  const double GiB = double(1ull << 30);
+  // the larger peak, 3 fp32 gradients of the largest unit, 2 inputs, then 5% and 512 MiB
+  const double r = firstStepReserveBytes(40 * GiB, 6 * GiB, 1e8, 2 * GiB);
+  EXPECT_DOUBLE_EQ(r, (40 * GiB + 12e8 + 4 * GiB) * 1.05 + 0.5 * GiB);
+  EXPECT_DOUBLE_EQ(firstStepReserveBytes(1 * GiB, 3 * GiB, 0, 0), 3 * GiB * 1.05 + 0.5 * GiB);
+  // never below either peak
+  EXPECT_GT(firstStepReserveBytes(7 * GiB, 9 * GiB, 0, 0), 9 * GiB);
+}
+
+}  // namespace

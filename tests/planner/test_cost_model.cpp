@@ -4,6 +4,7 @@
 // 1e-9 relative (the model is deterministic double arithmetic, the only error is rounding).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 
@@ -556,4 +557,48 @@ TEST(CostModel, SeveralNodesNetworkTerms) {
   w.node_sharded = true;
   m.network.latency_s = 1e-3;
   near(predict(w, m, bigChunks()).busy.network, 0.3 + 6e-3);
+}
+
+// A reserve that calibration measured at the run's tokens per worker replaces the shape estimate
+// where it is smaller, byte for byte in the GPU peak; at another token count, or larger, or
+// unmeasured, the estimate stands. At 589 824 tokens of the 4B shape the measured reserve
+// (49.5 GiB in a step, tools/bench/results/2026-12-04e-h200x1-reserve/) leaves room for more
+// layer inputs on the GPU than the estimate (98.8 GiB): fewer go to pinned host memory.
+TEST(CostModel, CalibratedReserveBoundsTheShapeEstimate) {
+  const auto cfg = model::ModelConfig::load(std::string(SLIDEDP_SOURCE_DIR) + "/tools/configs/qwen3-4b.json");
+  MachineDescription m = loadMachine(std::string(SLIDEDP_SOURCE_DIR) + "/tools/machines/h200x1.json");
+  const int64_t T = 589824;
+  const Workload w = makeWorkload(cfg, "qwen3-4b", 1, 1, T, true);
+  Policy p;
+  p.kept_layers = 0;
+  const double n = double(w.tokensPerWorker()), estimate = reserveBytes(w, n, n, p);
+  const double unmeasured = gpuPeakBytes(w, m, p);
+  EXPECT_TRUE(std::isinf(calibratedReserveBytes(m, n)));
+  m.gpu.reserve_gib = 52.0;
+  m.gpu.reserve_tokens = double(T);
+  near(calibratedReserveBytes(m, n), 52.0 * (1ull << 30));
+  near(unmeasured - gpuPeakBytes(w, m, p), estimate - 52.0 * (1ull << 30));
+  const double budget = m.usableGpuBytes();
+  const int with_measured = inputPlacementOffloads(w, m, p, budget);
+  m.gpu.reserve_tokens = double(T / 2);  // measured at another shape: not used
+  EXPECT_TRUE(std::isinf(calibratedReserveBytes(m, n)));
+  near(gpuPeakBytes(w, m, p), unmeasured);
+  const int with_estimate = inputPlacementOffloads(w, m, p, budget);
+  EXPECT_GT(with_estimate, with_measured);
+  EXPECT_GT(with_measured, 0);
+  m.gpu.reserve_tokens = double(T);
+  m.gpu.reserve_gib = 2 * estimate / (1ull << 30);  // a measurement above the estimate: the estimate
+  near(gpuPeakBytes(w, m, p), unmeasured);
+}
+
+TEST(Machine, AReserveNeedsItsTokenCount) {
+  nlohmann::json j = toJson(toyMachine());
+  j["gpu"]["reserve_gib"] = 10.0;
+  EXPECT_THROW(machineFromJson(j, "test"), UserError);  // no reserve_tokens
+  j["gpu"]["reserve_tokens"] = 4096.0;
+  const MachineDescription m = machineFromJson(j, "test");
+  EXPECT_EQ(m.gpu.reserve_gib, 10.0);
+  EXPECT_EQ(toJson(machineFromJson(toJson(m), "round trip")), toJson(m));
+  j["gpu"]["reserve_gib"] = -1.0;
+  EXPECT_THROW(machineFromJson(j, "test"), UserError);
 }
