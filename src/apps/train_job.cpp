@@ -20,6 +20,8 @@
 #include "common/errors.h"
 #include "common/log.h"
 #include "data/data_loader.h"
+#include "data/eval_batches.h"
+#include "data/synthetic_batches.h"
 #include "data/reference_batches.h"
 #include "formats/fs_util.h"
 #include "formats/safetensors.h"
@@ -28,6 +30,7 @@
 #include "apps/option_numbers.h"
 #include "apps/output_checks.h"
 #include "apps/policy_choice.h"
+#include "apps/run_variants.h"
 #include "apps/prediction_watch.h"
 #include "common/median.h"
 #include "model/param_layout.h"
@@ -49,91 +52,6 @@ namespace slidedp {
 namespace {
 
 constexpr double kH200PeakBf16Tflops = 989.4;  // dense, per GPU (NVIDIA H200 SXM datasheet)
-
-/// Uniformly random tokens (deterministic in seed and step), labels = the next token. With
-/// docMin > 0 (`--data synthetic-packed:MIN:MAX`), every row packs documents of uniformly random
-/// lengths in [docMin, docMax] tokens (the last one cut at T): position ids restart at 0 in each
-/// document and its last token has no target (-100), as the data loader packs real documents.
-class SyntheticBatches : public BatchSource {
- public:
-  SyntheticBatches(int64_t B, int64_t T, int64_t V, uint64_t seed, int64_t docMin = 0, int64_t docMax = 0)
-      : B_(B), T_(T), V_(V), seed_(seed), docMin_(docMin), docMax_(docMax) {}
-  void setRows(int64_t B) { B_ = B; }
-  GlobalBatch batch(int64_t step) override {
-    GlobalBatch b;
-    b.B = B_;
-    b.T = T_;
-    b.input_ids.resize(B_ * T_);
-    b.labels.resize(B_ * T_);
-    uint64_t x = seed_ * 0x9e3779b97f4a7c15ull + static_cast<uint64_t>(step);
-    auto next = [&x] {
-      x ^= x << 13, x ^= x >> 7, x ^= x << 17;  // xorshift64
-      return x;
-    };
-    std::vector<int64_t> stream(T_ + 1);
-    for (int64_t r = 0; r < B_; ++r) {
-      for (auto& t : stream) t = static_cast<int64_t>(next() % static_cast<uint64_t>(V_));
-      std::copy(stream.begin(), stream.end() - 1, b.input_ids.begin() + r * T_);
-      std::copy(stream.begin() + 1, stream.end(), b.labels.begin() + r * T_);
-    }
-    if (docMin_ > 0) {
-      b.position_ids.resize(B_ * T_);
-      for (int64_t r = 0; r < B_; ++r) {
-        for (int64_t t0 = 0; t0 < T_;) {
-          const int64_t len = std::min<int64_t>(
-              T_ - t0, docMin_ + static_cast<int64_t>(next() % static_cast<uint64_t>(docMax_ - docMin_ + 1)));
-          for (int64_t i = 0; i < len; ++i) b.position_ids[r * T_ + t0 + i] = i;
-          b.labels[r * T_ + t0 + len - 1] = -100;  // no target across the document boundary
-          t0 += len;
-        }
-      }
-    }
-    return b;
-  }
-
- private:
-  int64_t B_, T_, V_;
-  uint64_t seed_;
-  int64_t docMin_, docMax_;
-};
-
-/// The held-out set for Trainer::evaluate: its first epoch in file order, batch after batch;
-/// rows past the epoch's end (the last batch's tail) are masked out, so each eval row counts
-/// once.
-class EvalBatches : public BatchSource {
- public:
-  EvalBatches(std::unique_ptr<data::DataLoader> loader, int64_t B, int64_t max_batches)
-      : loader_(std::move(loader)), B_(B), rows_(loader_->rowsInEpoch(0)) {
-    batches_ = (rows_ + B - 1) / B;
-    if (max_batches > 0) batches_ = std::min(batches_, max_batches);
-  }
-  GlobalBatch batch(int64_t step) override {
-    GlobalBatch b = loader_->batch(step);
-    for (int64_t r = 0; r < b.B; ++r)
-      if ((step - 1) * B_ + r >= rows_) std::fill_n(b.labels.begin() + r * b.T, b.T, int64_t{-100});
-    return b;
-  }
-  int64_t numBatches() const { return batches_; }
-  const data::DataLoader& loader() const { return *loader_; }
-
- private:
-  std::unique_ptr<data::DataLoader> loader_;
-  int64_t B_, rows_, batches_ = 0;
-};
-
-/// `synthetic-packed:MIN:MAX` -> {MIN, MAX} (tokens per document); throws UserError if malformed.
-std::pair<int64_t, int64_t> parsePackedSynthetic(const std::string& spec) {
-  const std::string prefix = "synthetic-packed:";
-  const std::string rest = spec.substr(prefix.size());
-  const auto colon = rest.find(':');
-  long long lo = 0, hi = 0;
-  char tail = 0;
-  if (colon == std::string::npos ||
-      std::sscanf(rest.c_str(), "%lld:%lld%c", &lo, &hi, &tail) != 2 || lo < 2 || hi < lo)
-    throwUserError("--data {}: expected synthetic-packed:MIN:MAX with 2 <= MIN <= MAX tokens per "
-                   "document (e.g. synthetic-packed:256:2048)", spec);
-  return {lo, hi};
-}
 
 /// The value of `key` in a resolved configuration (the `key=value` lines slidedp_worker prints
 /// and saves with every checkpoint), quotes removed; "" when absent.
@@ -190,71 +108,6 @@ std::string scheduleChangeNote(const std::string& saved, const TrainOptions& now
 }
 
 }  // namespace
-
-/// One entry of --route-sweep: "delivery/reduction[+clip][+offload][+keep|+recompute|+auto][@B]".
-struct RunVariant {
-  std::string label;
-  TrainOptions opts;
-  int64_t batch_rows = 0;  // 0: --batch-size
-  PredictedStep predicted;  // --policy auto: the model's prediction (step_s 0: none)
-};
-
-std::vector<RunVariant> parseVariants(const TrainJobOptions& o) {
-  std::vector<RunVariant> out;
-  if (o.route_sweep.empty()) {
-    out.push_back({fmt::format("{}/{}", routeName(o.train.delivery), routeName(o.train.reduction)),
-                   o.train, 0, {}});
-    return out;
-  }
-  std::stringstream ss(o.route_sweep);
-  std::string item;
-  while (std::getline(ss, item, ',')) {
-    RunVariant v{item, o.train, 0, {}};
-    std::string rest = item;
-    if (const auto at = rest.find('@'); at != std::string::npos) {
-      const std::string rows = rest.substr(at + 1);
-      size_t used = 0;
-      try {
-        v.batch_rows = std::stoll(rows, &used);
-      } catch (const std::exception&) {
-        used = 0;
-      }
-      if (rows.empty() || used != rows.size() || v.batch_rows < 1)
-        throw AgreedError(fmt::format("--route-sweep item '{}': '@{}' is not a positive number of "
-                                      "rows (the variant's global batch)", item, rows));
-      rest = rest.substr(0, at);
-    }
-    std::vector<std::string> parts;
-    std::stringstream ps(rest);
-    for (std::string p; std::getline(ps, p, '+');) parts.push_back(p);
-    const auto slash = parts.empty() ? std::string::npos : parts[0].find('/');
-    if (slash == std::string::npos)
-      throw AgreedError(fmt::format("--route-sweep item '{}': expected delivery/reduction"
-                                    "[+clip][+offload][+keep|+recompute|+auto][@rows]", item));
-    v.opts.delivery = parseDeliveryRoute(parts[0].substr(0, slash));
-    v.opts.reduction = parseReductionRoute(parts[0].substr(slash + 1));
-    v.opts.max_grad_norm = 0;
-    v.opts.offload_activations = false;
-    int policies = 0;
-    for (size_t i = 1; i < parts.size(); ++i) {
-      const bool policy = parts[i] == "keep" || parts[i] == "recompute" || parts[i] == "auto" ||
-                          parts[i] == "attention-output";
-      if (policy && ++policies > 1)
-        throw AgreedError(fmt::format("--route-sweep item '{}': give at most one of +keep, "
-                                      "+recompute, +attention-output, +auto", item));
-      if (parts[i] == "clip")
-        v.opts.max_grad_norm = o.train.max_grad_norm > 0 ? o.train.max_grad_norm : 1.0;
-      else if (parts[i] == "offload")
-        v.opts.offload_activations = true;
-      else if (policy)
-        v.opts.activations = parseActivationPolicy(parts[i]);
-      else
-        throw AgreedError(fmt::format("--route-sweep item '{}': unknown modifier '+{}'", item, parts[i]));
-    }
-    out.push_back(v);
-  }
-  return out;
-}
 
 std::string formatDuration(double s) {
   if (s < 60) return fmt::format("{:.0f}s", s);

@@ -1,0 +1,68 @@
+#include "apps/run_variants.h"
+
+#include <sstream>
+
+#include "common/errors.h"
+#include "common/log.h"
+#include "runtime/rank_context.h"
+
+namespace slidedp {
+
+std::vector<RunVariant> parseVariants(const TrainJobOptions& o) {
+  std::vector<RunVariant> out;
+  if (o.route_sweep.empty()) {
+    out.push_back({fmt::format("{}/{}", routeName(o.train.delivery), routeName(o.train.reduction)),
+                   o.train, 0, {}});
+    return out;
+  }
+  std::stringstream ss(o.route_sweep);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    RunVariant v{item, o.train, 0, {}};
+    std::string rest = item;
+    if (const auto at = rest.find('@'); at != std::string::npos) {
+      const std::string rows = rest.substr(at + 1);
+      size_t used = 0;
+      try {
+        v.batch_rows = std::stoll(rows, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (rows.empty() || used != rows.size() || v.batch_rows < 1)
+        throw AgreedError(fmt::format("--route-sweep item '{}': '@{}' is not a positive number of "
+                                      "rows (the variant's global batch)", item, rows));
+      rest = rest.substr(0, at);
+    }
+    std::vector<std::string> parts;
+    std::stringstream ps(rest);
+    for (std::string p; std::getline(ps, p, '+');) parts.push_back(p);
+    const auto slash = parts.empty() ? std::string::npos : parts[0].find('/');
+    if (slash == std::string::npos)
+      throw AgreedError(fmt::format("--route-sweep item '{}': expected delivery/reduction"
+                                    "[+clip][+offload][+keep|+recompute|+auto][@rows]", item));
+    v.opts.delivery = parseDeliveryRoute(parts[0].substr(0, slash));
+    v.opts.reduction = parseReductionRoute(parts[0].substr(slash + 1));
+    v.opts.max_grad_norm = 0;
+    v.opts.offload_activations = false;
+    int policies = 0;
+    for (size_t i = 1; i < parts.size(); ++i) {
+      const bool policy = parts[i] == "keep" || parts[i] == "recompute" || parts[i] == "auto" ||
+                          parts[i] == "attention-output";
+      if (policy && ++policies > 1)
+        throw AgreedError(fmt::format("--route-sweep item '{}': give at most one of +keep, "
+                                      "+recompute, +attention-output, +auto", item));
+      if (parts[i] == "clip")
+        v.opts.max_grad_norm = o.train.max_grad_norm > 0 ? o.train.max_grad_norm : 1.0;
+      else if (parts[i] == "offload")
+        v.opts.offload_activations = true;
+      else if (policy)
+        v.opts.activations = parseActivationPolicy(parts[i]);
+      else
+        throw AgreedError(fmt::format("--route-sweep item '{}': unknown modifier '+{}'", item, parts[i]));
+    }
+    out.push_back(v);
+  }
+  return out;
+}
+
+}  // namespace slidedp
