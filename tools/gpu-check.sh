@@ -16,8 +16,11 @@
 #                             --systems slidedp,fsdp2_liger_ac", which override the --seq-len 4096
 #                             given here)
 #     SLIDEDP_RESERVE_ARGS    extra arguments of tools/bench/reserve_check.py (`reserve`: the first
-#                             step's GPU reserve estimate vs measured per length, 2-layer cut),
-#                             SLIDEDP_RESERVE_CAL_LENGTHS (lengths whose calibration is timed)
+#                             step's GPU reserve estimate vs measured per length, 2-layer cut;
+#                             "--lengths none": no jobs), SLIDEDP_RESERVE_TIMEOUT (default 400),
+#                             SLIDEDP_RESERVE_CAL_LENGTHS (lengths whose calibration is timed, with
+#                             the reserve it measured), SLIDEDP_RESERVE_AUTO_T (a --policy auto job
+#                             of that length on its calibration; default 0: none)
 #     SLIDEDP_PLACEMENT_ARGS  extra arguments of tools/bench/placement_check.py (`placement`: three
 #                             jobs of 64K tokens, inputs on the GPU / split by a budget / in host
 #                             memory; ~4 min on 1xH200), SLIDEDP_PLACEMENT_TIMEOUT (default 560)
@@ -231,12 +234,14 @@ do_reserve() {
   # SLIDEDP_RESERVE_AUTO_T (0: skip), a 2-step --policy auto job on that cache (debug lines).
   step "reserve: the first step's reserve estimate vs measured ($CONFIG, batch 1)"
   mkdir -p "$OUT/reserve"
-  if [[ "${SLIDEDP_RESERVE_ARGS:-}" != *"--lengths none"* ]]; then
+  if [[ "${SLIDEDP_RESERVE_ARGS:-}" != *"--lengths none"* && "${SLIDEDP_RESERVE_ARGS:-}" != *"--lengths=none"* ]]; then
     SLIDEDP_WORKER=$BIN/slidedp_worker timeout ${SLIDEDP_RESERVE_TIMEOUT:-400} python3 tools/bench/reserve_check.py \
       --config "$CONFIG" --out "$OUT/reserve" ${SLIDEDP_RESERVE_ARGS:-} > "$OUT/reserve.log" 2>&1 || rc=1
     cut -c1-300 "$OUT/reserve.log" | tail -12
   fi
-  cut2() { python3 -c "import sys; sys.path.insert(0, 'tools/bench'); from reserve_check import cut_config; print(cut_config('$CONFIG', $1, 2, '$OUT/reserve')[0])"; }
+  cut2() {  # a 2-layer copy of $CONFIG for T=$1 tokens (paths through the environment, not the code)
+    CUT_T=$1 CUT_CONFIG=$CONFIG CUT_DIR=$OUT/reserve python3 -c "import os, sys; sys.path.insert(0, 'tools/bench'); from reserve_check import cut_config; print(cut_config(os.environ['CUT_CONFIG'], int(os.environ['CUT_T']), 2, os.environ['CUT_DIR'])[0])"
+  }
   for T in ${SLIDEDP_RESERVE_CAL_LENGTHS:-262144}; do
     [ "$T" = 0 ] && continue
     local cfg cal=$OUT/reserve/calibration-$T.json t0=$(date +%s.%N)

@@ -21,6 +21,7 @@
 #include "common/errors.h"                // defines: UserError
 #include "model/config.h"                 // defines: ModelConfig (the HF config)
 #include "planner/calibration.h"          // defines: measureHost, deviceFingerprint, the cache
+#include "planner/cost_model.h"           // defines: reserveShape
 #include "planner/device_calibration.h"   // defines: measureDevice, calibratedMachine
 #include "planner/plan.h"                 // defines: PlanRequest, makePlan
 #include "planner/report.h"               // defines: formatPlan, formatRow, planJson
@@ -113,7 +114,9 @@ int run(const Options& o) {
     const HostRates host = measureHost(size_t{1} << 30, {}, leader);
     const model::ModelConfig config = model::ModelConfig::load(r.model_path);
     const DeviceRates dev = measureDevice(config, w.rowsPerWorker(), w.T, w.cuda, 0, w.cuda ? 3 : 5);
-    return calibratedMachine(host, dev, w.cuda, w.G, o.leader_cores, nullptr);
+    MachineDescription m = calibratedMachine(host, dev, w.cuda, w.G, o.leader_cores, nullptr);
+    if (m.gpu.reserve_gib > 0) m.gpu.reserve_shape = reserveShape(w);  // the model it was measured on
+    return m;
   };
   Plan plan = makePlan(r, calibrate, o.recalibrate, /*search=*/false);
   std::string no_fit;

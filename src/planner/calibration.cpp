@@ -80,14 +80,14 @@ std::string cpuModel() {
 }  // namespace
 
 double firstStepReserveBytes(double layer_peak, double head_peak, double max_unit_numel,
-                             double boundary_bytes) {
-  const double held = 12.0 * max_unit_numel + 2.0 * boundary_bytes;
+                             double embedding_numel, double boundary_bytes) {
+  const double held = 16.0 * max_unit_numel + 4.0 * embedding_numel + 2.0 * boundary_bytes;
   return (std::max(layer_peak, head_peak) + held) * 1.05 + double(int64_t{512} << 20);
 }
 
-int timedPasses(bool cuda, double warmup_s, int iters) {
+int timedPasses(bool cuda, double first_pass_s, int iters) {
   iters = std::max(iters, 1);
-  return cuda && warmup_s >= kLongPassS ? 1 : iters;
+  return cuda && first_pass_s >= kLongPassS ? 1 : iters;
 }
 
 int allowedCpus() {

@@ -43,23 +43,27 @@ HostRates measureHost(size_t bytes = size_t{1} << 30, std::vector<int> threads =
 /// `all`, then `leader_threads` when it is in 1..all, each once, in that order.
 std::vector<int> adamwThreadCounts(std::vector<int> threads, int all, int leader_threads);
 
-/// How many timed passes follow the warm-up of a device measurement that took `warmup_s`
-/// seconds: `iters` (>= 1), except on a GPU where the warm-up took kLongPassS or more: 1. A GPU
-/// pass of a second or more moves by well under 1% between repetitions (one kernel stream, no
-/// other work), while 3 repetitions of a long shape's passes cost minutes (589 824 tokens of the
-/// 4B shape: a layer's forward 4.4 s, backward 12.2 s; the calibration took 112 s with 3 timed
-/// passes each, tools/bench/results/2026-12-04e-h200x1-reserve/). CPU passes keep `iters`: their
-/// fastest repetition filters a shared host's other work.
+/// How many timed passes a device measurement takes, given its first timed pass (after the
+/// warm-up, whose one-time costs, module loads and library handles, it leaves out) took
+/// `first_pass_s` seconds: `iters` (>= 1), except on a GPU where that pass took kLongPassS or
+/// more: 1. A GPU pass of a second or more moves by well under 1% between repetitions (one
+/// kernel stream, no other work), while 3 repetitions of a long shape's passes cost minutes
+/// (589 824 tokens of the 4B shape: a layer's forward 4.4 s, backward 12.2 s; the calibration
+/// took 112.5 s with 3 timed passes each, tools/bench/results/2026-12-04e-h200x1-reserve/). CPU
+/// passes keep `iters`: their fastest repetition filters a shared host's other work.
 inline constexpr double kLongPassS = 1.0;
-int timedPasses(bool cuda, double warmup_s, int iters);
+int timedPasses(bool cuda, double first_pass_s, int iters);
 
-/// What a run's head and backward need above the end-of-forward level, from the peaks device
-/// calibration measured (device_calibration.h): max(head, layer) + what the runtime holds beside them and the calibration does not
-/// (up to 3 fp32 unit gradients queued for the hand-off, 12 B x the largest unit's elements; the
-/// next layer's input prefetched from pinned host memory and the carried output gradient, 2 x
-/// `boundary_bytes`), + 5% + 512 MiB. Bytes.
+/// What a run's head and backward need above the end-of-forward level, from the allocator peaks
+/// device calibration measured (device_calibration.h; bytes above what was allocated before
+/// each pass): max(head, layer) + what the runtime holds beside them that the measured passes
+/// do not: 4 fp32 gradients of the largest unit (the one being computed and up to 3 queued for
+/// the hand-off, worker.cpp kPendingGradients), the embedding's fp32 gradient (a dense
+/// embedding update holds it through the backward; `embedding_numel` elements), and 2 layer
+/// inputs (the current recomputed layer's and the next one prefetched from pinned host memory,
+/// `boundary_bytes` each); then + 5% + 512 MiB. Bytes.
 double firstStepReserveBytes(double layer_peak, double head_peak, double max_unit_numel,
-                             double boundary_bytes);
+                             double embedding_numel, double boundary_bytes);
 
 /// CPUs this process may run on (its affinity; the online CPUs where that is unknown).
 int allowedCpus();

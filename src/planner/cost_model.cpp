@@ -71,8 +71,14 @@ double reserveBytes(const Workload& w, double n, double n_mb, const Policy&) {
   return head + keptBytes(w, n_mb, n_mb) + temps + 12.0 * double(w.maxUnitNumel()) + kGiB;
 }
 
-double calibratedReserveBytes(const MachineDescription& m, double n) {
-  if (!(m.gpu.reserve_gib > 0) || std::llround(m.gpu.reserve_tokens) != std::llround(n))
+std::string reserveShape(const Workload& w) {
+  return fmt::format("C{} I{} H{} KV{} D{} V{} tied{} qknorm{} bytes{}", w.C, w.I, w.H, w.KV, w.D, w.V,
+                     w.tied ? 1 : 0, w.qk_norm ? 1 : 0, w.compute_bytes);
+}
+
+double calibratedReserveBytes(const MachineDescription& m, const Workload& w) {
+  if (!(m.gpu.reserve_gib > 0) || std::llround(m.gpu.reserve_tokens) != w.tokensPerWorker() ||
+      m.gpu.reserve_shape != reserveShape(w))
     return std::numeric_limits<double>::infinity();
   return m.gpu.reserve_gib * kGiB;
 }
@@ -100,7 +106,7 @@ double gpuPeak(const Workload& w, const MachineDescription& m, const Policy& p,
   const double batch = boundary + 3 * 8 * n + 2 * n * double(w.D) * es;
   // allocator bytes, as the runtime's budget and its step line's "GPU peak" count them (the CUDA
   // context, m.gpu.context_gib, is outside both); the reserve as the run's first step takes it
-  const double reserve = std::min(reserveBytes(w, n, n_mb, p), calibratedReserveBytes(m, n));
+  const double reserve = std::min(reserveBytes(w, n, n_mb, p), calibratedReserveBytes(m, w));
   return (p.window * double(max_window) + double(resident)) * es + acts + batch + reserve;
 }
 

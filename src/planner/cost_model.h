@@ -145,12 +145,18 @@ double mlpTileRows(const Workload& w, double mb_tokens);
 /// reserveBytes, the shape estimate), for n tokens per worker and n_mb per micro-batch.
 double reserveBytes(const Workload& w, double n, double n_mb, const Policy& p);
 
-/// The reserve calibration measured for n tokens per worker (m.gpu.reserve_gib, bytes), or
-/// +infinity where it measured none or another token count. The model's GPU peak uses the
-/// smaller of this and reserveBytes: both bound the reserve from above (the measurement at all
-/// n tokens in one micro-batch bounds every split of them), the measurement by about half as
-/// much at the 4B shape (tools/bench/results/2026-12-04e-h200x1-reserve/).
-double calibratedReserveBytes(const MachineDescription& m, double n);
+/// The model's shape as calibration records it beside a measured reserve (machine.h
+/// reserve_shape): widths, vocabulary, tying, q/k-norm and compute bytes. Not the layer count:
+/// the reserve is one layer's and the head's, with at most 3 unit gradients queued.
+std::string reserveShape(const Workload& w);
+
+/// The reserve calibration measured for `w`'s model at its tokens per worker (m.gpu.reserve_gib,
+/// bytes), or +infinity where it measured none, or another model or token count. The model's
+/// GPU peak uses the smaller of this and reserveBytes. The measurement took all of a worker's
+/// tokens in one micro-batch; a split into smaller micro-batches needs less of the layer's
+/// part. Against the reserve a step measures, the estimate was 2.0-2.7x and the calibrated
+/// reserve 1.2-1.9x at the 4B shape (tools/bench/results/2026-12-04e-h200x1-reserve/).
+double calibratedReserveBytes(const MachineDescription& m, const Workload& w);
 /// GPU bytes one worker peaks at (see the header comment).
 double gpuPeakBytes(const Workload& w, const MachineDescription& m, const Policy& p);
 /// The node's host bytes.

@@ -49,15 +49,16 @@ double timeOnce(bool cuda, F&& f) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-/// Seconds of f() after one warm-up: CUDA the median of `iters` timed passes, or of one when
-/// the warm-up took a second or more (timedPasses); CPU the minimum of `iters` (a shared host's
-/// other work only ever adds time: the fastest repetition is the best estimate of the unloaded
-/// machine the model describes).
+/// Seconds of f() after one warm-up: CUDA the median of `iters` timed passes, or the first
+/// alone when it took a second or more (timedPasses); CPU the minimum of `iters` (a shared
+/// host's other work only ever adds time: the fastest repetition is the best estimate of the
+/// unloaded machine the model describes).
 template <typename F>
 double timeIt(bool cuda, int iters, F&& f) {
-  const int n = timedPasses(cuda, timeOnce(cuda, f), iters);
-  std::vector<double> t;
-  for (int i = 0; i < n; ++i) t.push_back(timeOnce(cuda, f));
+  f();
+  std::vector<double> t{timeOnce(cuda, f)};
+  const int n = timedPasses(cuda, t.front(), iters);
+  while (static_cast<int>(t.size()) < n) t.push_back(timeOnce(cuda, f));
   return cuda ? median(t) : *std::min_element(t.begin(), t.end());
 }
 
@@ -149,6 +150,7 @@ DeviceRates measureDevice(const model::ModelConfig& config, int64_t rows, int64_
     int64_t max_unit = 0;
     for (const auto& u : layout.units) max_unit = std::max(max_unit, u.numel);
     r.reserve_bytes = firstStepReserveBytes(r.layer_peak_bytes, r.head_peak_bytes, double(max_unit),
+                                            double(layout.units[0].numel),
                                             double(x.numel()) * double(x.element_size()));
     r.reserve_tokens = double(rows * T);
   }
@@ -229,7 +231,8 @@ MachineDescription calibratedMachine(const HostRates& host, const DeviceRates& d
     g.reserve_tokens = dev.reserve_tokens;
     m.provenance["reserve"] = fmt::format(
         "measured: allocator peaks of one recomputed layer's forward + backward {:.2f} GiB and of the "
-        "head {:.2f} GiB at {} tokens, + queued gradients, a prefetched input, 5% and 512 MiB",
+        "head {:.2f} GiB at {} tokens (default loss chunk, MLP tiling, attention), + 4 fp32 unit and "
+        "1 embedding gradients, 2 layer inputs, 5% and 512 MiB",
         dev.layer_peak_bytes / double(1ull << 30), dev.head_peak_bytes / double(1ull << 30), dev.reserve_tokens);
     m.provenance["pcie"] = "measured: pinned 256 MiB copies on one GPU, alone and both directions at once";
     if (fallback) {

@@ -62,10 +62,10 @@ void MachineDescription::validate(const std::string& where) const {
   }
   if (!(gpu.reserve_gib >= 0 && std::isfinite(gpu.reserve_gib)) ||
       !(gpu.reserve_tokens >= 0 && std::isfinite(gpu.reserve_tokens)) ||
-      (gpu.reserve_gib > 0 && !(gpu.reserve_tokens > 0)))
-    throwUserError("{}: 'gpu.reserve_gib' ({}) and 'gpu.reserve_tokens' ({}) must be >= 0, the tokens > 0 "
-                   "when the reserve is.\nHINT: leave both 0 (not measured) unless calibration wrote them",
-                   where, gpu.reserve_gib, gpu.reserve_tokens);
+      (gpu.reserve_gib > 0 && (!(gpu.reserve_tokens > 0) || gpu.reserve_shape.empty())))
+    throwUserError("{}: 'gpu.reserve_gib' ({}) and 'gpu.reserve_tokens' ({}) must be >= 0, and a reserve "
+                   "needs its tokens (> 0) and 'gpu.reserve_shape'.\nHINT: leave them 0 and \"\" (not "
+                   "measured) unless calibration wrote them", where, gpu.reserve_gib, gpu.reserve_tokens);
   if (!(host.update_dma_share >= 0 && host.update_dma_share <= 1))
     throwUserError("{}: 'host.update_dma_share' must be in [0, 1], got {}", where, host.update_dma_share);
   if (host.adamw_gbps.empty())
@@ -92,7 +92,7 @@ nlohmann::json toJson(const MachineDescription& m) {
             {"bwd_tflops", m.gpu.bwd_tflops}, {"recompute_tflops", m.gpu.recompute_tflops},
             {"head_tflops", m.gpu.head_tflops}, {"layer_overhead_s", m.gpu.layer_overhead_s},
             {"context_gib", m.gpu.context_gib}, {"reserve_gib", m.gpu.reserve_gib},
-            {"reserve_tokens", m.gpu.reserve_tokens}}},
+            {"reserve_tokens", m.gpu.reserve_tokens}, {"reserve_shape", m.gpu.reserve_shape}}},
           {"host",
            {{"cores", m.host.cores}, {"leader_cores", m.host.leader_cores},
             {"mem_bw_gbps", m.host.mem_bw_gbps}, {"ram_gib", m.host.ram_gib}, {"adamw_gbps", adam},
@@ -174,6 +174,7 @@ MachineDescription machineFromJson(const nlohmann::json& j, const std::string& w
     g.get("context_gib", m.gpu.context_gib);
     g.get("reserve_gib", m.gpu.reserve_gib);
     g.get("reserve_tokens", m.gpu.reserve_tokens);
+    g.get("reserve_shape", m.gpu.reserve_shape);
     g.done();
   }
   {

@@ -21,7 +21,8 @@
 //              "peer_access": false, "collective_gbps": 10 (NCCL bus bandwidth per GPU),
 //              "fwd_tflops": ..., "bwd_tflops": ..., "recompute_tflops": ..., "head_tflops": ...,
 //              "layer_overhead_s": 2e-4, "context_gib": 1.0,
-//              "reserve_gib": 0, "reserve_tokens": 0  (calibration: the measured reserve, below) },
+//              "reserve_gib": 0, "reserve_tokens": 0, "reserve_shape": ""  (calibration: the
+//              measured reserve, below) },
 //     "host": { "cores": 64, "leader_cores": 0 (0: cores - 4 per worker), "mem_bw_gbps": 100,
 //               "ram_gib": 512, "adamw_gbps": { "1": 8, "8": 50, "32": 95 },
 //               "chunk_overhead_s": 3e-5, "step_overhead_s": 2e-3, "update_dma_share": 1 },
@@ -54,13 +55,15 @@ struct GpuSpec {
   double layer_overhead_s = 0;  // per unit and micro-batch pass (launches, small kernels)
   double context_gib = 0;       // CUDA context + library workspaces, per worker
   /// What the head and the backward need above the end-of-forward level, measured by
-  /// calibration at `reserve_tokens` tokens per worker in one micro-batch (device_calibration.h:
-  /// the head's and one recomputed layer's allocator peaks plus the runtime's queued gradients,
-  /// prefetched input and a margin). 0: not measured; the shape estimate (cost_model.h
-  /// reserveBytes) stands. An upper bound for that token count at any micro-batch split, so the
-  /// model and a run's first step take the smaller of the two there (calibratedReserveBytes).
+  /// calibration for the model `reserve_shape` (cost_model.h reserveShape) at `reserve_tokens`
+  /// tokens per worker in one micro-batch, with the default loss chunk, MLP tiling and attention
+  /// (calibration.h firstStepReserveBytes: the head's and one recomputed layer's allocator peaks
+  /// plus the gradients and inputs the runtime holds beside them and a margin). 0: not measured;
+  /// the shape estimate (cost_model.h reserveBytes) stands. Used for that model and token count
+  /// only, where smaller than the estimate (calibratedReserveBytes).
   double reserve_gib = 0;
   double reserve_tokens = 0;
+  std::string reserve_shape;
 };
 
 struct HostSpec {

@@ -559,11 +559,12 @@ TEST(CostModel, SeveralNodesNetworkTerms) {
   near(predict(w, m, bigChunks()).busy.network, 0.3 + 6e-3);
 }
 
-// A reserve that calibration measured at the run's tokens per worker replaces the shape estimate
-// where it is smaller, byte for byte in the GPU peak; at another token count, or larger, or
-// unmeasured, the estimate stands. At 589 824 tokens of the 4B shape the measured reserve
-// (49.5 GiB in a step, tools/bench/results/2026-12-04e-h200x1-reserve/) leaves room for more
-// layer inputs on the GPU than the estimate (98.8 GiB): fewer go to pinned host memory.
+// A reserve that calibration measured for the run's model at its tokens per worker replaces
+// the shape estimate where it is smaller, byte for byte in the GPU peak; for another model or
+// token count, or larger, or unmeasured, the estimate stands. At 589 824 tokens of the 4B shape
+// the measured reserve (49.5 GiB in a step, tools/bench/results/2026-12-04e-h200x1-reserve/)
+// leaves room for more layer inputs on the GPU than the estimate (98.8 GiB): fewer go to pinned
+// host memory.
 TEST(CostModel, CalibratedReserveBoundsTheShapeEstimate) {
   const auto cfg = model::ModelConfig::load(std::string(SLIDEDP_SOURCE_DIR) + "/tools/configs/qwen3-4b.json");
   MachineDescription m = loadMachine(std::string(SLIDEDP_SOURCE_DIR) + "/tools/machines/h200x1.json");
@@ -573,29 +574,37 @@ TEST(CostModel, CalibratedReserveBoundsTheShapeEstimate) {
   p.kept_layers = 0;
   const double n = double(w.tokensPerWorker()), estimate = reserveBytes(w, n, n, p);
   const double unmeasured = gpuPeakBytes(w, m, p);
-  EXPECT_TRUE(std::isinf(calibratedReserveBytes(m, n)));
+  EXPECT_TRUE(std::isinf(calibratedReserveBytes(m, w)));
   m.gpu.reserve_gib = 52.0;
   m.gpu.reserve_tokens = double(T);
-  near(calibratedReserveBytes(m, n), 52.0 * (1ull << 30));
+  m.gpu.reserve_shape = reserveShape(w);
+  EXPECT_EQ(m.gpu.reserve_shape, "C2560 I9728 H32 KV8 D128 V151936 tied1 qknorm1 bytes2");
+  near(calibratedReserveBytes(m, w), 52.0 * (1ull << 30));
   near(unmeasured - gpuPeakBytes(w, m, p), estimate - 52.0 * (1ull << 30));
   const double budget = m.usableGpuBytes();
   const int with_measured = inputPlacementOffloads(w, m, p, budget);
-  m.gpu.reserve_tokens = double(T / 2);  // measured at another shape: not used
-  EXPECT_TRUE(std::isinf(calibratedReserveBytes(m, n)));
+  m.gpu.reserve_tokens = double(T / 2);  // measured at another token count: not used
+  EXPECT_TRUE(std::isinf(calibratedReserveBytes(m, w)));
   near(gpuPeakBytes(w, m, p), unmeasured);
   const int with_estimate = inputPlacementOffloads(w, m, p, budget);
   EXPECT_GT(with_estimate, with_measured);
   EXPECT_GT(with_measured, 0);
   m.gpu.reserve_tokens = double(T);
+  Workload other = w;  // another model at the same tokens: not used
+  other.I = 2 * w.I;
+  EXPECT_TRUE(std::isinf(calibratedReserveBytes(m, other)));
+  near(calibratedReserveBytes(m, w), 52.0 * (1ull << 30));
   m.gpu.reserve_gib = 2 * estimate / (1ull << 30);  // a measurement above the estimate: the estimate
   near(gpuPeakBytes(w, m, p), unmeasured);
 }
 
-TEST(Machine, AReserveNeedsItsTokenCount) {
+TEST(Machine, AReserveNeedsItsTokenCountAndModel) {
   nlohmann::json j = toJson(toyMachine());
   j["gpu"]["reserve_gib"] = 10.0;
   EXPECT_THROW(machineFromJson(j, "test"), UserError);  // no reserve_tokens
   j["gpu"]["reserve_tokens"] = 4096.0;
+  EXPECT_THROW(machineFromJson(j, "test"), UserError);  // no reserve_shape
+  j["gpu"]["reserve_shape"] = "C64 I128 H4 KV2 D16 V1000 tied1 qknorm1 bytes2";
   const MachineDescription m = machineFromJson(j, "test");
   EXPECT_EQ(m.gpu.reserve_gib, 10.0);
   EXPECT_EQ(toJson(machineFromJson(toJson(m), "round trip")), toJson(m));

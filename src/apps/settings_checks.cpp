@@ -1,0 +1,114 @@
+#include "apps/settings_checks.h"
+
+#include <cmath>
+#include <string>
+
+#include "common/errors.h"
+#include "common/log.h"
+
+namespace slidedp {
+
+/// Every setting checked before start-up (loading the model, creating the segment), with the
+/// flag's name in the message. Throws UserError.
+void checkSettings(const TrainJobOptions& o, int num_workers) {
+  const TrainOptions& t = o.train;
+  if (o.steps < 1) throwUserError("--steps must be >= 1, got {}", o.steps);
+  if (t.mlp_tile_tokens < -1)
+    throwUserError("--mlp-tile-tokens must be > 0, 0 (auto) or -1 (never tiled); got {}",
+                   t.mlp_tile_tokens);
+  if (t.loss_chunk_tokens < 0)
+    throwUserError("--loss-chunk-tokens must be >= 0 (0: about 2 GiB of bf16 logits per chunk), got {}",
+                   t.loss_chunk_tokens);
+  if (t.max_kept_layers < -1)
+    throwUserError("--max-kept-layers must be >= 0, or -1 for no cap; got {}", t.max_kept_layers);
+  if (t.micro_batch_rows < 0)
+    throwUserError("--micro-batch-rows must be >= 0 (0: all of a worker's rows at once), got {}",
+                   t.micro_batch_rows);
+  if (!(t.gpu_memory_budget_gib >= 0) || !std::isfinite(t.gpu_memory_budget_gib))
+    throwUserError("--gpu-memory-budget must be >= 0 GiB (0: the GPU's memory minus 3 GiB), got {}",
+                   t.gpu_memory_budget_gib);
+  if (o.batch_size < 1 || o.seq_len < 2)
+    throwUserError("--batch-size must be >= 1 and --seq-len >= 2 (got {} and {})", o.batch_size, o.seq_len);
+  if (o.batch_size < num_workers)
+    throwUserError("--batch-size {} is smaller than the number of workers ({}): every worker "
+                   "needs at least one row of the global batch.\nHINT: --batch-size {} or more, "
+                   "or fewer workers (launcher/slidedp-run --gpus, mpirun -np)", o.batch_size,
+                   num_workers, num_workers);
+  // AdamW (torch.optim.AdamW's own checks) and the schedule.
+  if (!(t.lr >= 0) || !std::isfinite(t.lr)) throwUserError("--lr must be a finite number >= 0, got {}", t.lr);
+  if (!(t.beta1 >= 0 && t.beta1 < 1))
+    throwUserError("--beta1 must be in [0, 1), got {}\nHINT: typical values are 0.9", t.beta1);
+  if (!(t.beta2 >= 0 && t.beta2 < 1))
+    throwUserError("--beta2 must be in [0, 1), got {}\nHINT: typical values are 0.95 to 0.999", t.beta2);
+  if (!(t.eps > 0) || !std::isfinite(t.eps))
+    throwUserError("--eps must be a finite number > 0, got {}\nHINT: typical values are 1e-8", t.eps);
+  if (!(t.weight_decay >= 0) || !std::isfinite(t.weight_decay))
+    throwUserError("--weight-decay must be a finite number >= 0, got {}", t.weight_decay);
+  if (!(t.max_grad_norm >= 0) || !std::isfinite(t.max_grad_norm))
+    throwUserError("--max-grad-norm must be a finite number >= 0 (0: no clipping), got {}", t.max_grad_norm);
+  if (t.warmup_steps < 0) throwUserError("--warmup must be >= 0, got {}", t.warmup_steps);
+  if (t.warmup_steps > o.steps)
+    throwUserError("--warmup {} is longer than the run (--steps {}): the learning rate would "
+                   "never reach --lr.\nHINT: --warmup {} or fewer (a few percent of the steps is "
+                   "usual)", t.warmup_steps, o.steps, o.steps);
+  if (t.leader_threads < 0) throwUserError("--leader-threads must be >= 0 (0: all), got {}", t.leader_threads);
+  if (o.warmup_steps < 0) throwUserError("--warmup-steps must be >= 0, got {}", o.warmup_steps);
+  if (o.trace_step < 1) throwUserError("--trace-step must be >= 1, got {}", o.trace_step);
+  if ((!o.trace.empty() || !o.gpu_profile.empty() || !o.memory_snapshot.empty()) && o.route_sweep.empty() &&
+      o.trace_step_given && o.trace_step > o.steps)
+    throwUserError("--trace-step {} is after the run's last step (--steps {}): no trace would be "
+                   "written to {}.\nHINT: --trace-step {} or less", o.trace_step, o.steps,
+                   !o.trace.empty() ? o.trace : !o.gpu_profile.empty() ? o.gpu_profile : o.memory_snapshot,
+                   o.steps);
+  if (o.checkpoint_every < 0)
+    throwUserError("--checkpoint-every must be >= 0 (0: only at the end and on a stop), got {}",
+                   o.checkpoint_every);
+  if (o.keep_checkpoints < 0)
+    throwUserError("--keep-checkpoints must be >= 0 (0: keep all), got {}", o.keep_checkpoints);
+  if (o.checkpoint_dir.empty() && (o.checkpoint_every > 0 || o.overwrite_checkpoints))
+    throwUserError("{} needs a --checkpoint-dir.\nHINT: add --checkpoint-dir DIR",
+                   o.checkpoint_every > 0 ? fmt::format("--checkpoint-every {}", o.checkpoint_every)
+                                          : std::string("--overwrite-checkpoints"));
+  if (o.checkpoint_write_rate > 0 && o.checkpoint_mode == "blocking")
+    throwUserError("--checkpoint-write-rate {:g} paces streamed checkpoints, but --checkpoint-mode "
+                   "blocking stops training for every write, so a cap would only make it stop "
+                   "longer.\nHINT: drop --checkpoint-write-rate, or use --checkpoint-mode stream",
+                   o.checkpoint_write_rate);
+  if (o.resume == "auto" && o.checkpoint_dir.empty())
+    throwUserError("--resume auto continues from --checkpoint-dir, but none was given.\nHINT: add "
+                   "--checkpoint-dir DIR, or pass --resume DIR");
+}
+
+/// reference:FILE data against the flags: its stored B and T are the run's, its stored steps
+/// bound --steps, every stored batch has a row for each of the `num_workers` workers, and its
+/// token ids and labels must fit the vocabulary. Throws UserError.
+void checkReferenceData(data::ReferenceBatches& ref, const TrainJobOptions& o, int64_t steps,
+                        int64_t vocab, int num_workers) {
+  const std::string& path = o.data;
+  for (int64_t s = 1; s <= ref.numStoredSteps(); ++s) {
+    const GlobalBatch b = ref.batch(s);
+    if (b.B < num_workers)
+      throwUserError("--data {}: stored step {} holds {} rows, fewer than the {} workers: every "
+                     "worker needs at least one row of the global batch.\nHINT: fewer workers "
+                     "(launcher/slidedp-run --gpus, mpirun -np)", path, s - 1, b.B, num_workers);
+    if (s == 1 && ((o.batch_size_given && o.batch_size != b.B) || (o.seq_len_given && o.seq_len != b.T)))
+      throwUserError("--data {} holds batches of {} rows x {} tokens, but --batch-size {} "
+                     "--seq-len {} was asked for (reference data is used as stored).\nHINT: drop "
+                     "--batch-size/--seq-len, or pass --batch-size {} --seq-len {}", path, b.B, b.T,
+                     o.batch_size, o.seq_len, b.B, b.T);
+    for (size_t i = 0; i < b.input_ids.size(); ++i) {
+      const int64_t id = b.input_ids[i], l = b.labels[i];
+      if (id < 0 || id >= vocab || (l != -100 && (l < 0 || l >= vocab)))
+        throwUserError("--data {}: stored step {} (row {}, position {}) has {} {} outside the "
+                       "model's vocabulary [0, {}){}.\nHINT: the reference was made for another "
+                       "model", path, s - 1, i / b.T, i % b.T, id < 0 || id >= vocab ? "token id" : "label",
+                       id < 0 || id >= vocab ? id : l, vocab, id < 0 || id >= vocab ? "" : " (or -100)");
+    }
+  }
+  if (steps > ref.numStoredSteps())
+    throwUserError("--data {} holds {} step(s) of batches but the run has {} steps; it would "
+                   "repeat them from step {} on.\nHINT: --steps {} or fewer", path,
+                   ref.numStoredSteps(), steps, ref.numStoredSteps() + 1, ref.numStoredSteps());
+}
+
+}  // namespace slidedp

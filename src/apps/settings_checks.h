@@ -1,0 +1,23 @@
+// The run's settings checked before start-up (before the model loads and the segment is made),
+// each message naming its flag, with a HINT where one helps. Pure checks, no MPI: every rank
+// runs them on the same options and agrees on the outcome (train_job.cpp).
+#pragma once
+
+#include <cstdint>
+
+#include "apps/train_job.h"
+#include "data/reference_batches.h"
+
+namespace slidedp {
+
+/// Every setting checked before start-up (loading the model, creating the segment), with the
+/// flag's name in the message. Throws UserError.
+void checkSettings(const TrainJobOptions& o, int num_workers);
+
+/// reference:FILE data against the flags: its stored B and T are the run's, its stored steps
+/// bound --steps, every stored batch has a row for each of the `num_workers` workers, and its
+/// token ids and labels must fit the vocabulary. Throws UserError.
+void checkReferenceData(data::ReferenceBatches& ref, const TrainJobOptions& o, int64_t steps,
+                        int64_t vocab, int num_workers);
+
+}  // namespace slidedp
