@@ -248,7 +248,7 @@ do_reserve() {
     cfg=$(cut2 "$T")
     timeout 300 "$BIN/slidedp_plan" --model-config "$cfg" --seq-len "$T" --batch-size 1 --top 1 \
       --calibration "$cal" --recalibrate > "$OUT/reserve/plan-$T.log" 2>&1 || rc=1
-    echo "calibration of T=$T: $(python3 -c "import time; print(f'{time.time() - $t0:.1f}')") s (slidedp_plan --recalibrate); $(python3 -c "import json; d = list(json.load(open('$cal')).values())[0]; print('reserve', round(d['gpu'].get('reserve_gib', 0), 2), 'GiB;', d['provenance'].get('reserve', ''))" 2>&1)"
+    echo "calibration of T=$T: $(T0=$t0 python3 -c "import os, time; print(f'{time.time() - float(os.environ[\"T0\"]):.1f}')") s (slidedp_plan --recalibrate); $(CAL=$cal python3 -c "import json, os; d = list(json.load(open(os.environ['CAL'])).values())[0]; print('reserve', round(d['gpu'].get('reserve_gib', 0), 2), 'GiB;', d['provenance'].get('reserve', ''))" 2>&1)"
   done
   local T=${SLIDEDP_RESERVE_AUTO_T:-0}
   if [ "$T" != 0 ]; then

@@ -726,10 +726,12 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
       const auto& best = plan.result.choice();
       best.policy.apply(o.train, plan.workload.L);
       // The first step's reserve: calibration's measurement for this model and shape, where it
-      // has one and applies: measured with the default loss chunk, MLP tiling and attention, and
-      // counting 3 queued unit gradients, which hold while the leader updates a step's units in
-      // at most half the GPU's compute time (else gradients can pile up on the GPU, as the
-      // shape estimate's slack absorbs).
+      // has one and applies: it was measured with the default loss chunk, MLP tiling, attention
+      // and bf16 compute, and it counts 3 queued unit gradients. The runtime bounds that queue
+      // only while inputs are offloaded; otherwise a rule of thumb stands in: a leader whose
+      // predicted update time is at most half the GPU's compute time keeps up with the backward
+      // (gradients come only during the backward, about two thirds of that compute), so few
+      // queue. Else the first step keeps the shape estimate, whose slack absorbs a longer queue.
       const double reserve = planner::calibratedReserveBytes(plan.machine, plan.workload);
       const TrainOptions& t = o.train;
       if (std::isfinite(reserve) && t.loss_chunk_tokens == 0 && t.mlp_tile_tokens == 0 &&

@@ -105,7 +105,9 @@ double gpuPeak(const Workload& w, const MachineDescription& m, const Policy& p,
   // the running hidden state; ids, labels (int64) and rotary tables of every micro-batch
   const double batch = boundary + 3 * 8 * n + 2 * n * double(w.D) * es;
   // allocator bytes, as the runtime's budget and its step line's "GPU peak" count them (the CUDA
-  // context, m.gpu.context_gib, is outside both); the reserve as the run's first step takes it
+  // context, m.gpu.context_gib, is outside both); the reserve: calibration's for this model and
+  // tokens where smaller than the estimate, as a run's first step takes it when train_job.cpp's
+  // conditions hold (else that step keeps the estimate; later steps use their own measurement)
   const double reserve = std::min(reserveBytes(w, n, n_mb, p), calibratedReserveBytes(m, w));
   return (p.window * double(max_window) + double(resident)) * es + acts + batch + reserve;
 }

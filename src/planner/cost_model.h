@@ -152,7 +152,8 @@ std::string reserveShape(const Workload& w);
 
 /// The reserve calibration measured for `w`'s model at its tokens per worker (m.gpu.reserve_gib,
 /// bytes), or +infinity where it measured none, or another model or token count. The model's
-/// GPU peak uses the smaller of this and reserveBytes. The measurement took all of a worker's
+/// GPU peak uses the smaller of this and reserveBytes (a run's first step too, under the
+/// conditions train_job.cpp states). The measurement took all of a worker's
 /// tokens in one micro-batch; a split into smaller micro-batches needs less of the layer's
 /// part. Against the reserve a step measures, the estimate was 2.0-2.7x and the calibrated
 /// reserve 1.2-1.9x at the 4B shape (tools/bench/results/2026-12-04e-h200x1-reserve/).

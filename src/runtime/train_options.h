@@ -109,9 +109,10 @@ struct TrainOptions {
                                     // (0: the device's total memory minus 3 GiB)
   bool offload_activations = false;  // boundary activations of recomputed layers to pinned host
   int64_t first_step_reserve_bytes = 0;  // --policy auto: the reserve of head + backward that
-                                         // calibration measured at this shape (planner/machine.h
-                                         // reserve_gib); the first step takes the smaller of it
-                                         // and the shape estimate (0: the estimate)
+                                         // calibration measured for this model and shape
+                                         // (planner/machine.h reserve_gib), where train_job.cpp's
+                                         // conditions hold; the first step takes the smaller of
+                                         // it and the shape estimate (0: the estimate)
   AttentionChoice attention = AttentionChoice::kAuto;  // bf16 GPU workers' attention kernel
   std::string gpu_profile;          // slidedp_worker --gpu-profile: path of the profiled step's
   int64_t gpu_profile_step = 0;     //   trace (workers insert -w<worker>) and that step (0: none)

@@ -346,10 +346,11 @@ struct Worker::Impl {
 
   /// What the head and the backward need above the end-of-forward level (a shape estimate
   /// until the first step has measured it): the head's logits chunk and fp32 gradients, one
-  /// recomputed layer's activations and temporaries per micro-batch, two fp32 unit gradients.
+  /// recomputed layer's activations and temporaries per micro-batch, three fp32 unit gradients.
   /// The estimate is about twice what a step measures at the 4B shape (2.0-2.7x from 4K to 576K
   /// tokens, tools/bench/results/2026-12-04e-h200x1-reserve/); under --policy auto the first
-  /// step takes calibration's measured reserve for its shape where that is smaller.
+  /// step takes calibration's measured reserve for its model and shape where that is smaller
+  /// (opts.first_step_reserve_bytes, set by train_job.cpp where its conditions hold).
   int64_t reserveBytes(int64_t tokens, int64_t mb_tokens) const {
     if (measured_reserve >= 0) return measured_reserve + measured_reserve / 20 + (int64_t{256} << 20);
     const int64_t estimate = shapeReserveBytes(tokens, mb_tokens);

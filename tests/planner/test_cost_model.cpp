@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <limits>
 
 #include "common/errors.h"
 #include "model/config.h"
@@ -598,16 +599,31 @@ TEST(CostModel, CalibratedReserveBoundsTheShapeEstimate) {
   near(gpuPeakBytes(w, m, p), unmeasured);
 }
 
-TEST(Machine, AReserveNeedsItsTokenCountAndModel) {
-  nlohmann::json j = toJson(toyMachine());
+// A reserve is used only with its tokens and model shape; one without them (as the calibration
+// of 958c8d2 wrote, no reserve_shape) still loads, and is not used. Negative or non-finite
+// numbers are refused.
+TEST(Machine, AReserveIsUsedOnlyWithItsTokenCountAndModel) {
+  const auto cfg = model::ModelConfig::load(std::string(SLIDEDP_SOURCE_DIR) + "/tools/configs/qwen3-4b.json");
+  const Workload w = makeWorkload(cfg, "qwen3-4b", 1, 1, 65536, true);
+  nlohmann::json j = toJson(loadMachine(std::string(SLIDEDP_SOURCE_DIR) + "/tools/machines/h200x1.json"));
   j["gpu"]["reserve_gib"] = 10.0;
-  EXPECT_THROW(machineFromJson(j, "test"), UserError);  // no reserve_tokens
-  j["gpu"]["reserve_tokens"] = 4096.0;
-  EXPECT_THROW(machineFromJson(j, "test"), UserError);  // no reserve_shape
-  j["gpu"]["reserve_shape"] = "C64 I128 H4 KV2 D16 V1000 tied1 qknorm1 bytes2";
+  EXPECT_TRUE(std::isinf(calibratedReserveBytes(machineFromJson(j, "test"), w)));  // no tokens, no shape
+  j["gpu"]["reserve_tokens"] = 65536.0;
+  EXPECT_TRUE(std::isinf(calibratedReserveBytes(machineFromJson(j, "test"), w)));  // no shape
+  j["gpu"]["reserve_shape"] = reserveShape(w);
   const MachineDescription m = machineFromJson(j, "test");
-  EXPECT_EQ(m.gpu.reserve_gib, 10.0);
+  near(calibratedReserveBytes(m, w), 10.0 * (1ull << 30));
   EXPECT_EQ(toJson(machineFromJson(toJson(m), "round trip")), toJson(m));
+  // the layer count is not part of the shape: a 2-layer cut's measurement holds for all 36
+  Workload cut = w;
+  cut.L = 2;
+  EXPECT_EQ(reserveShape(cut), reserveShape(w));
+  Workload vocab = w;  // another vocabulary (the head's peak): not used
+  vocab.V = w.V / 2;
+  EXPECT_TRUE(std::isinf(calibratedReserveBytes(m, vocab)));
   j["gpu"]["reserve_gib"] = -1.0;
+  EXPECT_THROW(machineFromJson(j, "test"), UserError);
+  j["gpu"]["reserve_gib"] = 10.0;
+  j["gpu"]["reserve_tokens"] = std::numeric_limits<double>::infinity();
   EXPECT_THROW(machineFromJson(j, "test"), UserError);
 }
