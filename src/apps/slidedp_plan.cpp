@@ -114,9 +114,7 @@ int run(const Options& o) {
     const HostRates host = measureHost(size_t{1} << 30, {}, leader);
     const model::ModelConfig config = model::ModelConfig::load(r.model_path);
     const DeviceRates dev = measureDevice(config, w.rowsPerWorker(), w.T, w.cuda, 0, w.cuda ? 3 : 5);
-    MachineDescription m = calibratedMachine(host, dev, w.cuda, w.G, o.leader_cores, nullptr);
-    if (m.gpu.reserve_gib > 0) m.gpu.reserve_shape = reserveShape(w);  // the model it was measured on
-    return m;
+    return calibratedMachine(host, dev, w.cuda, w.G, o.leader_cores, nullptr, reserveShape(w));
   };
   Plan plan = makePlan(r, calibrate, o.recalibrate, /*search=*/false);
   std::string no_fit;

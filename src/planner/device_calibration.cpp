@@ -64,7 +64,6 @@ double timeIt(bool cuda, int iters, F&& f) {
 
 }  // namespace
 
-
 DeviceRates measureDevice(const model::ModelConfig& config, int64_t rows, int64_t T, bool cuda,
                           int gpu, int iters) {
   c10::InferenceMode no_inference(false);
@@ -205,7 +204,8 @@ DeviceRates measureDevice(const model::ModelConfig& config, int64_t rows, int64_
 }
 
 MachineDescription calibratedMachine(const HostRates& host, const DeviceRates& dev, bool cuda, int G,
-                                     int leader_cores, const MachineDescription* fallback) {
+                                     int leader_cores, const MachineDescription* fallback,
+                                     const std::string& reserve_shape) {
   MachineDescription m;
   m.name = fmt::format("calibrated: {}", dev.description);
   m.source = "calibration (slidedp plan): the worker's layer code and the leader's AdamW measured here";
@@ -229,6 +229,7 @@ MachineDescription calibratedMachine(const HostRates& host, const DeviceRates& d
     g.context_gib = std::max(0.5, dev.memory_gib - dev.free_gib);
     g.reserve_gib = dev.reserve_bytes / double(1ull << 30);
     g.reserve_tokens = dev.reserve_tokens;
+    g.reserve_shape = reserve_shape;
     m.provenance["reserve"] = fmt::format(
         "measured: allocator peaks of one recomputed layer's forward + backward {:.2f} GiB and of the "
         "head {:.2f} GiB at {} tokens (default loss chunk, MLP tiling, attention), + 4 fp32 unit and "

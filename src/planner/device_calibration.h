@@ -40,8 +40,10 @@ DeviceRates measureDevice(const model::ModelConfig& config, int64_t rows, int64_
 
 /// The machine as calibrated: host rates + device rates, for G workers. Rates that cannot be
 /// measured in one process (GPU-to-GPU collectives) come from `fallback` when given (a machine
-/// file), else an assumption written into `provenance`.
+/// file), else an assumption written into `provenance`. `reserve_shape`: the measured model's
+/// shape (cost_model.h reserveShape), kept beside its measured reserve, which applies to it alone.
 MachineDescription calibratedMachine(const HostRates& host, const DeviceRates& dev, bool cuda, int G,
-                                     int leader_cores, const MachineDescription* fallback);
+                                     int leader_cores, const MachineDescription* fallback,
+                                     const std::string& reserve_shape);
 
 }  // namespace slidedp::planner
