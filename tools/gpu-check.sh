@@ -24,6 +24,9 @@
 #     SLIDEDP_PLACEMENT_ARGS  extra arguments of tools/bench/placement_check.py (`placement`: three
 #                             jobs of 64K tokens, inputs on the GPU / split by a budget / in host
 #                             memory; ~4 min on 1xH200), SLIDEDP_PLACEMENT_TIMEOUT (default 560)
+#     SLIDEDP_BENCH_EXTRA     `slidedp`: more slidedp_worker flags (an A/B of one flag, e.g.
+#                             "--grad-buckets whole"); SLIDEDP_BENCH_TAG: suffix of its log and
+#                             metrics names (bench-slidedp-TAG.log), so calls in a row keep each
 #     SLIDEDP_BENCH_PROFILE   `slidedp`: profile this step's GPU work (--gpu-profile, --trace-step;
 #                             a route sweep counts steps across its variants): per-scope,
 #                             per-stream table and compute-stream gaps in bench-slidedp.log, the
@@ -181,15 +184,18 @@ do_slidedp() {
   SWEEP=${SLIDEDP_BENCH_SWEEP:-$ROUTE@8,$ROUTE+recompute@8,$ROUTE@16}
   local prof=()
   [ -n "${SLIDEDP_BENCH_PROFILE:-}" ] && prof=(--gpu-profile "$OUT/gpu-profile/step.json" --trace-step "$SLIDEDP_BENCH_PROFILE")
-  smi_start slidedp
+  local tag=${SLIDEDP_BENCH_TAG:+-$SLIDEDP_BENCH_TAG}
+  # shellcheck disable=SC2206  # word splitting of the extra flags is intended
+  local extra=(${SLIDEDP_BENCH_EXTRA:-})
+  smi_start "slidedp$tag"
   SLIDEDP_WORKER=$BIN/slidedp_worker timeout ${SLIDEDP_BENCH_TIMEOUT:-300} launcher/slidedp-run --gpus "$GPUS" --worker-threads 2 -- \
     --model-config "$CONFIG" --seq-len 4096 --steps ${SLIDEDP_BENCH_STEPS:-3} --warmup-steps 1 --lr 1e-5 \
-    --route-sweep "$SWEEP" --metrics "$OUT/bench-slidedp.jsonl" --trace "$OUT/trace.json" "${prof[@]}" \
-    > "$OUT/bench-slidedp.log" 2>&1 || rc=1
+    --route-sweep "$SWEEP" --metrics "$OUT/bench-slidedp$tag.jsonl" --trace "$OUT/trace$tag.json" "${prof[@]}" \
+    "${extra[@]}" > "$OUT/bench-slidedp$tag.log" 2>&1 || rc=1
   smi_stop
-  grep -E "model |step [0-9]+/|summary|^variant|@[0-9]+ |error|Error" "$OUT/bench-slidedp.log" | cut -c1-400 | tail -30
+  grep -E "model |step [0-9]+/|summary|^variant|@[0-9]+ |error|Error" "$OUT/bench-slidedp$tag.log" | cut -c1-400 | tail -30
   if [ -d "$OUT/gpu-profile" ]; then
-    cat "$OUT"/gpu-profile/*.txt >> "$OUT/bench-slidedp.log"
+    cat "$OUT"/gpu-profile/*.txt >> "$OUT/bench-slidedp$tag.log"
     grep -hE "^PROFILE|compute stream:" "$OUT"/gpu-profile/*.txt
     tar czf "$OUT/gpu-profile.tgz" -C "$OUT" gpu-profile && rm -rf "$OUT/gpu-profile"
   fi

@@ -49,6 +49,7 @@ struct Options {
   int ring_slots = 4, window = 2, max_kept_layers = -1, leader_threads = 0;
   bool offload = false;
   std::string embedding_update = "split";
+  std::string grad_buckets = "split";
   // several nodes (issue 17)
   int nodes = 0;                   // 0: the machine file's network.nodes (default 1)
   double network_gbps = 0, network_latency_us = -1;
@@ -101,6 +102,7 @@ int run(const Options& o) {
   r.gpu_budget_gib = o.gpu_budget_gib;
   r.clip = o.max_grad_norm > 0;
   r.split_embedding = o.embedding_update == "split";
+  r.gradient_buckets = o.grad_buckets == "split";
   r.bf16_staging = o.grad_dtype == "bf16";
   r.machine_file = o.machine;
   r.calibration_file = o.calibration;
@@ -280,6 +282,9 @@ int main(int argc, char** argv) {
   app.add_option("--embedding-update", o.embedding_update, "split or dense (the embedding's update "
                  "schedule; split prices the token rows only at the end of the step)")
       ->check(CLI::IsMember({"split", "dense"}))->capture_default_str();
+  app.add_option("--grad-buckets", o.grad_buckets, "split or whole (a decoder layer's MLP gradient "
+                 "handed off before its attention's backward, on the cpu route, or after the layer)")
+      ->check(CLI::IsMember({"split", "whole"}))->capture_default_str();
   app.add_option("--grad-dtype", o.grad_dtype, "f32 or bf16 staging")->check(CLI::IsMember({"f32", "bf16"}))->capture_default_str();
   app.add_option("--machine", o.machine, "Predict for this machine description (tools/machines/*.json) instead of calibrating here");
   app.add_option("--calibration", o.calibration, "Calibration cache file (default $SLIDEDP_CALIBRATION or ~/.cache/slidedp/calibration.json)");

@@ -126,7 +126,7 @@ int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trai
   const int G = ctx.num_workers;
   const double n_params = static_cast<double>(trainer.layout().parameterCount());
   SLIDEDP_LOG_INFO("model {} ({}): {:.4g} M parameters, {} layers; {} worker(s) on {}; chunk {} "
-                   "elements, ring {} slots, {} compute, {} staging, {} embedding update{}; steps {}..{}",
+                   "elements, ring {} slots, {} compute, {} staging, {} embedding update, {} gradient buckets{}; steps {}..{}",
                    o.model_config.empty() ? o.model : o.model_config, model::familyName(cfg.family),
                    n_params / 1e6, cfg.numLayers,
                    ctx.num_nodes > 1 ? fmt::format("{} ({} node(s) x {})", G, ctx.num_nodes,
@@ -135,6 +135,7 @@ int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trai
                    deviceName(ctx.device), o.train.chunk_numel,
                    o.train.ring_slots, o.train.bf16_compute ? "bf16" : "fp32",
                    o.train.bf16_staging ? "bf16" : "fp32", o.train.split_embedding ? "split" : "dense",
+                   trainer.plan().bucketed() ? "MLP-first" : "whole-layer",
                    o.train.max_grad_norm > 0 ? fmt::format(", clip {}", o.train.max_grad_norm) : "",
                    trainer.firstStep(), variants.size() > 1 ? o.steps * static_cast<int64_t>(variants.size()) : o.steps);
   std::ofstream metrics;
@@ -532,6 +533,7 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
     o.train.activations = parseActivationPolicy(o.activations);
     o.train.attention = parseAttentionChoice(o.attention);
     o.train.split_embedding = o.embedding_update == "split";
+    o.train.gradient_buckets = o.grad_buckets == "split";
     o.train.total_steps = o.steps;
     o.train.bf16_compute = o.precision == "bf16" || (o.precision == "auto" && ctx.device == DeviceKind::kCuda);
     checkSettings(o, num_workers);
@@ -698,6 +700,7 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
       req.gpu_budget_gib = o.train.gpu_memory_budget_gib;
       req.clip = o.train.max_grad_norm > 0;
       req.split_embedding = o.train.split_embedding;
+      req.gradient_buckets = o.train.gradient_buckets;
       req.bf16_staging = o.train.bf16_staging;
       req.machine_file = o.machine;
       req.calibration_file = o.calibration;

@@ -88,6 +88,13 @@ void addTrainOptions(CLI::App& app, TrainJobOptions& o) {
                 "of the step) or dense (the whole embedding after the last layer). Results agree to "
                 "fp32 rounding; split needs the cpu reduction route and falls back to dense otherwise")
       ->check(CLI::IsMember({"split", "dense"}))->capture_default_str();
+  g->add_option("--grad-buckets", o.grad_buckets, "How a decoder layer's gradient goes to the "
+                "leader: split (two buckets, as DDP's: its MLP's and post-attention norm's as soon as "
+                "their backward is done, so the leader's AdamW of them runs beside the attention's "
+                "backward; then the rest) or whole (after the layer). The same update either way; "
+                "early only on the cpu reduction route, and one bucket when the state is sharded "
+                "across nodes")
+      ->check(CLI::IsMember({"split", "whole"}))->capture_default_str();
   g->add_option("--max-kept-layers", o.train.max_kept_layers, "At most this many decoder layers "
                 "keep their activations per step (-1: no cap)")->capture_default_str();
   g->add_option("--gpu-memory-budget", o.train.gpu_memory_budget_gib, "GiB of its GPU a worker "

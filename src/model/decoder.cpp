@@ -624,7 +624,8 @@ at::Tensor decoderLayerForward(const ModelConfig& c, const UnitLayout& unit, con
 
 at::Tensor decoderLayerBackward(const ModelConfig& c, const UnitLayout& unit, const at::Tensor& flat,
                                 const LayerActivations& a, const at::Tensor& gradOut,
-                                const AttentionContext& ctx, const at::Tensor& gradFlatAccum) {
+                                const AttentionContext& ctx, const at::Tensor& gradFlatAccum,
+                                const std::function<void()>& onMlpGradients) {
   if (a.isAttentionOnly()) {
     // The attention-output policy: recompute the layer around the kept attention output
     // (norm, q/k/v, o_proj, MLP), never the attention itself, then back-propagate as if kept.
@@ -633,7 +634,7 @@ at::Tensor decoderLayerBackward(const ModelConfig& c, const UnitLayout& unit, co
       Scope sc("bwd.recompute_around_attention");
       layerForward(c, unit, flat, a.x, ctx, &full, &a);
     }
-    return decoderLayerBackward(c, unit, flat, full, gradOut, ctx, gradFlatAccum);
+    return decoderLayerBackward(c, unit, flat, full, gradOut, ctx, gradFlatAccum, onMlpGradients);
   }
   const int64_t B = a.x.size(0), T = a.x.size(1), C = c.hiddenSize, N = B * T;
   const int64_t H = c.numHeads, KV = c.numKvHeads, D = c.headDim, Q = H * D, KVD = KV * D;
@@ -681,6 +682,7 @@ at::Tensor decoderLayerBackward(const ModelConfig& c, const UnitLayout& unit, co
     });
     dh2 = Tensor();
   }
+  if (onMlpGradients) onMlpGradients();  // g.postNorm, g.gate/up/down (and biases) are complete
   // ---- attention: h1 = x + o_proj(attn).
   Tensor dattn = backProject(dh1, a.attn, p.o, g.o, g.ob, "bwd.o_proj");
   const Tensor wq = c.qkNorm ? p.qNorm : Tensor(), wk = c.qkNorm ? p.kNorm : Tensor();

@@ -18,6 +18,7 @@
 #include <ATen/core/Tensor.h>
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "model/config.h"
@@ -160,11 +161,15 @@ at::Tensor decoderLayerForward(const ModelConfig& config, const UnitLayout& unit
 /// first, the attention itself is not): adds
 /// d(loss)/d(flat) to `gradFlatAccum` (fp32 [unit.numel], on flat's device; weight gradients by
 /// GEMMs with fp32 output) and returns d(loss)/d(x) [B, T, C] in flat's dtype. `flat` must hold
-/// the same weights as in the forward; `gradOut` [B, T, C] any float dtype.
+/// the same weights as in the forward; `gradOut` [B, T, C] any float dtype. `onMlpGradients`,
+/// when set, is called once the work that adds the post-attention norm's and the MLP's gradients
+/// (gradFlatAccum's [ParamLayout::gradientBucketSplits()[unit], numel)) has been issued on the
+/// current stream and before any attention work: the caller may hand that bucket off then.
 at::Tensor decoderLayerBackward(const ModelConfig& config, const UnitLayout& unit,
                                 const at::Tensor& flat, const LayerActivations& acts,
                                 const at::Tensor& gradOut, const AttentionContext& ctx,
-                                const at::Tensor& gradFlatAccum);
+                                const at::Tensor& gradFlatAccum,
+                                const std::function<void()>& onMlpGradients = {});
 
 struct UnitGrads {
   at::Tensor gradInput;  // [B, T, C]: d(loss)/d(x)

@@ -84,6 +84,16 @@ ParamLayout ParamLayout::build(const ModelConfig& c) {
   return l;
 }
 
+std::vector<int64_t> ParamLayout::gradientBucketSplits() const {
+  std::vector<int64_t> splits(units.size(), 0);
+  for (const UnitLayout& u : units) {
+    if (u.kind != UnitKind::Decoder) continue;
+    const ParamEntry& e = u.get("model.layers." + std::to_string(u.layer) + ".post_attention_layernorm.weight");
+    splits[u.index] = e.offset;
+  }
+  return splits;
+}
+
 int64_t ParamLayout::totalNumel() const {
   int64_t n = 0;
   for (const auto& u : units) n += u.numel;

@@ -61,6 +61,11 @@ struct ParamLayout {
   int64_t totalNumel() const;
   /// Number of real parameters (without padding).
   int64_t parameterCount() const;
+  /// Per unit, where the part of its gradient that its backward finishes first begins
+  /// (ChunkPlan::bucket_splits): a decoder layer's post_attention_layernorm offset, since
+  /// decoderLayerBackward completes the post-attention norm and MLP gradients ([that offset,
+  /// numel)) before the attention's; 0 (one bucket) for the embedding and the head.
+  std::vector<int64_t> gradientBucketSplits() const;
   /// Locates an HF tensor name; returns false when no unit holds it.
   bool locate(const std::string& name, int* unit, const ParamEntry** entry) const;
   /// Every parameter as (name, shape), for formats::checkTensors.

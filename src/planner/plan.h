@@ -31,6 +31,7 @@ struct PlanRequest {
   bool clip = false;           // --max-grad-norm > 0
   bool bf16_staging = false;   // --grad-dtype bf16
   bool split_embedding = true; // --embedding-update split (the cpu reduction route only)
+  bool gradient_buckets = true; // --grad-buckets split (the cpu reduction route hands off early)
   std::string machine_file;    // --machine: predict for this machine (no calibration)
   std::string calibration_file;  // the cache ("" : CalibrationCache::defaultPath())
   int leader_cores = 0;        // the leader's cores (launcher placement; 0: the machine's)

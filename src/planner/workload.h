@@ -39,6 +39,9 @@ struct Workload {
   bool flash_lse = true;           // kept activations carry fp32 LSE per head (bf16 CUDA)
   bool split_embedding = true;     // the row-split embedding update (--embedding-update split;
                                    // the runtime applies it on the cpu reduction route only)
+  int64_t layer_bucket_split = 0;  // gradient buckets (--grad-buckets split): elements of a
+                                   // decoder unit before its MLP bucket, which is handed off
+                                   // first (model::ParamLayout::gradientBucketSplits; 0: whole)
 
   /// Token rows of a step (runtime/token_rows.h), an upper bound: min(V, B * T). Uniformly
   /// random tokens reach V (1 - exp(-B T / V)) rows, text far fewer.

@@ -20,6 +20,12 @@ class CpuReduction final : public Reduction {
     r.subslot = env_.w;
     return r;
   }
+  bool reducesBuckets() const override { return true; }
+  ReducedGradient reduceBucket(int u, const at::Tensor& part_fp32, int64_t offset) override {
+    ReducedGradient r = reduce(u, part_fp32);
+    r.offset = offset;
+    return r;
+  }
 };
 
 }  // namespace

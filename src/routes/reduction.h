@@ -17,6 +17,8 @@
 
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
+#include <string>
 
 #include "routes/route_env.h"
 
@@ -51,6 +53,16 @@ class Reduction {
   /// it is ordered after the current stream or keeps it alive). Collective over the workers for
   /// the routes that reduce among them.
   virtual ReducedGradient reduce(int u, const at::Tensor& grad_fp32) = 0;
+  /// Whether reduceBucket() applies: a gradient bucket (ChunkPlan::bucket_splits) can go to the
+  /// leader before the rest of its unit's gradient exists. Routes that reduce among the workers
+  /// reduce whole units (one collective per unit), so their units go after the backward.
+  virtual bool reducesBuckets() const { return false; }
+  /// Reduces the part [offset, offset + part_fp32.numel()) of unit u's gradient (contiguous fp32
+  /// on the compute device); only where reducesBuckets(). Not collective.
+  virtual ReducedGradient reduceBucket(int u, const at::Tensor& part_fp32, int64_t offset) {
+    (void)u, (void)part_fp32, (void)offset;
+    throw std::logic_error(std::string("reduction route ") + name() + " reduces whole units only");
+  }
   /// Device bytes held outside LibTorch's caching allocator (IPC gradient buffers).
   virtual int64_t deviceBytes() const { return 0; }
 

@@ -4,8 +4,11 @@
 // Hand-off order follows backward: the head unit (final norm, + LM head when untied), decoder
 // layers L..1, then the embedding (last, because with tied embeddings it also collects the
 // LM head's gradient). With the row-split embedding update the embedding goes twice: its rows
-// outside the step's token rows right after the head, its token rows last. Each unit's gradient is cut into chunks of at most chunk_numel
-// elements; chunk i of step s (1-based) is the (s-1)*chunksPerStep()+i'th chunk of the run,
+// outside the step's token rows right after the head, its token rows last. A unit with a
+// gradient bucket split (as DDP's buckets: the part of a gradient its backward finishes first
+// goes first) hands off [split, numel) before [0, split): a decoder layer's MLP and
+// post-attention norm while its attention's backward still runs. Each unit's gradient, or each
+// bucket, is cut into chunks of at most chunk_numel elements; chunk i of step s (1-based) is the (s-1)*chunksPerStep()+i'th chunk of the run,
 // and that global sequence number k picks the staging-ring slot (k mod S) and its use count
 // (k div S). Leader and workers compute the same plan independently.
 #pragma once
@@ -51,22 +54,42 @@ struct ChunkPlan {
   /// Whether workers write the kEmbeddingDense slots (tied embeddings: the LM head's share);
   /// false (untied): they only publish them, and the leader uses a zero gradient.
   bool dense_pass_written = true;
+  /// Per unit: where its first-handed-off bucket begins (0 < split < numel), or 0 for one
+  /// bucket (model::ParamLayout::gradientBucketSplits).
+  std::vector<int64_t> bucket_splits;
 
   /// Throws UserError when chunk_numel < 1 or a unit is empty. With `split_embedding` the
   /// embedding (unit 0) is handed off twice per step: kEmbeddingDense chunks right after the
   /// head unit's, kEmbeddingTokens chunks last (same element ranges; the unit's version is
   /// published after the last of these); otherwise once, last.
+  /// `bucket_splits` (empty, or one per unit): unit u with 0 < bucket_splits[u] < its numel is
+  /// handed off in two buckets, [split, numel) then [0, split), each cut into chunks; the
+  /// unit's version is published after the last chunk of the second. A split outside
+  /// (0, numel) means one bucket. Throws UserError on a size mismatch.
   static ChunkPlan build(const std::vector<int64_t>& unit_numels, int64_t chunk_numel,
-                         bool split_embedding = false);
+                         bool split_embedding = false,
+                         const std::vector<int64_t>& bucket_splits = {});
   /// The chunks of one step (what build() makes, without making them).
   static int64_t countChunks(const std::vector<int64_t>& unit_numels, int64_t chunk_numel,
-                             bool split_embedding = false);
+                             bool split_embedding = false,
+                             const std::vector<int64_t>& bucket_splits = {});
   /// Throws UserError, naming --chunk-numel, the count and the smallest --chunk-numel that
   /// stays within kMaxChunksPerStep, when chunk_numel < 1 or a step would have more chunks
   /// than that (each is a hand-off with its own synchronisation: a step of millions of tiny
   /// chunks runs for hours and its plan alone takes gigabytes). Called by build().
   static void checkChunkCount(const std::vector<int64_t>& unit_numels, int64_t chunk_numel,
-                              bool split_embedding = false);
+                              bool split_embedding = false,
+                              const std::vector<int64_t>& bucket_splits = {});
+  /// Whether any unit is handed off in two buckets.
+  bool bucketed() const {
+    for (int64_t s : bucket_splits)
+      if (s > 0) return true;
+    return false;
+  }
+  /// Unit u's bucket split (0: one bucket).
+  int64_t bucketSplit(int u) const {
+    return u >= 0 && u < static_cast<int>(bucket_splits.size()) ? bucket_splits[u] : 0;
+  }
 
   int64_t chunksPerStep() const { return static_cast<int64_t>(chunks.size()); }
   /// The global sequence number of chunk `i` of step `step` (1-based).

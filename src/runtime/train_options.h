@@ -122,6 +122,10 @@ struct TrainOptions {
   bool split_embedding = true;       // row-split embedding update (runtime/token_rows.h): the
                                      // rows outside the step's tokens updated right after the
                                      // head; needs the cpu reduction route (else: whole, last)
+  bool gradient_buckets = true;      // a decoder layer's gradient goes to the leader in two
+                                     // buckets, its MLP's first, while its attention's backward
+                                     // runs (ChunkPlan::bucket_splits; the cpu reduction route
+                                     // sends it early, the others after the layer); one node
   // AdamW (torch.optim.AdamW semantics; decay only on ndim >= 2, as HF Trainer)
   double lr = 1e-3;
   double beta1 = 0.9;

@@ -141,7 +141,11 @@ Trainer::Trainer(const RankContext& ctx, const std::string& model_dir, const Tra
     // packed token-row hand-offs are whole chunks on every node: not sharded across nodes.
     opts_.split_embedding = opts.split_embedding && opts.reduction == ReductionRoute::kCpu &&
                             !shardedAcrossNodes(ctx, opts);
-    plan_ = ChunkPlan::build(numels, opts.chunk_numel, opts_.split_embedding);
+    // Gradient buckets: not across nodes sharding the state, whose owned parts (and their
+    // checkpoints) follow the chunk boundaries.
+    const bool buckets = opts.gradient_buckets && !shardedAcrossNodes(ctx, opts);
+    plan_ = ChunkPlan::build(numels, opts.chunk_numel, opts_.split_embedding,
+                             buckets ? layout_.gradientBucketSplits() : std::vector<int64_t>{});
     plan_.dense_pass_written = config_.tieWordEmbeddings;
     shards_ = NodeShards::build(plan_, shardedAcrossNodes(ctx, opts) ? ctx.num_nodes : 1,
                                 shardedAcrossNodes(ctx, opts) ? ctx.node_id : 0);

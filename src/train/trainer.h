@@ -190,6 +190,8 @@ class Trainer {
 
   const model::ModelConfig& config() const { return config_; }
   const model::ParamLayout& layout() const { return layout_; }
+  /// The step's hand-off plan (chunks, buckets), the same on every rank of the node.
+  const ChunkPlan& plan() const { return plan_; }
   const shm::Segment& segment() const { return seg_; }
   /// Gathers every rank's trace_events of `rec` to world rank 0 and writes a Chrome/Perfetto
   /// trace file there (open it in ui.perfetto.dev or chrome://tracing). Collective.

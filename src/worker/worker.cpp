@@ -61,6 +61,7 @@ double sec(uint64_t a, uint64_t b) { return (b - a) * 1e-9; }
 // Unit gradients the backward may have queued for the hand-off thread while the layers' inputs
 // are in host memory (see the backward loop): the GPU keeps two layers of work queued.
 constexpr int kPendingGradients = 3;
+const std::function<void()> kNoHook;
 }  // namespace
 
 /// A unit's gradient on its way to the leader.
@@ -73,6 +74,10 @@ struct HandoffJob {
   int subslot = 0;     // staging sub-slot it goes to
   ChunkPass pass = ChunkPass::kWhole;  // kEmbeddingTokens: grad is packed (TokenRows order);
                                        // kEmbeddingDense without grad: publish, write nothing
+  // The pass's chunks of the unit this job writes: [chunk_first, chunk_end) of its list in plan
+  // order (a gradient bucket, ChunkPlan::bucket_splits), or all of them (chunk_end < 0).
+  int64_t chunk_first = 0, chunk_end = -1;
+  bool ends_unit = true;  // the unit's last job (counted by waitPendingUnits)
 #ifdef SLIDEDP_WITH_CUDA
   std::shared_ptr<at::cuda::CUDAEvent> ready;  // grad computed (recorded on its stream)
 #endif
@@ -104,6 +109,7 @@ struct Worker::Impl {
   std::unique_ptr<routes::Delivery> delivery;
   std::unique_ptr<routes::Reduction> reduction;
   std::vector<std::vector<int64_t>> unit_chunks;  // per unit: indices into plan.chunks
+  std::vector<int64_t> first_bucket_chunks;       // per unit: chunks of its first bucket (0: one)
   std::vector<int64_t> dense_chunks, token_chunks;  // the row-split embedding's two passes
   // The step's token rows (the row-split embedding update): the union over every worker of
   // the input tokens' bitmap; read by the hand-off thread until the step's waitIdle().
@@ -115,6 +121,7 @@ struct Worker::Impl {
   std::condition_variable cv;
   std::deque<HandoffJob> queue;
   int in_flight = 0;
+  int units_in_flight = 0;  // jobs queued or running that end their unit
   bool stopping = false;
   std::exception_ptr handoff_error;
   std::thread handoff_thread;
@@ -168,6 +175,10 @@ struct Worker::Impl {
       (pass == ChunkPass::kWhole ? unit_chunks[plan.chunks[i].unit]
        : pass == ChunkPass::kEmbeddingDense ? dense_chunks : token_chunks).push_back(i);
     }
+    first_bucket_chunks.assign(layout.numUnits(), 0);
+    for (int u = 0; u < layout.numUnits(); ++u)
+      for (int64_t i : unit_chunks[u])
+        first_bucket_chunks[u] += plan.bucketSplit(u) > 0 && plan.chunks[i].begin >= plan.bucketSplit(u);
     // The resident embedding: tied, the delivery copy whole on the node (fully sharded across
     // nodes, each slot has a pinned gather buffer the host budget counts K of).
     sched.K = opts.window_slots;
@@ -487,16 +498,17 @@ struct Worker::Impl {
     {
       std::unique_lock<std::mutex> lock(mu);
       if (handoff_error) std::rethrow_exception(handoff_error);
+      units_in_flight += job.ends_unit;
       queue.push_back(std::move(job));
       ++in_flight;
     }
     cv.notify_all();
   }
 
-  /// Waits until fewer than `n` hand-offs are queued or running (n >= 1).
-  void waitPending(int n) {
+  /// Waits until fewer than `n` units' hand-offs are queued or running (n >= 1).
+  void waitPendingUnits(int n) {
     std::unique_lock<std::mutex> lock(mu);
-    cv.wait(lock, [&] { return in_flight < n || handoff_error; });
+    cv.wait(lock, [&] { return units_in_flight < n || handoff_error; });
     if (handoff_error) std::rethrow_exception(handoff_error);
   }
 
@@ -529,6 +541,7 @@ struct Worker::Impl {
       {
         std::lock_guard<std::mutex> lock(mu);
         --in_flight;
+        units_in_flight -= job.ends_unit;
         job = HandoffJob();  // drop the gradient before signalling
       }
       cv.notify_all();
@@ -561,7 +574,9 @@ struct Worker::Impl {
     const std::vector<int64_t>& chunks = job.pass == ChunkPass::kWhole ? unit_chunks[job.unit]
                                          : job.pass == ChunkPass::kEmbeddingDense ? dense_chunks
                                                                                   : token_chunks;
-    for (int64_t i : chunks) {
+    const int64_t chunk_end = job.chunk_end < 0 ? static_cast<int64_t>(chunks.size()) : job.chunk_end;
+    for (int64_t ci = job.chunk_first; ci < chunk_end; ++ci) {
+      const int64_t i = chunks[ci];
       const Chunk& c = plan.chunks[i];
       const int64_t k = plan.sequence(job.step - base_step, i);
       const int slot = static_cast<int>(k % S);
@@ -604,19 +619,52 @@ struct Worker::Impl {
   /// `pass`: the row-split embedding's passes (grad undefined for an untied dense pass:
   /// the chunks are published without data; the cpu route, so nothing to reduce).
   void handOff(int64_t step, int u, at::Tensor grad_fp32, ChunkPass pass = ChunkPass::kWhole) {
+    if (!grad_fp32.defined()) {
+      HandoffJob job;
+      job.step = step;
+      job.unit = u;
+      job.pass = pass;
+      job.subslot = w;
+      enqueue(std::move(job));
+      return;
+    }
+    enqueueReduced(step, u, pass, reduction->reduce(u, grad_fp32), 0, -1, true);
+  }
+
+  /// Gradient buckets (ChunkPlan::bucket_splits): hands off decoder unit u's first bucket,
+  /// [split, numel) of `grad_fp32`, which its backward has completed (decoderLayerBackward's
+  /// onMlpGradients), while the rest of that backward runs. Only on a route that reduces
+  /// buckets; returns whether it did (then handOffRest() sends the rest, else handOff() all).
+  bool handOffFirstBucket(int64_t step, int u, const at::Tensor& grad_fp32) {
+    const int64_t split = plan.bucketSplit(u), n = grad_fp32.numel();
+    if (split <= 0 || !reduction->reducesBuckets()) return false;
+    enqueueReduced(step, u, ChunkPass::kWhole,
+                   reduction->reduceBucket(u, grad_fp32.narrow(0, split, n - split), split), 0,
+                   first_bucket_chunks[u], false);
+    return true;
+  }
+  /// The rest, [0, split), after the unit's backward.
+  void handOffRest(int64_t step, int u, const at::Tensor& grad_fp32) {
+    const int64_t split = plan.bucketSplit(u);
+    enqueueReduced(step, u, ChunkPass::kWhole, reduction->reduceBucket(u, grad_fp32.narrow(0, 0, split), 0),
+                   first_bucket_chunks[u], -1, true);
+  }
+
+  /// Queues a reduced gradient for chunks [first, end) of the pass's chunk list of unit u
+  /// (end < 0: to its end); its CUDA readiness is the route's event or the current stream's
+  /// work queued so far.
+  void enqueueReduced(int64_t step, int u, ChunkPass pass, routes::ReducedGradient r, int64_t first,
+                      int64_t end, bool ends_unit) {
     HandoffJob job;
     job.step = step;
     job.unit = u;
     job.pass = pass;
-    job.subslot = w;
-    if (!grad_fp32.defined()) {
-      enqueue(std::move(job));
-      return;
-    }
-    routes::ReducedGradient r = reduction->reduce(u, grad_fp32);
     job.grad = std::move(r.grad);
     job.offset = r.offset;
     job.subslot = r.subslot;
+    job.chunk_first = first;
+    job.chunk_end = end;
+    job.ends_unit = ends_unit;
 #ifdef SLIDEDP_WITH_CUDA
     if (cuda) {
       job.ready = std::move(r.ready);
@@ -893,16 +941,20 @@ struct Worker::Impl {
       UnitBackwardSpan span{u, nowNs(), 0};
       at::Tensor g = profiling::scoped("worker.grad_zero",
                                        [&] { return at::zeros({layout.units[u].numel}, f32); });
+      // The MLP's bucket goes to the leader once the last micro-batch's MLP backward is issued.
+      bool first_bucket_sent = false;
+      const std::function<void()> mlp_done = [&] { first_bucket_sent = handOffFirstBucket(s, u, g); };
       for (size_t i = 0; i < mbs.size(); ++i) {
+        const std::function<void()>& hook = i + 1 == mbs.size() ? mlp_done : kNoHook;
         if (!kept[u].empty()) {
           mbs[i].h = model::decoderLayerBackward(config, layout.units[u], cur, kept[u][i], mbs[i].h,
-                                                 mbs[i].attn, g);
+                                                 mbs[i].attn, g, hook);
           kept[u][i] = model::LayerActivations();  // free it now
         } else {
           model::LayerActivations a;  // recompute
           model::decoderLayerForward(config, layout.units[u], cur, act_dev[i], mbs[i].attn, &a);
           mbs[i].h = model::decoderLayerBackward(config, layout.units[u], cur, a, mbs[i].h,
-                                                 mbs[i].attn, g);
+                                                 mbs[i].attn, g, hook);
         }
       }
       acts[u].clear();
@@ -917,8 +969,11 @@ struct Worker::Impl {
       // fp32 unit each: 8 GiB above the 64K-token step's working set on 1xH200, 2026-12-03):
       // issue at most kPendingGradients ahead of the hand-offs then. Such layers run long
       // (long sequences), so the GPU still has the next ones queued.
-      if (cuda && (opts.offload_activations || offloaded_inputs > 0)) waitPending(kPendingGradients);
-      handOff(s, u, g);
+      if (cuda && (opts.offload_activations || offloaded_inputs > 0)) waitPendingUnits(kPendingGradients);
+      if (first_bucket_sent)
+        handOffRest(s, u, g);
+      else
+        handOff(s, u, g);
       span.end_ns = nowNs();
       st.backward.push_back(span);
       st.trace.push_back({fmt::format("backward unit {}", u), 0, span.begin_ns, span.end_ns});

@@ -5,7 +5,9 @@
 //    divide the tokens, plain causal rows and packed documents (position_ids resets);
 //  - the attention-output policy (LayerActivations::attentionOnly) against keep and
 //    recompute: the same gradients, fewer bytes kept, and the attention not run in backward;
-//  - the tile size chosen from the budget (mlpTileRows) at the Qwen3-4B shape.
+//  - the tile size chosen from the budget (mlpTileRows) at the Qwen3-4B shape;
+//  - the gradient-bucket hook (decoderLayerBackward's onMlpGradients) on every one of these
+//    paths: called once, when the MLP bucket's gradient is final and the rest not begun.
 //
 // Tolerances (fp32 on CPU):
 //  - tiled vs untiled forward and input gradient: relMaxError <= 1e-6. Every row's arithmetic
@@ -247,6 +249,42 @@ TEST_P(LongSequenceLayer, AttentionOutputPolicyDoesNotRunTheAttentionInBackward)
   auto dxa = decoderLayerBackward(k.m.config, unit, k.units[k.u], a, k.dy, k.ctx, ga);
   auto dxb = decoderLayerBackward(k.m.config, unit, k.units[k.u], b, k.dy, k.ctx, gb);
   EXPECT_FALSE(at::equal(dxa, dxb));
+}
+
+TEST_P(LongSequenceLayer, MlpGradientHookSeesTheFinalMlpBucketBeforeTheAttention) {
+  // The worker hands [split, numel) to the leader from this hook while the attention's
+  // backward still runs (ChunkPlan::bucket_splits): at the call those elements must hold their
+  // final values and [0, split) must not have been touched yet (the accumulator starts at 0).
+  for (int64_t tile : {int64_t{-1}, int64_t{16}}) {
+    for (Mode mode : {Mode::kKeep, Mode::kAttentionOnly}) {
+      TileSetting t(tile);
+      const LayerCase k = makeCase(GetParam(), 2, 37, false);
+      at::NoGradGuard noGrad;
+      const auto& unit = k.m.layout.units[k.u];
+      const int64_t split = k.m.layout.gradientBucketSplits().at(static_cast<size_t>(k.u));
+      ASSERT_GT(split, 0);
+      ASSERT_LT(split, unit.numel);
+      LayerActivations acts;
+      decoderLayerForward(k.m.config, unit, k.units[k.u], k.x, k.ctx, &acts);
+      if (mode == Mode::kAttentionOnly) acts = acts.attentionOnly();
+      auto g = at::zeros({unit.numel}, at::kFloat);
+      at::Tensor at_hook;
+      int calls = 0;
+      decoderLayerBackward(k.m.config, unit, k.units[k.u], acts, k.dy, k.ctx, g, [&] {
+        ++calls;
+        at_hook = g.clone();
+      });
+      const std::string what = GetParam() + (tile > 0 ? " tiled" : " untiled") +
+                               (mode == Mode::kKeep ? ", kept" : ", attention output");
+      ASSERT_EQ(calls, 1) << what;
+      EXPECT_TRUE(at::equal(at_hook.narrow(0, split, unit.numel - split), g.narrow(0, split, unit.numel - split)))
+          << what << ": the MLP bucket changed after the hook";
+      EXPECT_EQ(at_hook.narrow(0, 0, split).abs().max().item<float>(), 0.0f)
+          << what << ": the attention's gradient was written before the hook";
+      EXPECT_GT(g.narrow(0, 0, split).abs().max().item<float>(), 0.0f) << what;
+      EXPECT_GT(g.narrow(0, split, unit.numel - split).abs().max().item<float>(), 0.0f) << what;
+    }
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, LongSequenceLayer,

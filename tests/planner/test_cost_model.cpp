@@ -102,6 +102,25 @@ TEST(CostModel, HandComputedTimelineKeepAll) {
   near(p.tokens_per_s, 1000 / 9.5);
 }
 
+// Gradient buckets (ChunkPlan::bucket_splits), the layer split at 5e5 of its 2e6 elements: the
+// MLP bucket (1.5e6) is ready when the backward of [0, 5e5) and the attention is left:
+// a = 2 n (2 x 5e5 + 4 H D T) / R_bwd = 2 x 1000 x 1.004e6 / 8.008e9 s before the layer's end 5.5.
+//   hand-offs: MLP bucket (5.5 - a) + 0.75, rest 5.5 -> after it + 0.25, emb + 0.5.
+//   leader: MLP bucket from 6.25 - a for 1.5, rest 0.5, emb 1.0 -> step 9.25 - a (against 9.5).
+// The GPU route reduces whole units after the layer: no change.
+TEST(CostModel, HandComputedGradientBuckets) {
+  Workload w = toyWorkload();
+  w.layer_bucket_split = 500000;
+  const double a = 2.0 * 1000 * (2.0 * 500000 + 4.0 * 1000) / 8.008e9;
+  const Prediction p = predict(w, toyMachine(), bigChunks());
+  near(p.step_s, 9.25 - a);
+  near(p.busy.cpu_update, 4.0);
+  near(p.busy.d2h_gpu, 2.0);
+  Policy gpu = bigChunks();
+  gpu.reduction = ReductionRoute::kGpu;
+  near(predict(w, toyMachine(), gpu).step_s, predict(toyWorkload(), toyMachine(), gpu).step_s);
+}
+
 // The DMA beside the pass (host.update_dma_share = 1): G = 1, CPU route, f32 gradients (g = 4),
 // bf16 deliveries (e = 2): 30 + 4 + 2 = 36 B per element at 3e7 B/s = 1.2 s per 1e6.
 //   leader: head 4.0-5.2, layer (hand-off 5.5-6.5) 6.5-8.9, emb 8.9-10.1 -> step 10.1.
