@@ -116,8 +116,9 @@ TEST(TrainingJob, RowSplitEmbeddingUpdateMatchesDense) {
 // attention's backward, ChunkPlan::bucket_splits) change when chunks cross, not what the leader
 // computes: each element's AdamW step sees the same summed gradient, so the optimizer state
 // after 4 steps is byte-identical to whole-layer hand-offs. 2 workers, the cpu route (buckets
-// go early; with 2 micro-batches only after the last one's MLP backward) and the mpi route
-// (the plan is bucketed, the reduced shards go after the layer). With exact clipping the global
+// go early; with 2 micro-batches only after the last one's MLP backward) and the route that
+// reduces among the workers (`gpu`: MPI_Reduce_scatter_block on CPU workers; the plan is
+// bucketed, the reduced shards go after the layer). With exact clipping the global
 // norm is summed in another chunk order: losses agree to 1e-6.
 TEST(TrainingJob, GradientBucketsChangeNothingButTheOrder) {
   struct Case {
@@ -128,7 +129,7 @@ TEST(TrainingJob, GradientBucketsChangeNothingButTheOrder) {
   const std::vector<Case> cases = {
       {"cpu", {"--reduction", "cpu"}, true},
       {"cpu-micro", {"--reduction", "cpu", "--micro-batch-rows", "1"}, true},
-      {"mpi", {"--reduction", "mpi"}, true},
+      {"reduce-scatter", {"--reduction", "gpu"}, true},  // MPI_Reduce_scatter_block on CPU workers
       {"cpu-clip", {"--reduction", "cpu", "--max-grad-norm", "0.5"}, false}};
   for (const Case& c : cases) {
     std::map<std::string, std::map<int, std::string>> loss;
