@@ -735,15 +735,6 @@ UnitGrads decoderLayerBackward(const ModelConfig& c, const UnitLayout& unit, con
   return r;
 }
 
-int64_t lossChunkTokens(int64_t chunkTokens, int64_t V) {
-  if (chunkTokens > 0) return chunkTokens;
-  // 2^30 logits (2 GiB in bf16): the LM-head dW GEMM accumulates into the fp32 [V, C] gradient
-  // once per chunk, and larger chunks amortise that read-modify-write. Measured on 1xH200,
-  // Qwen3-4B, 8 x 4096 tokens (bench_layer --loss-chunks): head fwd+bwd 125.7 ms at 2^29
-  // logits per chunk, 121.3 at 2^30, 120.6 at 2^31.
-  return std::clamp<int64_t>((int64_t{1} << 30) / std::max<int64_t>(V, 1), 1024, 16384);
-}
-
 HeadResult headForwardBackward(const ModelConfig& c, const UnitLayout& headUnit,
                                const at::Tensor& headFlat, const at::Tensor& embedFlat,
                                const at::Tensor& hidden, const at::Tensor& labels,

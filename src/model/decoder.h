@@ -23,6 +23,7 @@
 
 #include "model/config.h"
 #include "model/hf_checkpoint.h"
+#include "model/memory_terms.h"
 #include "model/param_layout.h"
 #include "model/rope.h"  // defines: ropeInvFreq, ropeCosSin (every rope type)
 
@@ -139,9 +140,10 @@ struct LayerActivations {
 
 /// Whether a layer kept on this device and dtype carries its attention's log-sum-exp, so the
 /// attention-output policy (LayerActivations::attentionOnly) applies: bf16 on CUDA, fp32 or
-/// bf16 on CPU.
+/// bf16 on CPU (memory_terms.h, by element size).
 inline bool keepsAttentionLse(bool cuda, at::ScalarType dtype) {
-  return cuda ? dtype == at::kBFloat16 : (dtype == at::kFloat || dtype == at::kBFloat16);
+  if (dtype != at::kFloat && dtype != at::kBFloat16) return false;
+  return keepsAttentionLse(cuda, dtype == at::kFloat ? int64_t{4} : int64_t{2});
 }
 
 
@@ -204,8 +206,7 @@ HeadResult headForwardBackward(const ModelConfig& config, const UnitLayout& head
                                const at::Tensor& hidden, const at::Tensor& labels,
                                int64_t chunkTokens = 0, double gradScale = 1.0);
 
-/// The loss chunk headForwardBackward uses for `chunkTokens` (0 = auto) and vocabulary V.
-int64_t lossChunkTokens(int64_t chunkTokens, int64_t V);
+// lossChunkTokens(chunkTokens, V): the loss chunk headForwardBackward uses (memory_terms.h).
 
 /// Logits [B, T, V] float32 of the head (no loss; for generation and tests). embedFlat is
 /// needed only when the embeddings are tied.

@@ -30,10 +30,7 @@ int64_t mlpTileRows(int64_t N, int64_t I, int64_t elementBytes) {
   const int64_t s = mlpTileTokens();
   if (s < 0 || N <= 1) return 0;
   if (s > 0) return s < N ? s : 0;
-  const int64_t rowBytes = 2 * I * elementBytes;
-  if (N * rowBytes <= kMlpTileAboveBytes) return 0;
-  const int64_t rows = std::max<int64_t>(256, kMlpTileBytes / rowBytes / 256 * 256);
-  return rows < N ? rows : 0;
+  return autoMlpTileRows(N, I, elementBytes);
 }
 
 Tensor mlpForwardTiled(const MlpWeights& w, const Tensor& h1, int64_t tileRows, Tensor* rstd2) {

@@ -15,6 +15,8 @@
 
 #include <cstdint>
 
+#include "model/memory_terms.h"  // kMlpTileAboveBytes, kMlpTileBytes, autoMlpTileRows
+
 namespace slidedp::model {
 
 /// The MLP half's weights as views into a decoder unit's flat buffer (compute dtype): the
@@ -37,14 +39,10 @@ struct MlpGrads {
 void setMlpTileTokens(int64_t tokens);
 int64_t mlpTileTokens();
 
-constexpr int64_t kMlpTileAboveBytes = int64_t{4} << 30;  // untiled up to 4 GiB of gate/up
-constexpr int64_t kMlpTileBytes = int64_t{512} << 20;     // a tile's gate/up output, bytes
-
 /// Rows per MLP tile for N tokens, I intermediate size, `elementBytes` of the compute dtype:
-/// 0 = untiled (the decoder's own path), else a multiple of 256 (auto) or the forced setting,
-/// always < N. Auto: N * 2I * elementBytes > kMlpTileAboveBytes gives
-/// max(256, kMlpTileBytes / (2I * elementBytes) rounded down to 256) rows (Qwen3-4B, bf16:
-/// 13568 rows, 528 MB of gate/up, about 1.5 GiB of backward temporaries per tile).
+/// 0 = untiled (the decoder's own path), else the forced setting (always < N) or, auto,
+/// autoMlpTileRows (memory_terms.h: Qwen3-4B, bf16: 13568 rows, 528 MB of gate/up, about
+/// 1.5 GiB of backward temporaries per tile).
 int64_t mlpTileRows(int64_t N, int64_t I, int64_t elementBytes);
 
 /// Forward of the MLP half: y [N, C] = h1 + down(silu(gate(n2)) * up(n2)), n2 = RMSNorm(h1)

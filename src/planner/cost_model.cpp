@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "common/errors.h"
+#include "model/memory_terms.h"
 #include "runtime/chunk_plan.h"
 #include "runtime/host_memory.h"
 
@@ -19,9 +20,22 @@ constexpr double kLeaderProcessBytes = 0.5 * kGiB;
 constexpr double kCudaWorkerProcessBytes = 1.5 * kGiB;
 constexpr double kCpuWorkerProcessBytes = 0.3 * kGiB;
 
-/// model::lossChunkTokens (decoder.cpp): the head's tokens per logits chunk.
-double lossChunkTokens(const Workload& w) {
-  return std::clamp<double>(double(int64_t{1} << 30) / double(std::max<int64_t>(w.V, 1)), 1024, 16384);
+/// The head's tokens per logits chunk at the default --loss-chunk-tokens.
+double lossChunkTokens(const Workload& w) { return double(model::lossChunkTokens(0, w.V)); }
+
+/// The workload's layer shape for the memory formulas (model/memory_terms.h).
+model::LayerMemoryShape memoryShape(const Workload& w) {
+  model::LayerMemoryShape s;
+  s.C = w.C;
+  s.I = w.I;
+  s.H = w.H;
+  s.KV = w.KV;
+  s.D = w.D;
+  s.V = w.V;
+  s.element_bytes = w.compute_bytes;
+  s.qk_norm = w.qk_norm;
+  s.lse = w.flash_lse;
+  return s;
 }
 
 struct Rates {
@@ -41,34 +55,22 @@ std::vector<std::pair<std::string, double>> ResourceBusy::items() const {
 }
 
 double mlpTileRows(const Workload& w, double mb_tokens) {
-  constexpr double kAboveBytes = double(int64_t{4} << 30), kTileBytes = double(int64_t{512} << 20);
-  const double row = 2.0 * double(w.I) * w.compute_bytes;
-  if (mb_tokens * row <= kAboveBytes) return 0;
-  const double rows = std::max(256.0, std::floor(kTileBytes / row / 256) * 256);
-  return rows < mb_tokens ? rows : 0;
+  return double(model::autoMlpTileRows(std::llround(mb_tokens), w.I, w.compute_bytes));
 }
 
 double keptBytes(const Workload& w, double tokens, double mb_tokens) {
-  const double es = w.compute_bytes, Q = double(w.H * w.D), KVD = double(w.KV * w.D);
-  const double gu = mlpTileRows(w, mb_tokens) > 0 ? 0 : 2 * double(w.I);
-  double per = es * ((Q + 2 * KVD) + Q + double(w.C) + gu) + 8;
-  if (w.qk_norm) per += 4.0 * double(w.H + w.KV);
-  if (w.cuda && w.compute_bytes == 2 && w.flash_lse) per += 4.0 * double(w.H);
-  return per * tokens;
+  return double(model::keptLayerBytes(memoryShape(w), std::llround(tokens), mlpTileRows(w, mb_tokens) > 0));
 }
 
 double attentionOutputBytes(const Workload& w, double tokens) {
-  return (w.compute_bytes * double(w.H * w.D) + 4.0 * double(w.H)) * tokens;
+  return double(model::attentionOutputBytes(memoryShape(w), std::llround(tokens)));
 }
 
 double reserveBytes(const Workload& w, double n, double n_mb, const Policy&) {
-  const double es = w.compute_bytes, C = double(w.C), I = double(w.I);
-  const double Q = double(w.H * w.D), KVD = double(w.KV * w.D), V = double(w.V);
-  const double head = lossChunkTokens(w) * V * es + 4 * es * n * C +
-                      4 * double(w.unit_numels.front() + w.unit_numels.back());
-  const double tile = mlpTileRows(w, n_mb);
-  const double temps = es * (n_mb * (8 * C + 3 * Q + 4 * (Q + 2 * KVD)) + (tile > 0 ? tile : n_mb) * 6 * I);
-  return head + keptBytes(w, n_mb, n_mb) + temps + 12.0 * double(w.maxUnitNumel()) + kGiB;
+  return double(model::reserveEstimateBytes(memoryShape(w), std::llround(n), std::llround(n_mb),
+                                            model::lossChunkTokens(0, w.V),
+                                            std::llround(mlpTileRows(w, n_mb)), w.unit_numels.front(),
+                                            w.unit_numels.back(), w.maxUnitNumel()));
 }
 
 std::string reserveShape(const Workload& w) {

@@ -132,17 +132,18 @@ struct Prediction {
 };
 
 /// Bytes a kept decoder layer holds beyond its input for `tokens` tokens in micro-batches of
-/// `mb_tokens` (worker.cpp keptBytes: a layer whose MLP runs tiled keeps no gate/up output).
+/// `mb_tokens` (model::keptLayerBytes, as the worker counts them: a layer whose MLP runs tiled
+/// keeps no gate/up output).
 double keptBytes(const Workload& w, double tokens, double mb_tokens);
-/// Bytes a layer keeping only its attention output holds beyond its input (worker.cpp
-/// attentionOutputBytes): the output [tokens, H D] and the fp32 log-sum-exp [H] per token.
+/// Bytes a layer keeping only its attention output holds beyond its input
+/// (model::attentionOutputBytes): the output [tokens, H D] and the fp32 log-sum-exp [H] per token.
 double attentionOutputBytes(const Workload& w, double tokens);
 /// Rows per MLP tile of a micro-batch of `mb_tokens` tokens at --mlp-tile-tokens 0 (auto), 0
-/// when untiled: model::mlpTileRows (src/model/mlp_tiles.h), whose constants it repeats (the
-/// planner has no LibTorch).
+/// when untiled: model::autoMlpTileRows (src/model/memory_terms.h), the worker's rule.
 double mlpTileRows(const Workload& w, double mb_tokens);
-/// What the head and the backward need above the end-of-forward level (worker.cpp
-/// reserveBytes, the shape estimate), for n tokens per worker and n_mb per micro-batch.
+/// What the head and the backward need above the end-of-forward level (the worker's shape
+/// estimate, model::reserveEstimateBytes at the default loss chunk), for n tokens per worker and
+/// n_mb per micro-batch.
 double reserveBytes(const Workload& w, double n, double n_mb, const Policy& p);
 
 /// The model's shape as calibration records it beside a measured reserve (machine.h

@@ -2,6 +2,7 @@
 
 #include "common/errors.h"
 #include "model/config.h"
+#include "model/memory_terms.h"
 #include "planner/calibration.h"
 
 namespace slidedp::planner {
@@ -29,7 +30,7 @@ Plan makePlan(const PlanRequest& r, const std::function<MachineDescription(const
                      r.G, p.machine.name, p.machine.gpus, p.machine.gpus);
     p.workload.cuda = !p.machine.cpu_workers;
     p.workload.compute_bytes = p.workload.cuda ? 2 : 4;
-    p.workload.flash_lse = p.workload.cuda;
+    p.workload.flash_lse = model::keepsAttentionLse(p.workload.cuda, p.workload.compute_bytes);
   } else {
     CalibrationCache cache(r.calibration_file.empty() ? CalibrationCache::defaultPath() : r.calibration_file);
     const std::string key = calibrationKey(r, p.workload);

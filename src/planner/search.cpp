@@ -42,7 +42,7 @@ int inputPlacementOffloads(const Workload& w, const MachineDescription& m, Polic
 }
 
 bool attentionOutputAvailable(const Workload& w) {
-  return w.cuda && w.compute_bytes == 2 && w.flash_lse;
+  return w.flash_lse;  // set from model::keepsAttentionLse (workload.cpp)
 }
 
 LayerSplit autoLayerSplit(const Workload& w, const MachineDescription& m, Policy p, double budget,

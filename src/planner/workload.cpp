@@ -4,6 +4,7 @@
 
 #include "common/errors.h"
 #include "model/config.h"
+#include "model/memory_terms.h"
 #include "model/param_layout.h"
 
 namespace slidedp::planner {
@@ -59,7 +60,7 @@ Workload makeWorkload(const model::ModelConfig& config, const std::string& model
   w.T = T;
   w.cuda = cuda;
   w.compute_bytes = cuda ? 2 : 4;
-  w.flash_lse = cuda;
+  w.flash_lse = model::keepsAttentionLse(cuda, w.compute_bytes);
   return w;
 }
 

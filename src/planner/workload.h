@@ -36,7 +36,9 @@ struct Workload {
   bool cuda = true;                // GPU workers (else CPU workers)
   int compute_bytes = 2;           // bf16 compute / delivery (4: fp32 from the master)
   bool clip = false;               // exact global-norm clipping (--max-grad-norm > 0)
-  bool flash_lse = true;           // kept activations carry fp32 LSE per head (bf16 CUDA)
+  bool flash_lse = true;           // kept activations carry fp32 LSE per head, so the
+                                   // attention-output policy applies (model::keepsAttentionLse:
+                                   // bf16 on CUDA, fp32 or bf16 on CPU workers)
   bool split_embedding = true;     // the row-split embedding update (--embedding-update split;
                                    // the runtime applies it on the cpu reduction route only)
   int64_t layer_bucket_split = 0;  // gradient buckets (--grad-buckets split): elements of a

@@ -24,6 +24,7 @@
 #include "common/log_line.h"
 #include "common/thread_placement.h"
 #include "model/decoder.h"
+#include "model/memory_terms.h"
 #include "model/mlp_tiles.h"
 #include "formats/fs_util.h"
 #include "profiling/gpu_profile.h"
@@ -327,18 +328,17 @@ struct Worker::Impl {
   /// model::LayerActivations other than x) in micro-batches of `mb_tokens` (a tiled MLP keeps
   /// no gate/up output).
   int64_t keptBytes(int64_t tokens, int64_t mb_tokens) const {
-    const int64_t es = at::elementSize(cdtype), C = config.hiddenSize, I = config.intermediateSize;
-    const int64_t Q = config.qDim(), KVD = config.kvDim(), H = config.numHeads;
-    int64_t per = es * ((Q + 2 * KVD) + Q + C + (mlpTile(mb_tokens) > 0 ? 0 : 2 * I)) + 4 * 2;
-    if (config.qkNorm) per += 4 * (H + config.numKvHeads);
-    if (attentionOutputAvailable()) per += 4 * H;  // the attention's log-sum-exp
-    return per * tokens;
+    return model::keptLayerBytes(memoryShape(), tokens, mlpTile(mb_tokens) > 0);
+  }
+  /// This worker's layer shape for the memory formulas (model/memory_terms.h).
+  model::LayerMemoryShape memoryShape() const {
+    return model::LayerMemoryShape::of(config, at::elementSize(cdtype), cuda);
   }
 
   /// Bytes a layer keeping only its attention output holds beyond its input, for `tokens`
   /// tokens: the output [tokens, Q] and the fp32 log-sum-exp [H] per token.
   int64_t attentionOutputBytes(int64_t tokens) const {
-    return (at::elementSize(cdtype) * config.qDim() + 4 * config.numHeads) * tokens;
+    return model::attentionOutputBytes(memoryShape(), tokens);
   }
 
   /// Whether the GPU budget is better spent keeping the attention output of every remaining
@@ -368,19 +368,15 @@ struct Worker::Impl {
     return opts.first_step_reserve_bytes > 0 ? std::min(estimate, opts.first_step_reserve_bytes) : estimate;
   }
 
-  /// reserveBytes' shape estimate (planner/cost_model.cpp reserveBytes prices the same).
+  /// reserveBytes' shape estimate (model::reserveEstimateBytes; the step-time model prices
+  /// the same).
   int64_t shapeReserveBytes(int64_t tokens, int64_t mb_tokens) const {
-    const int64_t es = at::elementSize(cdtype), C = config.hiddenSize, I = config.intermediateSize;
-    const int64_t Q = config.qDim(), KVD = config.kvDim(), V = config.vocabSize;
-    const int64_t chunk = model::lossChunkTokens(opts.loss_chunk_tokens, V);
-    const int64_t head = chunk * V * es + 4 * es * tokens * C + 4 * (layout.units[0].numel +
-                                                                       layout.units.back().numel);
-    const int64_t tile = mlpTile(mb_tokens);
-    const int64_t temps = es * (mb_tokens * (8 * C + 3 * Q + 4 * (Q + 2 * KVD)) +
-                                (tile > 0 ? tile : mb_tokens) * 6 * I);
     int64_t max_unit = 0;
     for (const auto& u : layout.units) max_unit = std::max(max_unit, u.numel);
-    return head + keptBytes(mb_tokens, mb_tokens) + temps + 3 * 4 * max_unit + (int64_t{1} << 30);
+    return model::reserveEstimateBytes(memoryShape(), tokens, mb_tokens,
+                                       model::lossChunkTokens(opts.loss_chunk_tokens, config.vocabSize),
+                                       mlpTile(mb_tokens), layout.units[0].numel,
+                                       layout.units.back().numel, max_unit);
   }
 
   // ---- delivery (routes/delivery.h) -------------------------------------------------------

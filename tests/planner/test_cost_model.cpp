@@ -273,15 +273,22 @@ TEST(CostModel, OffloadTraffic) {
   near(p.step_s, 10.55);
 }
 
-// The kept bytes of a Qwen3-4B layer (worker.cpp keptBytes, bf16, cuDNN/flash LSE): per token
+// The kept bytes of a Qwen3-4B layer (model::keptLayerBytes, as the worker counts them; bf16,
+// cuDNN/flash LSE): per token
 // 2 x ((4096 + 2 x 1024) + 4096 + 2560 + 2 x 9728) + 8 + 4 x (32 + 8) + 4 x 32 = 64808 B
-// (README: "about 70 KB per token per layer" with the 5 KB input).
+// (README: "about 70 KB per token per layer" with the 5 KB input). CPU workers compute in fp32
+// and keep the LSE as well (model::keepsAttentionLse), so the attention-output policy applies:
+// 4 x 32256 + 8 + 160 + 128 = 129320 B.
 TEST(CostModel, KeptBytesQwen3_4B) {
   const auto cfg = model::ModelConfig::load(std::string(SLIDEDP_SOURCE_DIR) + "/tools/configs/qwen3-4b.json");
   const Workload w = makeWorkload(cfg, "qwen3-4b", 1, 8, 4096, true);
   near(keptBytes(w, 1, 1), 64808);
+  EXPECT_TRUE(attentionOutputAvailable(w));
   EXPECT_EQ(w.L, 36);
   EXPECT_NEAR(w.parameters / 1e9, 4.02, 0.01);
+  const Workload cpu = makeWorkload(cfg, "qwen3-4b", 2, 8, 4096, false);
+  near(keptBytes(cpu, 1, 1), 129320);
+  EXPECT_TRUE(attentionOutputAvailable(cpu));
 }
 
 TEST(Search, MoreBudgetIsNeverSlowerAndBisectionMatchesScan) {
