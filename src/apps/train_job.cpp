@@ -34,7 +34,9 @@
 #include "apps/settings_checks.h"
 #include "apps/prediction_watch.h"
 #include "common/median.h"
+#include "common/thread_placement.h"
 #include "model/param_layout.h"
+#include "planner/calibration.h"
 #include "planner/cost_model.h"
 #include "planner/plan.h"
 #include "runtime/fault_injection.h"
@@ -543,6 +545,11 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
     o.train.total_steps = o.steps;
     o.train.bf16_compute = o.precision == "bf16" || (o.precision == "auto" && ctx.device == DeviceKind::kCuda);
     checkSettings(o, num_workers);
+    if (ctx.isLeader())
+      if (const std::string w = leaderCpuWarning(planner::allowedCpus(),
+                                                 static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)),
+                                                 ctx.local_size - 1); !w.empty())
+        SLIDEDP_LOG_WARN("{}", w);
     if (!o.gpu_profile.empty() && ctx.device != DeviceKind::kCuda)
       throwUserError("--gpu-profile profiles GPU workers, and this run's workers are on the "
                      "CPU.\nHINT: drop --gpu-profile, or run with --device cuda");

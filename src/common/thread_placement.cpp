@@ -10,6 +10,8 @@
 
 #include <vector>
 
+#include <fmt/format.h>
+
 namespace slidedp {
 
 bool useAllRankCores() {
@@ -34,6 +36,15 @@ void lowerThreadPriority() {
   none.sched_priority = 0;
   if (pthread_setschedparam(pthread_self(), SCHED_IDLE, &none) == 0) return;
   ::setpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid)), 19);  // failure: as is
+}
+
+std::string leaderCpuWarning(int allowed, int online, int workers) {
+  if (2 * allowed >= online - workers) return "";
+  return fmt::format("the leader may run on {} of this node's {} CPUs (its CPU affinity), so its AdamW "
+                     "update runs on {} thread(s); mpirun binds each rank to one core by default when it "
+                     "starts 2 ranks or fewer.\nHINT: start the job with launcher/slidedp-run (it places "
+                     "the leader and the workers), or give mpirun --bind-to none",
+                     allowed, online, allowed);
 }
 
 }  // namespace slidedp

@@ -73,3 +73,19 @@ TEST(ThreadPlacement, LowerThreadPriorityMakesThisThreadIdleClassOnly) {
   EXPECT_EQ(sched_getscheduler(0), main_policy) << "the caller's own thread is unchanged";
   EXPECT_NE(main_policy, SCHED_IDLE);
 }
+
+// The leader's CPUs against the node's (train_job.cpp logs it on the leader): bare mpirun's
+// one-core binding on a 16-CPU, 1-GPU node warns and names both remedies; the launcher's
+// placement (14 leader cores) and a small machine where one core is all there is to spare do not.
+TEST(ThreadPlacement, LeaderCpuWarningWhenBoundToFewCores) {
+  const std::string w = slidedp::leaderCpuWarning(1, 16, 1);
+  EXPECT_NE(w.find("1 of this node's 16 CPUs"), std::string::npos) << w;
+  EXPECT_NE(w.find("launcher/slidedp-run"), std::string::npos) << w;
+  EXPECT_NE(w.find("--bind-to none"), std::string::npos) << w;
+  EXPECT_EQ(slidedp::leaderCpuWarning(14, 16, 1), "");
+  EXPECT_EQ(slidedp::leaderCpuWarning(8, 16, 1), "");   // 16 = 2 x 8 >= 15
+  EXPECT_NE(slidedp::leaderCpuWarning(7, 16, 1), "");   // 14 < 15
+  EXPECT_EQ(slidedp::leaderCpuWarning(1, 2, 1), "");    // CI's 2 cores: one each
+  EXPECT_EQ(slidedp::leaderCpuWarning(16, 16, 8), "");  // a socket's worth beside 8 workers
+  EXPECT_EQ(slidedp::leaderCpuWarning(4, 16, 8), "");   // 8 = 2 x 4 >= 16 - 8
+}
