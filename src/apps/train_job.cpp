@@ -128,7 +128,7 @@ int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trai
   const int G = ctx.num_workers;
   const double n_params = static_cast<double>(trainer.layout().parameterCount());
   SLIDEDP_LOG_INFO("model {} ({}): {:.4g} M parameters, {} layers; {} worker(s) on {}; chunk {} "
-                   "elements, ring {} slots, {} compute, {} staging, {} embedding update, {} gradient buckets{}; steps {}..{}",
+                   "elements, ring {} slots, {} compute, {} staging, {} embedding update, gradient buckets {}{}; steps {}..{}",
                    o.model_config.empty() ? o.model : o.model_config, model::familyName(cfg.family),
                    n_params / 1e6, cfg.numLayers,
                    ctx.num_nodes > 1 ? fmt::format("{} ({} node(s) x {})", G, ctx.num_nodes,
@@ -137,7 +137,7 @@ int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trai
                    deviceName(ctx.device), o.train.chunk_numel,
                    o.train.ring_slots, o.train.bf16_compute ? "bf16" : "fp32",
                    o.train.bf16_staging ? "bf16" : "fp32", o.train.split_embedding ? "split" : "dense",
-                   trainer.plan().bucketed() ? "MLP-first" : "whole-layer",
+                   trainer.plan().bucketed() ? "MLP first (sent early on the cpu route)" : "whole layer",
                    o.train.max_grad_norm > 0 ? fmt::format(", clip {}", o.train.max_grad_norm) : "",
                    trainer.firstStep(), variants.size() > 1 ? o.steps * static_cast<int64_t>(variants.size()) : o.steps);
   std::ofstream metrics;
@@ -546,9 +546,8 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
     o.train.bf16_compute = o.precision == "bf16" || (o.precision == "auto" && ctx.device == DeviceKind::kCuda);
     checkSettings(o, num_workers);
     if (ctx.isLeader())
-      if (const std::string w = leaderCpuWarning(planner::allowedCpus(),
-                                                 static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)),
-                                                 ctx.local_size - 1); !w.empty())
+      if (const std::string w = leaderCpuWarning(planner::allowedCpus(), nodeCpuCount(), ctx.local_size - 1);
+          !w.empty())
         SLIDEDP_LOG_WARN("{}", w);
     if (!o.gpu_profile.empty() && ctx.device != DeviceKind::kCuda)
       throwUserError("--gpu-profile profiles GPU workers, and this run's workers are on the "

@@ -35,12 +35,20 @@ bool useAllRankCores();
 /// progresses. Where SCHED_IDLE is refused: nice 19; where that is refused too: as it is.
 void lowerThreadPriority();
 
+/// CPUs this process's cgroup may use: cgroup v2's cpuset.cpus.effective (v1: cpuset.cpus) of
+/// its cgroup, the set a container or a Slurm allocation gives the node's ranks, which mpirun's
+/// per-rank binding does not narrow; the online CPUs where neither is readable. Any thread.
+int nodeCpuCount();
+/// The count of a Linux CPU list ("0-3,8,10-11" -> 7); 0 when it does not parse. Pure.
+int cpuListCount(const std::string& list);
+
 /// The leader runs every AdamW update on the CPUs it may use (its affinity). Started bare under
 /// mpirun, which binds each rank to one core by default when it starts two ranks or fewer, a
 /// 1-GPU job's leader gets one core: on 1xH200 the 4B default job ran 7 740 tok/s with a 3.45 s
 /// update against 19 585 tok/s through launcher/slidedp-run (2026-12-04). Returns a warning with
-/// the remedy when the leader may use fewer than half of the node's CPUs beyond one per worker
-/// (2 `allowed` < `online` - `workers`), else "". Pure; train_job.cpp's leader logs it.
+/// the remedy when the leader may use fewer than half of the node's CPUs (`online`: nodeCpuCount)
+/// beyond one per worker (2 `allowed` < `online` - `workers`), else "". Pure; train_job.cpp's
+/// leader logs it.
 std::string leaderCpuWarning(int allowed, int online, int workers);
 
 }  // namespace slidedp

@@ -20,9 +20,6 @@ constexpr double kLeaderProcessBytes = 0.5 * kGiB;
 constexpr double kCudaWorkerProcessBytes = 1.5 * kGiB;
 constexpr double kCpuWorkerProcessBytes = 0.3 * kGiB;
 
-/// The head's tokens per logits chunk at the default --loss-chunk-tokens.
-double lossChunkTokens(const Workload& w) { return double(model::lossChunkTokens(0, w.V)); }
-
 /// The workload's layer shape for the memory formulas (model/memory_terms.h).
 model::LayerMemoryShape memoryShape(const Workload& w) {
   model::LayerMemoryShape s;
@@ -164,7 +161,19 @@ Prediction predict(const Workload& w, const MachineDescription& m, const Policy&
   SLIDEDP_ASSERT(static_cast<int64_t>(layers.size()) == w.L, "layer choices != L");
   if (p.window < 2) throwUserError("the window depth K must be >= 2, got {}", p.window);
   if (p.ring_slots < 1) throwUserError("--ring-slots must be >= 1, got {}", p.ring_slots);
-  ChunkPlan::checkChunkCount(w.unit_numels, p.chunk_numel);
+  {
+    // The chunks the runtime's plan has (trainer.cpp): the row-split embedding's second pass
+    // and the layers' bucket cuts, where they apply.
+    const bool node_sharded = w.nodes > 1 && w.node_sharded;
+    std::vector<int64_t> splits;
+    if (!node_sharded && w.layer_bucket_split > 0) {
+      splits.assign(w.unit_numels.size(), 0);
+      for (int64_t u = 1; u <= w.L; ++u) splits[u] = w.layer_bucket_split;
+    }
+    ChunkPlan::checkChunkCount(w.unit_numels, p.chunk_numel,
+                               w.split_embedding && p.reduction == ReductionRoute::kCpu && !node_sharded,
+                               splits);
+  }
   const int G = w.G;
   const bool multi = G > 1;
   const bool sharded = p.delivery == DeliveryRoute::kSharded && multi;

@@ -554,7 +554,8 @@ struct Worker::Impl {
       uint64_t begin;
       ~Record() {
         std::lock_guard<std::mutex> lock(self->mu);
-        self->handoff_trace.push_back({fmt::format("hand-off unit {}", job.unit), 1, begin, nowNs()});
+        self->handoff_trace.push_back({fmt::format("hand-off unit {}{}", job.unit, job.ends_unit ? "" : " (first bucket)"),
+                                       1, begin, nowNs()});
       }
     } record{this, job, job_begin};
     const shm::ControlBlock& cb = seg.control();

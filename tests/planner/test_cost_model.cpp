@@ -277,8 +277,9 @@ TEST(CostModel, OffloadTraffic) {
 // cuDNN/flash LSE): per token
 // 2 x ((4096 + 2 x 1024) + 4096 + 2560 + 2 x 9728) + 8 + 4 x (32 + 8) + 4 x 32 = 64808 B
 // (README: "about 70 KB per token per layer" with the 5 KB input). CPU workers compute in fp32
-// and keep the LSE as well (model::keepsAttentionLse), so the attention-output policy applies:
-// 4 x 32256 + 8 + 160 + 128 = 129320 B.
+// and keep the LSE as well (model::keepsAttentionLse), which the formula now counts as the worker
+// does: 4 x 32256 + 8 + 160 + 128 = 129320 B (the model prices GPU memory only, so no CPU
+// prediction changes with it).
 TEST(CostModel, KeptBytesQwen3_4B) {
   const auto cfg = model::ModelConfig::load(std::string(SLIDEDP_SOURCE_DIR) + "/tools/configs/qwen3-4b.json");
   const Workload w = makeWorkload(cfg, "qwen3-4b", 1, 8, 4096, true);

@@ -125,28 +125,36 @@ TEST(TrainingJob, GradientBucketsChangeNothingButTheOrder) {
     std::string name;
     std::vector<std::string> flags;
     bool bitwise;
+    bool early;  // split: the first buckets go before their layer's end (trace spans)
   };
   const std::vector<Case> cases = {
-      {"cpu", {"--reduction", "cpu"}, true},
-      {"cpu-micro", {"--reduction", "cpu", "--micro-batch-rows", "1"}, true},
-      {"reduce-scatter", {"--reduction", "gpu"}, true},  // MPI_Reduce_scatter_block on CPU workers
-      {"cpu-clip", {"--reduction", "cpu", "--max-grad-norm", "0.5"}, false}};
+      {"cpu", {"--reduction", "cpu"}, true, true},
+      {"cpu-micro", {"--reduction", "cpu", "--micro-batch-rows", "1"}, true, true},
+      {"reduce-scatter", {"--reduction", "gpu"}, true, false},  // MPI_Reduce_scatter_block on CPU workers
+      {"cpu-clip", {"--reduction", "cpu", "--max-grad-norm", "0.5"}, false, true}};
   for (const Case& c : cases) {
     std::map<std::string, std::map<int, std::string>> loss;
     std::map<std::string, std::string> state;
     for (const std::string mode : {"whole", "split"}) {
       const std::string d = tmpDir(("buckets-" + c.name + "-" + mode).c_str());
       std::vector<std::string> extra = {"--steps", "4", "--grad-buckets", mode, "--checkpoint-dir", d,
-                                        "--checkpoint-every", "4", "--metrics", d + ".csv"};
+                                        "--checkpoint-every", "4", "--metrics", d + ".csv",
+                                        "--trace", d + ".trace.json"};
       extra.insert(extra.end(), c.flags.begin(), c.flags.end());
       Result r = wait(start(train(extra)));
       ASSERT_EQ(r.exit_code, 0) << c.name << " " << mode << "\n" << r.output;
       // cpu and mpi alike: the plan is bucketed (split) or not (whole)
-      EXPECT_NE(r.output.find(mode == "split" ? "MLP-first gradient buckets" : "whole-layer gradient buckets"),
+      EXPECT_NE(r.output.find(mode == "split" ? "gradient buckets MLP first" : "gradient buckets whole layer"),
                 std::string::npos) << r.output;
+      // The hand-off thread's spans: the first buckets went on their own (before the rest of
+      // their unit) only where the route sends them early.
+      const std::string trace = readFile(d + ".trace.json");
+      ASSERT_NE(trace.find("hand-off unit"), std::string::npos) << c.name << " " << mode;
+      EXPECT_EQ(trace.find("(first bucket)") != std::string::npos, mode == "split" && c.early)
+          << c.name << " " << mode;
       loss[mode] = metricsLosses(d + ".csv");
       state[mode] = readFile(d + "/step-00000004/optimizer.safetensors");
-      std::system(("rm -rf " + d + " " + d + ".csv").c_str());
+      std::system(("rm -rf " + d + " " + d + ".csv " + d + ".trace.json").c_str());
     }
     ASSERT_EQ(loss["whole"].size(), 4u) << c.name;
     ASSERT_GT(state["whole"].size(), 1000000u) << c.name;

@@ -89,3 +89,22 @@ TEST(ThreadPlacement, LeaderCpuWarningWhenBoundToFewCores) {
   EXPECT_EQ(slidedp::leaderCpuWarning(16, 16, 8), "");  // a socket's worth beside 8 workers
   EXPECT_EQ(slidedp::leaderCpuWarning(4, 16, 8), "");   // 8 = 2 x 4 >= 16 - 8
 }
+
+// The node's CPUs for that comparison come from the cgroup's cpuset (a container's or a Slurm
+// allocation's), not from every CPU the host has online.
+TEST(ThreadPlacement, CpuListsAndTheCgroupCpuset) {
+  EXPECT_EQ(slidedp::cpuListCount("0-3,8,10-11"), 7);
+  EXPECT_EQ(slidedp::cpuListCount("0-15\n"), 16);
+  EXPECT_EQ(slidedp::cpuListCount("5"), 1);
+  EXPECT_EQ(slidedp::cpuListCount(""), 0);
+  EXPECT_EQ(slidedp::cpuListCount("3-1"), 0);
+  EXPECT_EQ(slidedp::cpuListCount("0-3;7"), 0);
+  EXPECT_EQ(slidedp::cpuListCount("a-b"), 0);
+  // This process runs inside its cgroup's cpuset: at least its own affinity, at most online.
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  ASSERT_EQ(sched_getaffinity(0, sizeof(set), &set), 0);
+  const int n = slidedp::nodeCpuCount();
+  EXPECT_GE(n, CPU_COUNT(&set));
+  EXPECT_LE(n, static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)));
+}
