@@ -137,7 +137,7 @@ int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trai
                    deviceName(ctx.device), o.train.chunk_numel,
                    o.train.ring_slots, o.train.bf16_compute ? "bf16" : "fp32",
                    o.train.bf16_staging ? "bf16" : "fp32", o.train.split_embedding ? "split" : "dense",
-                   trainer.plan().bucketed() ? "MLP first (sent early on the cpu route)" : "whole layer",
+                   trainer.plan().bucketed() ? "MLP first (sent early except on gpu-ipc)" : "whole layer",
                    o.train.max_grad_norm > 0 ? fmt::format(", clip {}", o.train.max_grad_norm) : "",
                    trainer.firstStep(), variants.size() > 1 ? o.steps * static_cast<int64_t>(variants.size()) : o.steps);
   std::ofstream metrics;

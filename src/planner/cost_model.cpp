@@ -363,22 +363,25 @@ Prediction predict(const Workload& w, const MachineDescription& m, const Policy&
     act_ready[u] = c;
   };
   prefetchAct(L);
-  // Gradient buckets (the cpu route; ChunkPlan::bucket_splits): a layer's MLP bucket goes when
-  // its last micro-batch's backward has done [split, numel), i.e. before the backward of the
-  // last micro-batch's [0, split) and its attention; the rest after the layer.
-  const int64_t bsplit = p.reduction == ReductionRoute::kCpu && (w.nodes <= 1 || !w.node_sharded)
+  // Gradient buckets (ChunkPlan::bucket_splits; the cpu and gpu routes, not gpu-ipc): a layer's
+  // MLP bucket goes when its last micro-batch's backward has done [split, numel), i.e. before
+  // the backward of the last micro-batch's [0, split) and its attention (and, on the gpu route,
+  // the rest's share of the reduce-scatter); the rest after the layer.
+  const int64_t bsplit = p.reduction != ReductionRoute::kGpuIpc && (w.nodes <= 1 || !w.node_sharded)
                              ? w.layer_bucket_split : 0;
   for (int64_t u = L; u >= 1; --u) {
     if (u > 1) {
       deliver(u - 1, ws.backwardSlot(static_cast<int>(u - 1)), true);
       prefetchAct(u - 1);
     }
-    compute(std::max(ready[u], act_ready[u]), bwdTime(u, layers[u - 1]) + rsTime(u));
+    const double rs = rsTime(u);
+    compute(std::max(ready[u], act_ready[u]), bwdTime(u, layers[u - 1]) + rs);
     slot_free[ws.backwardSlot(static_cast<int>(u))] = comp;
     const int64_t N = w.unit_numels[u];
     if (bsplit > 0 && bsplit < N) {
       const double attention_bwd = 2.0 * mb_tokens.back() * (2.0 * double(bsplit) + attn) / r.bwd;
-      handoffs.push_back({u, comp - attention_bwd, N - bsplit, pass_bpp});
+      const double rest_rs = rs * double(bsplit) / double(N);
+      handoffs.push_back({u, comp - attention_bwd - rest_rs, N - bsplit, pass_bpp});
       handoffs.push_back({u, comp, bsplit, pass_bpp});
     } else {
       handoffs.push_back({u, comp, N, pass_bpp});

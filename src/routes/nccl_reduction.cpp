@@ -17,7 +17,12 @@ class NcclReduction final : public Reduction {
   NcclReduction(const RouteEnv& env, RouteResources& res) : Reduction(env), nccl_(res.nccl(1)) {}
   const char* name() const override { return "gpu"; }
   ReducedGradient reduce(int u, const at::Tensor& grad_fp32) override {
-    const int64_t n = env_.layout->units[u].numel;
+    return reduceBucket(u, grad_fp32, 0);
+  }
+  // A bucket is reduced as a unit of its length: G shards of it, this worker's at offset + sb.
+  bool reducesBuckets() const override { return true; }
+  ReducedGradient reduceBucket(int, const at::Tensor& grad_fp32, int64_t offset) override {
+    const int64_t n = grad_fp32.numel();
     const int64_t shard = ChunkPlan::shardNumel(n, env_.G);
     at::Tensor padded = at::zeros({env_.G * shard}, grad_fp32.options());
     padded.narrow(0, 0, n).copy_(grad_fp32);
@@ -28,7 +33,7 @@ class NcclReduction final : public Reduction {
     const auto [sb, se] = ChunkPlan::shard(n, env_.G, env_.w);
     ReducedGradient r;
     r.grad = mine.narrow(0, 0, se - sb).to(env_.sdtype).contiguous();
-    r.offset = sb;
+    r.offset = offset + sb;
     r.subslot = 0;
     return r;
   }

@@ -54,11 +54,13 @@ class Reduction {
   /// the routes that reduce among them.
   virtual ReducedGradient reduce(int u, const at::Tensor& grad_fp32) = 0;
   /// Whether reduceBucket() applies: a gradient bucket (ChunkPlan::bucket_splits) can go to the
-  /// leader before the rest of its unit's gradient exists. Routes that reduce among the workers
-  /// reduce whole units (one collective per unit), so their units go after the backward.
+  /// leader before the rest of its unit's gradient exists (cpu, gpu); gpu-ipc's peer buffers
+  /// are per unit, so its units go whole after the layer.
   virtual bool reducesBuckets() const { return false; }
   /// Reduces the part [offset, offset + part_fp32.numel()) of unit u's gradient (contiguous fp32
-  /// on the compute device); only where reducesBuckets(). Not collective.
+  /// on the compute device) as reduce() reduces a unit of that length (the gpu route: G shards
+  /// of the part, this worker's at offset + its shard's start); only where reducesBuckets().
+  /// Collective where reduce() is, called by every worker for the same parts in the same order.
   virtual ReducedGradient reduceBucket(int u, const at::Tensor& part_fp32, int64_t offset) {
     (void)u, (void)part_fp32, (void)offset;
     throw std::logic_error(std::string("reduction route ") + name() + " reduces whole units only");

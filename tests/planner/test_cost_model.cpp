@@ -107,7 +107,8 @@ TEST(CostModel, HandComputedTimelineKeepAll) {
 // a = 2 n (2 x 5e5 + 4 H D T) / R_bwd = 2 x 1000 x 1.004e6 / 8.008e9 s before the layer's end 5.5.
 //   hand-offs: MLP bucket (5.5 - a) + 0.75, rest 5.5 -> after it + 0.25, emb + 0.5.
 //   leader: MLP bucket from 6.25 - a for 1.5, rest 0.5, emb 1.0 -> step 9.25 - a (against 9.5).
-// The GPU route reduces whole units after the layer: no change.
+// One worker on the gpu route: the same (nothing to reduce-scatter); gpu-ipc reduces whole
+// units after the layer: no change.
 TEST(CostModel, HandComputedGradientBuckets) {
   Workload w = toyWorkload();
   w.layer_bucket_split = 500000;
@@ -118,7 +119,16 @@ TEST(CostModel, HandComputedGradientBuckets) {
   near(p.busy.d2h_gpu, 2.0);
   Policy gpu = bigChunks();
   gpu.reduction = ReductionRoute::kGpu;
-  near(predict(w, toyMachine(), gpu).step_s, predict(toyWorkload(), toyMachine(), gpu).step_s);
+  near(predict(w, toyMachine(), gpu).step_s, 9.25 - a);
+  Policy ipc = bigChunks();
+  ipc.reduction = ReductionRoute::kGpuIpc;
+  near(predict(w, toyMachine(), ipc).step_s, predict(toyWorkload(), toyMachine(), ipc).step_s);
+  // Two workers on the gpu route: the MLP bucket's reduce-scatter and hand-off go before the
+  // rest's, so the leader starts on the layer earlier and the step ends earlier.
+  Workload w2 = w, whole2 = toyWorkload();
+  w2.G = whole2.G = 2;
+  w2.global_rows = whole2.global_rows = 2;
+  EXPECT_LT(predict(w2, toyMachine(), gpu).step_s, predict(whole2, toyMachine(), gpu).step_s - 0.1);
 }
 
 // The DMA beside the pass (host.update_dma_share = 1): G = 1, CPU route, f32 gradients (g = 4),
