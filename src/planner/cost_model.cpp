@@ -161,15 +161,14 @@ Prediction predict(const Workload& w, const MachineDescription& m, const Policy&
   SLIDEDP_ASSERT(static_cast<int64_t>(layers.size()) == w.L, "layer choices != L");
   if (p.window < 2) throwUserError("the window depth K must be >= 2, got {}", p.window);
   if (p.ring_slots < 1) throwUserError("--ring-slots must be >= 1, got {}", p.ring_slots);
+  // Gradient buckets (ChunkPlan::bucket_splits) as the runtime's plan has them (trainer.cpp):
+  // every layer cut at the same element, except with the state sharded across nodes.
+  const bool node_sharded = w.nodes > 1 && w.node_sharded;
+  const int64_t layer_split = node_sharded ? 0 : w.layer_bucket_split;
   {
-    // The chunks the runtime's plan has (trainer.cpp): the row-split embedding's second pass
-    // and the layers' bucket cuts, where they apply.
-    const bool node_sharded = w.nodes > 1 && w.node_sharded;
-    std::vector<int64_t> splits;
-    if (!node_sharded && w.layer_bucket_split > 0) {
-      splits.assign(w.unit_numels.size(), 0);
-      for (int64_t u = 1; u <= w.L; ++u) splits[u] = w.layer_bucket_split;
-    }
+    // The chunks of that plan: with the row-split embedding's second pass and the bucket cuts.
+    std::vector<int64_t> splits(w.unit_numels.size(), layer_split);
+    splits.front() = splits.back() = 0;
     ChunkPlan::checkChunkCount(w.unit_numels, p.chunk_numel,
                                w.split_embedding && p.reduction == ReductionRoute::kCpu && !node_sharded,
                                splits);
@@ -367,8 +366,7 @@ Prediction predict(const Workload& w, const MachineDescription& m, const Policy&
   // MLP bucket goes when its last micro-batch's backward has done [split, numel), i.e. before
   // the backward of the last micro-batch's [0, split) and its attention (and, on the gpu route,
   // the rest's share of the reduce-scatter); the rest after the layer.
-  const int64_t bsplit = p.reduction != ReductionRoute::kGpuIpc && (w.nodes <= 1 || !w.node_sharded)
-                             ? w.layer_bucket_split : 0;
+  const int64_t bsplit = p.reduction != ReductionRoute::kGpuIpc ? layer_split : 0;
   for (int64_t u = L; u >= 1; --u) {
     if (u > 1) {
       deliver(u - 1, ws.backwardSlot(static_cast<int>(u - 1)), true);

@@ -27,7 +27,7 @@ int64_t ChunkPlan::countChunks(const std::vector<int64_t>& unit_numels, int64_t 
     const int64_t numel = unit_numels[u], s = splitOf(bucket_splits, u, numel);
     n += s > 0 ? chunksOf(s, chunk_numel) + chunksOf(numel - s, chunk_numel) : chunksOf(numel, chunk_numel);
   }
-  if (split_embedding && !unit_numels.empty()) n += (unit_numels[0] + chunk_numel - 1) / chunk_numel;
+  if (split_embedding && !unit_numels.empty()) n += chunksOf(unit_numels[0], chunk_numel);
   return n;
 }
 
