@@ -19,7 +19,8 @@ namespace slidedp {
 /// The flags --policy auto chooses itself (the planner's knobs, planner/policy.h).
 inline constexpr const char* kPolicyKnobFlags[] = {
     "--delivery",   "--reduction",   "--chunk-numel",   "--ring-slots",          "--window",
-    "--micro-batch-rows", "--activations", "--max-kept-layers", "--offload-activations", "--leader-threads"};
+    "--micro-batch-rows", "--gradient-accumulation-steps", "--activations", "--max-kept-layers",
+    "--offload-activations", "--leader-threads"};
 
 /// The knob flags `app` was given (command line or --config file), in kPolicyKnobFlags' order.
 /// Call after app.parse().

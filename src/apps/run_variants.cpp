@@ -39,7 +39,7 @@ std::vector<RunVariant> parseVariants(const TrainJobOptions& o) {
     const auto slash = parts.empty() ? std::string::npos : parts[0].find('/');
     if (slash == std::string::npos)
       throw AgreedError(fmt::format("--route-sweep item '{}': expected delivery/reduction"
-                                    "[+clip][+offload][+keep|+recompute|+auto][@rows]", item));
+                                    "[+clip][+offload][+keep|+recompute|+auto][+gaN][@rows]", item));
     v.opts.delivery = parseDeliveryRoute(parts[0].substr(0, slash));
     v.opts.reduction = parseReductionRoute(parts[0].substr(slash + 1));
     v.opts.max_grad_norm = 0;
@@ -57,6 +57,10 @@ std::vector<RunVariant> parseVariants(const TrainJobOptions& o) {
         v.opts.offload_activations = true;
       else if (policy)
         v.opts.activations = parseActivationPolicy(parts[i]);
+      else if (parts[i].rfind("ga", 0) == 0 && parts[i].size() > 2 &&
+               parts[i].find_first_not_of("0123456789", 2) == std::string::npos && parts[i].size() < 12 &&
+               std::stoll(parts[i].substr(2)) >= 1)
+        v.opts.accumulation_steps = std::stoll(parts[i].substr(2));  // --gradient-accumulation-steps
       else
         throw AgreedError(fmt::format("--route-sweep item '{}': unknown modifier '+{}'", item, parts[i]));
     }

@@ -24,6 +24,15 @@ void checkSettings(const TrainJobOptions& o, int num_workers) {
   if (t.micro_batch_rows < 0)
     throwUserError("--micro-batch-rows must be >= 0 (0: all of a worker's rows at once), got {}",
                    t.micro_batch_rows);
+  if (t.accumulation_steps < 1)
+    throwUserError("--gradient-accumulation-steps must be >= 1 (1: one forward + backward per step), got {}",
+                   t.accumulation_steps);
+  if (num_workers > 0 && o.batch_size >= num_workers && t.accumulation_steps > o.batch_size / num_workers)
+    throwUserError("--gradient-accumulation-steps {} needs at least that many rows on every worker, but "
+                   "--batch-size {} over {} worker(s) gives some only {}.\nHINT: --gradient-accumulation-steps "
+                   "{} or fewer, or --batch-size {} or more", t.accumulation_steps, o.batch_size, num_workers,
+                   o.batch_size / num_workers, o.batch_size / num_workers,
+                   t.accumulation_steps * num_workers);
   if (!(t.gpu_memory_budget_gib >= 0) || !std::isfinite(t.gpu_memory_budget_gib))
     throwUserError("--gpu-memory-budget must be >= 0 GiB (0: the GPU's memory minus 3 GiB), got {}",
                    t.gpu_memory_budget_gib);

@@ -45,7 +45,7 @@ struct Options {
   int top = 12, leader_cores = 0;
   // the run's own policy (--evaluate)
   std::string delivery = "replicated", reduction = "cpu", activations = "auto";
-  int64_t chunk_numel = int64_t{1} << 22, micro_batch_rows = 0;
+  int64_t chunk_numel = int64_t{1} << 22, micro_batch_rows = 0, accumulation_steps = 1;
   int ring_slots = 4, window = 2, max_kept_layers = -1, leader_threads = 0;
   bool offload = false;
   std::string embedding_update = "split";
@@ -190,6 +190,7 @@ int run(const Options& o) {
     p.ring_slots = o.ring_slots;
     p.window = o.window;
     p.micro_batch_rows = o.micro_batch_rows;
+    p.accumulation_steps = o.accumulation_steps;
     p.offload = o.offload;
     p.bf16_staging = r.bf16_staging;
     p.leader_threads = o.leader_threads > 0 ? o.leader_threads : plan.machine.leaderCores(w.G);
@@ -299,6 +300,9 @@ int main(int argc, char** argv) {
   app.add_option("--ring-slots", o.ring_slots, "(--evaluate) staging ring depth");
   app.add_option("--window", o.window, "(--evaluate) GPU window depth K");
   app.add_option("--micro-batch-rows", o.micro_batch_rows, "(--evaluate) rows per micro-batch");
+  app.add_option("--gradient-accumulation-steps", o.accumulation_steps,
+                 "(--evaluate) forward + backward passes per step, the model delivered for each")
+      ->check(CLI::PositiveNumber);
   app.add_option("--activations", o.activations, "(--evaluate) recompute, keep, attention-output or auto");
   app.add_option("--max-kept-layers", o.max_kept_layers, "(--evaluate) cap on kept layers");
   app.add_flag("--offload-activations", o.offload, "(--evaluate) recomputed layers' inputs on the host");

@@ -128,7 +128,7 @@ int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trai
   const int G = ctx.num_workers;
   const double n_params = static_cast<double>(trainer.layout().parameterCount());
   SLIDEDP_LOG_INFO("model {} ({}): {:.4g} M parameters, {} layers; {} worker(s) on {}; chunk {} "
-                   "elements, ring {} slots, {} compute, {} staging, {} embedding update, gradient buckets {}{}; steps {}..{}",
+                   "elements, ring {} slots, {} compute, {} staging, {} embedding update, gradient buckets {}{}{}; steps {}..{}",
                    o.model_config.empty() ? o.model : o.model_config, model::familyName(cfg.family),
                    n_params / 1e6, cfg.numLayers,
                    ctx.num_nodes > 1 ? fmt::format("{} ({} node(s) x {})", G, ctx.num_nodes,
@@ -139,6 +139,10 @@ int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trai
                    o.train.bf16_staging ? "bf16" : "fp32", o.train.split_embedding ? "split" : "dense",
                    trainer.plan().bucketed() ? "MLP first (sent early except on gpu-ipc)" : "whole layer",
                    o.train.max_grad_norm > 0 ? fmt::format(", clip {}", o.train.max_grad_norm) : "",
+                   o.train.accumulation_steps > 1
+                       ? fmt::format(", {} gradient accumulation steps (the model delivered for each)",
+                                     o.train.accumulation_steps)
+                       : "",
                    trainer.firstStep(), variants.size() > 1 ? o.steps * static_cast<int64_t>(variants.size()) : o.steps);
   std::ofstream metrics;
   const bool csv = o.metrics.size() > 4 && o.metrics.compare(o.metrics.size() - 4, 4, ".csv") == 0;
@@ -469,7 +473,7 @@ void checkHostMemoryUpFront(const RankContext& ctx, const TrainJobOptions& o,
     HostMemoryNeed need = estimateHostMemory(HostStateLayout::build(spec), ctx.local_size, rows,
                                                    o.seq_len, cfg.hiddenSize, cfg.numLayers,
                                                    offload && ctx.device == DeviceKind::kCuda,
-                                                   o.train.micro_batch_rows);
+                                                   o.train.micro_batch_rows, o.train.accumulation_steps);
     need.gather_bytes = gather_bytes;
     // An explicit --checkpoint-staging is reserved at the start (auto takes what is free then).
     const double staging_gib = checkpointStagingGiB(o);
@@ -563,6 +567,13 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
       if (v.batch_rows > 0 && v.batch_rows < num_workers)
         throwUserError("--route-sweep item '{}': {} rows is fewer than the {} workers (each needs "
                        "a row)", v.label, v.batch_rows, num_workers);
+    for (const auto& v : variants) {
+      const int64_t rows = (v.batch_rows > 0 ? v.batch_rows : o.batch_size) / std::max(1, num_workers);
+      if (v.opts.accumulation_steps > rows)
+        throwUserError("--route-sweep item '{}': {} gradient accumulation steps need at least that many "
+                       "rows on every worker; {} worker(s) get only {} each.\nHINT: a smaller +ga or "
+                       "a larger @rows", v.label, v.opts.accumulation_steps, num_workers, rows);
+    }
     if (!o.resume.empty() && !o.route_sweep.empty())
       throwUserError("--resume and --route-sweep do not go together (a sweep is a benchmark)");
     const int64_t last_step = variants.size() > 1 ? o.steps * static_cast<int64_t>(variants.size()) : o.steps;
@@ -747,7 +758,8 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
       // predicted update time is at most half the GPU's compute time keeps up with the backward
       // (gradients come only during the backward, about two thirds of that compute), so few
       // queue. Else the first step keeps the shape estimate, whose slack absorbs a longer queue.
-      const double reserve = planner::calibratedReserveBytes(plan.machine, plan.workload);
+      const double reserve = planner::calibratedReserveBytes(
+          plan.machine, plan.workload, planner::passTokens(plan.workload, best.policy));
       const TrainOptions& t = o.train;
       if (std::isfinite(reserve) && t.loss_chunk_tokens == 0 && t.mlp_tile_tokens == 0 &&
           t.attention == AttentionChoice::kAuto && t.bf16_compute &&

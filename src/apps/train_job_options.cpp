@@ -57,15 +57,23 @@ void addTrainOptions(CLI::App& app, TrainJobOptions& o) {
                 "every node over the network) or replicated (every node holds the whole state, "
                 "14 B/param; gradients all-reduced)")->capture_default_str();
   g->add_option("--route-sweep", o.route_sweep, "Benchmark: comma-separated variants "
-                "delivery/reduction[+clip][+offload][+keep|+recompute|+auto][@rows], --steps each, "
-                "e.g. replicated/cpu,sharded/gpu+recompute@32,sharded-ipc/gpu-ipc (@rows: that "
-                "variant's global batch)");
+                "delivery/reduction[+clip][+offload][+keep|+recompute|+auto][+gaN][@rows], --steps each, "
+                "e.g. replicated/cpu,sharded/gpu+recompute@32,sharded-ipc/gpu-ipc,replicated/cpu+ga2@16 "
+                "(@rows: that variant's global batch; +gaN: N gradient accumulation steps)");
   g->add_option("--warmup-steps", o.warmup_steps, "Steps left out of the summary (per route)")->capture_default_str();
   g->add_option("--precision", o.precision, "Worker compute dtype: auto (bf16 on GPUs, fp32 on CPU "
                 "workers), bf16 (from the leader's bf16 copy) or fp32 (from the FP32 master)")
       ->check(CLI::IsMember({"auto", "bf16", "fp32"}))->capture_default_str();
   g->add_option("--window", o.train.window_slots, "GPU layer window depth K (>= 2)")->capture_default_str();
-  g->add_option("--micro-batch-rows", o.train.micro_batch_rows, "Rows per micro-batch (0: all of a worker's rows)")->capture_default_str();
+  g->add_option("--micro-batch-rows", o.train.micro_batch_rows, "Rows per micro-batch (0: all of a worker's rows "
+                "in the accumulation step). A step's micro-batches go through each layer before the next "
+                "layer is delivered, so their activations are all held at once")->capture_default_str();
+  g->add_option("--gradient-accumulation-steps", o.train.accumulation_steps, "Forward + backward passes "
+                "per step, each over 1/N of a worker's rows (the sizes differ by at most one row): the "
+                "layers are delivered again for each, the gradients are summed on the GPU (fp32, 4 "
+                "B/param held through the step) and handed to the leader in the last. Holds the "
+                "activations of one pass instead of the whole batch: at a large global batch more layers "
+                "are kept instead of recomputed, for one more delivery of the model per pass")->capture_default_str();
   g->add_option("--activations", o.activations, "What a worker keeps of each decoder layer for "
                 "backward: recompute (only the layer input; backward recomputes the forward), keep "
                 "(the layer's saved activations, no recompute), attention-output (the layer input, "

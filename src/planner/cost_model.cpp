@@ -76,10 +76,36 @@ std::string reserveShape(const Workload& w) {
 }
 
 double calibratedReserveBytes(const MachineDescription& m, const Workload& w) {
-  if (!(m.gpu.reserve_gib > 0) || std::llround(m.gpu.reserve_tokens) != w.tokensPerWorker() ||
+  return calibratedReserveBytes(m, w, double(w.tokensPerWorker()));
+}
+
+double calibratedReserveBytes(const MachineDescription& m, const Workload& w, double tokens) {
+  if (!(m.gpu.reserve_gib > 0) || std::llround(m.gpu.reserve_tokens) != std::llround(tokens) ||
       m.gpu.reserve_shape != reserveShape(w))
     return std::numeric_limits<double>::infinity();
   return m.gpu.reserve_gib * kGiB;
+}
+
+int64_t accumulationSteps(const Workload& w, const Policy& p) {
+  return std::clamp<int64_t>(p.accumulation_steps, 1, std::max<int64_t>(1, w.rowsPerWorker()));
+}
+
+int64_t passRows(const Workload& w, const Policy& p) {
+  const int64_t N = accumulationSteps(w, p);
+  return (w.rowsPerWorker() + N - 1) / N;
+}
+
+double passTokens(const Workload& w, const Policy& p) { return double(passRows(w, p)) * double(w.T); }
+
+double accumulatorBytes(const Workload& w, const Policy& p) {
+  if (accumulationSteps(w, p) <= 1) return 0;
+  double n = double(w.totalNumel());
+  if (w.split_embedding && p.reduction == ReductionRoute::kCpu && !(w.nodes > 1 && w.node_sharded)) {
+    // the packed token rows beside the embedding's dense gradient (tied) or instead of it
+    const double token_rows = double(std::min<int64_t>(w.unit_numels[0], w.tokenRowsBound() * w.C));
+    n += token_rows - (w.tied ? 0.0 : double(w.unit_numels[0]));
+  }
+  return 4.0 * n;
 }
 
 namespace {
@@ -87,8 +113,9 @@ namespace {
 double gpuPeak(const Workload& w, const MachineDescription& m, const Policy& p,
                const std::vector<LayerActivation>& layers) {
   if (!w.cuda) return 0;
-  const double n = double(w.tokensPerWorker());
-  const double b = double(w.rowsPerWorker());
+  // one accumulation step's tokens (the largest)
+  const double n = passTokens(w, p);
+  const double b = double(passRows(w, p));
   const double mbr = p.micro_batch_rows > 0 ? std::min<double>(double(p.micro_batch_rows), b) : b;
   const double n_mb = mbr * double(w.T);
   const double es = w.compute_bytes;
@@ -107,8 +134,9 @@ double gpuPeak(const Workload& w, const MachineDescription& m, const Policy& p,
   // context, m.gpu.context_gib, is outside both); the reserve: calibration's for this model and
   // tokens where smaller than the estimate, as a run's first step takes it when train_job.cpp's
   // conditions hold (else that step keeps the estimate; later steps use their own measurement)
-  const double reserve = std::min(reserveBytes(w, n, n_mb, p), calibratedReserveBytes(m, w));
-  return (p.window * double(max_window) + double(resident)) * es + acts + batch + reserve;
+  const double reserve = std::min(reserveBytes(w, n, n_mb, p), calibratedReserveBytes(m, w, n));
+  return (p.window * double(max_window) + double(resident)) * es + acts + batch + reserve +
+         accumulatorBytes(w, p);
 }
 
 }  // namespace
@@ -148,7 +176,7 @@ double hostBytes(const Workload& w, const MachineDescription& m, const Policy& p
   if (w.cuda) {
     int off = 0;
     for (LayerActivation a : p.layers(w.L)) off += a == LayerActivation::kOffload;
-    bytes += double(w.G) * off * double(w.tokensPerWorker()) * double(w.C) * w.compute_bytes;
+    bytes += double(w.G) * off * passTokens(w, p) * double(w.C) * w.compute_bytes;
   }
   bytes += kLeaderProcessBytes + w.G * (w.cuda ? kCudaWorkerProcessBytes : kCpuWorkerProcessBytes);
   return bytes;
@@ -199,12 +227,20 @@ Prediction predict(const Workload& w, const MachineDescription& m, const Policy&
   r.adam = m.adamwBytesPerSecond(threads);
 
   const int64_t L = w.L, head = L + 1;
-  const double b = double(w.rowsPerWorker()), T = double(w.T);
-  const double mbr = p.micro_batch_rows > 0 ? std::min<double>(double(p.micro_batch_rows), b) : b;
-  const int n_mb_count = static_cast<int>(std::ceil(b / mbr));
-  std::vector<double> mb_tokens;
-  for (int i = 0; i < n_mb_count; ++i) mb_tokens.push_back(std::min(mbr, b - i * mbr) * T);
-  const double n = b * T;
+  const double T = double(w.T);
+  // Accumulation steps (passes): pass q's rows [q b / N, (q+1) b / N), its micro-batches' tokens.
+  const int64_t b_rows = w.rowsPerWorker(), passes = accumulationSteps(w, p);
+  std::vector<std::vector<double>> pass_mb_tokens;
+  for (int64_t q = 0; q < passes; ++q) {
+    const double rows = double((q + 1) * b_rows / passes - q * b_rows / passes);
+    const double mbr = p.micro_batch_rows > 0 ? std::min<double>(double(p.micro_batch_rows), rows) : rows;
+    std::vector<double> toks;
+    for (double r0 = 0; r0 < rows; r0 += mbr) toks.push_back(std::min(mbr, rows - r0) * T);
+    pass_mb_tokens.push_back(std::move(toks));
+  }
+  std::vector<double> mb_tokens;  // the pass being simulated (the per-unit times read it)
+  int n_mb_count = 0;
+  double n = 0;
   const double attn = 4.0 * double(w.H * w.D) * T;  // per token
 
   Prediction out;
@@ -297,12 +333,38 @@ Prediction predict(const Workload& w, const MachineDescription& m, const Policy&
     busy.gpu_compute += dur;
     return start;
   };
-  const double boundary_bytes = n * double(w.C) * es;
+  double boundary_bytes = 0;
+  double first_compute = -1;
+  struct Handoff {
+    int64_t unit;
+    double ready;
+    int64_t numel;
+    double bpp;
+  };
+  std::vector<Handoff> handoffs;
+  const int k_slots = gpu_red ? 1 : G;
+  const double bpp = 26.0 + k_slots * gs;
+  const double clip_bpp = k_slots * gs + 8.0;
+  const double pass_bpp = w.clip ? clip_bpp : bpp;
+  // Several nodes are priced as the dense schedule (the runtime runs the split replicated,
+  // not sharded across nodes; the leader's per-chunk cost there is the exchange's, below).
+  const bool split = w.split_embedding && p.reduction == ReductionRoute::kCpu && !w.clip &&
+                     w.nodes <= 1;
+  const int64_t token_numel = std::min<int64_t>(w.unit_numels[0], w.tokenRowsBound() * w.C);
+  const double token_frac = double(token_numel) / double(w.unit_numels[0]);
+  for (int64_t q = 0; q < passes; ++q) {
+  const bool last_pass = q + 1 == passes;
+  mb_tokens = pass_mb_tokens[q];
+  n_mb_count = static_cast<int>(mb_tokens.size());
+  n = 0;
+  for (double t : mb_tokens) n += t;
+  boundary_bytes = n * double(w.C) * es;
+  // the reduce-scatter of a unit's gradient runs in the last pass only
+  auto rsLast = [&](int64_t u) { return last_pass ? rsTime(u) : 0.0; };
 
   // forward, in the worker's window schedule
   if (ws.layerOneFirst()) deliver(1, ws.forwardSlot(1), false);
   deliver(0, ws.forwardSlot(0), false);
-  double first_compute = -1;
   for (int64_t u = 0; u <= L; ++u) {
     const int64_t next = u < L ? u + 1 : head;
     if (!(u == 0 && ws.layerOneFirst())) deliver(next, ws.forwardSlot(static_cast<int>(next)), false);
@@ -321,7 +383,7 @@ Prediction predict(const Workload& w, const MachineDescription& m, const Policy&
     if (ws.headDeliversEmbedding()) deliver(0, ws.headEmbeddingSlot(), false);
     after = std::max(after, ready[0]);
   }
-  compute(after, headTime() + rsTime(head));
+  compute(after, headTime() + rsLast(head));
   slot_free[ws.forwardSlot(static_cast<int>(head))] = comp;
   if (w.tied) slot_free[ws.headEmbeddingSlot()] = comp;
   // Hand-offs: (unit, gradient ready, elements, leader host bytes per element). The row-split
@@ -330,25 +392,8 @@ Prediction predict(const Workload& w, const MachineDescription& m, const Policy&
   // the token rows get their AdamW pass and the token rows' gradient is saved (slots read, 4 B
   // written), then the packed token rows at the end (their pass + the saved 4 B read);
   // runtime/token_rows.h, leader/embedding_split.h.
-  struct Handoff {
-    int64_t unit;
-    double ready;
-    int64_t numel;
-    double bpp;
-  };
-  const int k_slots = gpu_red ? 1 : G;
-  const double bpp = 26.0 + k_slots * gs;
-  const double clip_bpp = k_slots * gs + 8.0;
-  const double pass_bpp = w.clip ? clip_bpp : bpp;
-  // Several nodes are priced as the dense schedule (the runtime runs the split replicated,
-  // not sharded across nodes; the leader's per-chunk cost there is the exchange's, below).
-  const bool split = w.split_embedding && p.reduction == ReductionRoute::kCpu && !w.clip &&
-                     w.nodes <= 1;
-  const int64_t token_numel = std::min<int64_t>(w.unit_numels[0], w.tokenRowsBound() * w.C);
-  const double token_frac = double(token_numel) / double(w.unit_numels[0]);
-  std::vector<Handoff> handoffs;
-  handoffs.push_back({head, comp, w.unit_numels[head], pass_bpp});
-  if (split)
+  if (last_pass) handoffs.push_back({head, comp, w.unit_numels[head], pass_bpp});
+  if (split && last_pass)
     handoffs.push_back({0, comp, w.unit_numels[0], (1 - token_frac) * bpp + token_frac * (k_slots * gs + 4.0)});
   // backward: layer L again, unless still in its forward slot
   if (ws.backwardDeliversFirst()) deliver(L, ws.backwardSlot(static_cast<int>(L)), true);
@@ -372,10 +417,11 @@ Prediction predict(const Workload& w, const MachineDescription& m, const Policy&
       deliver(u - 1, ws.backwardSlot(static_cast<int>(u - 1)), true);
       prefetchAct(u - 1);
     }
-    const double rs = rsTime(u);
+    const double rs = rsLast(u);
     compute(std::max(ready[u], act_ready[u]), bwdTime(u, layers[u - 1]) + rs);
     slot_free[ws.backwardSlot(static_cast<int>(u))] = comp;
     const int64_t N = w.unit_numels[u];
+    if (!last_pass) continue;
     if (bsplit > 0 && bsplit < N) {
       const double attention_bwd = 2.0 * mb_tokens.back() * (2.0 * double(bsplit) + attn) / r.bwd;
       const double rest_rs = rs * double(bsplit) / double(N);
@@ -385,11 +431,17 @@ Prediction predict(const Workload& w, const MachineDescription& m, const Policy&
       handoffs.push_back({u, comp, N, pass_bpp});
     }
   }
-  compute(0, r.ovh * n_mb_count + rsTime(0));  // embedding backward
+  compute(0, r.ovh * n_mb_count + rsLast(0));  // embedding backward
+  if (!last_pass) {
+    // the next pass delivers the units again: its forward may reuse each slot once this pass's
+    // backward is done with it (the slots' free times hold that)
+    continue;
+  }
   if (split)
     handoffs.push_back({0, comp, token_numel, bpp + 4.0});
   else
     handoffs.push_back({0, comp, w.unit_numels[0], pass_bpp});
+  }  // accumulation steps
   const double last_compute = comp;
 
   // ---- hand-offs and the leader, chunk by chunk --------------------------------------------

@@ -52,6 +52,10 @@
 //   the first delivery), drain (last backward compute -> step end: the embedding's hand-off and
 //   the updates still queued), clipping's barrier. Bottleneck = the resource with the most busy
 //   time, or "exposed" when the exposed time is larger.
+// Gradient accumulation steps (N > 1): the forward, head and backward above run N times, each
+//   over one pass's rows (activation memory and the reserve: the largest pass's), every unit
+//   delivered again in each; the gradients stay on the GPU (4 P bytes, allocated up front) and
+//   the reduce-scatter and the hand-offs come in the last pass only.
 // Memory per worker (CUDA; allocator bytes, what --gpu-memory-budget and the step line's GPU peak
 //   count, the CUDA context being outside both): (K max_u(window) + resident embedding) e + kept
 //   layers (kept bytes + input) +
@@ -159,6 +163,20 @@ std::string reserveShape(const Workload& w);
 /// part. Against the reserve a step measures, the estimate was 2.0-2.7x and the calibrated
 /// reserve 1.2-1.9x at the 4B shape (tools/bench/results/2026-12-04e-h200x1-reserve/).
 double calibratedReserveBytes(const MachineDescription& m, const Workload& w);
+/// The same for `tokens` per worker at a time (an accumulation step's: passTokens).
+double calibratedReserveBytes(const MachineDescription& m, const Workload& w, double tokens);
+
+/// Gradient accumulation steps (Policy::accumulation_steps) as the worker runs them: N =
+/// min(accumulation_steps, rows per worker) passes, pass q over rows [q b / N, (q+1) b / N)
+/// (integer division), so sizes differ by at most one row. passRows: the largest pass's rows,
+/// ceil(b / N); passTokens: its tokens. Activation memory and the reserve are one pass's.
+int64_t accumulationSteps(const Workload& w, const Policy& p);
+int64_t passRows(const Workload& w, const Policy& p);
+double passTokens(const Workload& w, const Policy& p);
+/// fp32 gradient bytes a worker holds through a step of several accumulation steps (every
+/// unit's, allocated up front; with the row-split embedding, an untied embedding only its
+/// packed token rows); 0 for one.
+double accumulatorBytes(const Workload& w, const Policy& p);
 /// GPU bytes one worker peaks at (see the header comment).
 double gpuPeakBytes(const Workload& w, const MachineDescription& m, const Policy& p);
 /// The node's host bytes.

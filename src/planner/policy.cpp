@@ -41,8 +41,9 @@ std::string Policy::label(int64_t L) const {
   const int64_t kept = kept_layers < 0 ? L : std::min<int64_t>(kept_layers, L);
   const int64_t attn = std::clamp<int64_t>(attention_output_layers, 0, L - kept);
   const int64_t offl = offload ? 0 : std::min<int64_t>(std::max(offloaded_layers, 0), L - kept - attn);
-  return fmt::format("{}/{} c{} r{} K{} mb{} keep{}/{}{}{}{}", routeName(delivery), routeName(reduction),
+  return fmt::format("{}/{} c{} r{} K{} {}mb{} keep{}/{}{}{}{}", routeName(delivery), routeName(reduction),
                      elems(chunk_numel), ring_slots, window,
+                     accumulation_steps > 1 ? fmt::format("ga{} ", accumulation_steps) : "",
                      micro_batch_rows > 0 ? std::to_string(micro_batch_rows) : "all", kept, L,
                      attn > 0 ? fmt::format(" attn{}", attn) : "",
                      offload && kept + attn < L ? " offl"
@@ -56,6 +57,7 @@ std::string Policy::flags(int64_t L) const {
   std::string f = fmt::format("--delivery {} --reduction {} --chunk-numel {} --ring-slots {} --window {} "
                               "--micro-batch-rows {}", routeName(delivery), routeName(reduction),
                               chunk_numel, ring_slots, window, micro_batch_rows);
+  if (accumulation_steps > 1) f += fmt::format(" --gradient-accumulation-steps {}", accumulation_steps);
   const int64_t attn = std::clamp<int64_t>(attention_output_layers, 0, L - kept);
   if (kept >= L)
     f += " --activations keep";
@@ -77,6 +79,7 @@ void Policy::apply(TrainOptions& o, int64_t L) const {
   o.ring_slots = ring_slots;
   o.window_slots = window;
   o.micro_batch_rows = micro_batch_rows;
+  o.accumulation_steps = std::max<int64_t>(1, accumulation_steps);
   const int64_t attn = std::clamp<int64_t>(attention_output_layers, 0, L - kept);
   o.activations = kept == 0 && attn >= L ? ActivationPolicy::kAttentionOutput : ActivationPolicy::kAuto;
   o.max_kept_layers = static_cast<int>(kept);

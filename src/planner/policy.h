@@ -1,7 +1,7 @@
 // A policy: every knob of a run that changes speed but not the result (design.md, "The
 // step-time model and policies"): delivery x reduction route, gradient chunk size, staging ring
-// depth, GPU window depth, micro-batch rows, the per-layer activation choice and the leader's
-// AdamW threads. The planner prices policies (cost_model.h), searches them (search.h) and maps
+// depth, GPU window depth, micro-batch rows, gradient accumulation steps, the per-layer
+// activation choice and the leader's AdamW threads. The planner prices policies (cost_model.h), searches them (search.h) and maps
 // the chosen one onto TrainOptions / command-line flags (what `--policy auto` runs).
 //
 // Per decoder layer the activation choice is four-way: keep (the tensors its backward needs
@@ -34,7 +34,11 @@ struct Policy {
   int64_t chunk_numel = int64_t{1} << 22;  // elements per gradient chunk (--chunk-numel)
   int ring_slots = 4;                      // staging ring depth (--ring-slots)
   int window = 2;                          // GPU window depth K (--window)
-  int64_t micro_batch_rows = 0;            // rows per micro-batch (0: all of a worker's rows)
+  int64_t micro_batch_rows = 0;            // rows per micro-batch (0: all of an accumulation
+                                           // step's rows)
+  int64_t accumulation_steps = 1;          // forward + backward passes per step
+                                           // (--gradient-accumulation-steps), each over 1/N of a
+                                           // worker's rows, the model delivered again for each
   int kept_layers = -1;                    // layers 1..kept keep activations (-1: all)
   int attention_output_layers = 0;         // the next layers keep their attention output only
   bool offload = false;                    // recomputed layers' inputs in pinned host memory

@@ -74,8 +74,8 @@ LayerSplit autoLayerSplit(const Workload& w, const MachineDescription& m, Policy
     return o < 0 ? LayerSplit{-1, 0, 0} : LayerSplit{0, 0, o};
   }
   const bool attn = attentionOutputAvailable(w);
-  const double n = double(w.tokensPerWorker());
-  const double b = double(w.rowsPerWorker());
+  const double n = passTokens(w, p);  // one accumulation step's
+  const double b = double(passRows(w, p));
   const double n_mb = (p.micro_batch_rows > 0 ? std::min<double>(double(p.micro_batch_rows), b) : b) * double(w.T);
   const double a = attentionOutputBytes(w, n) / n, k = keptBytes(w, n, n_mb) / n;
   const double attn_flops = 4.0 * double(w.H * w.D) * double(w.T), rest = 2.0 * double(w.layerNumel());
@@ -88,6 +88,12 @@ LayerSplit autoLayerSplit(const Workload& w, const MachineDescription& m, Policy
   s.kept = largest(cap, [&](int kk) { return fits(kk, 0); });
   if (attn) s.attention_output = largest(L - s.kept, [&](int aa) { return fits(s.kept, aa); });
   return s;
+}
+
+std::vector<int64_t> accumulationCandidates(int64_t b) {
+  std::set<int64_t> s{1};
+  for (int64_t n = 2; n <= b; n *= 2) s.insert(n);
+  return {s.begin(), s.end()};
 }
 
 std::vector<int64_t> microBatchCandidates(int64_t b) {
@@ -115,7 +121,8 @@ SearchResult searchPolicies(const Workload& w, const MachineDescription& m, cons
       for (int64_t chunk : o.chunk_numels)
         for (int ring : o.ring_slots)
           for (int K : w.cuda ? o.windows : std::vector<int>{2})
-            for (int64_t mb : microBatchCandidates(b))
+            for (int64_t ga : accumulationCandidates(b))
+            for (int64_t mb : microBatchCandidates((b + ga - 1) / ga))
               for (int th : threads)
                 for (bool offload : w.cuda ? std::vector<bool>{false, true} : std::vector<bool>{false}) {
                   Policy p;
@@ -124,7 +131,8 @@ SearchResult searchPolicies(const Workload& w, const MachineDescription& m, cons
                   p.chunk_numel = chunk;
                   p.ring_slots = ring;
                   p.window = K;
-                  p.micro_batch_rows = mb == b ? 0 : mb;
+                  p.accumulation_steps = ga;
+                  p.micro_batch_rows = mb == (b + ga - 1) / ga ? 0 : mb;
                   p.leader_threads = th;  // explicit: the run must use the modelled team
                   p.offload = offload;
                   p.bf16_staging = o.bf16_staging;

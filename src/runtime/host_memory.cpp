@@ -31,14 +31,18 @@ uint64_t powerOf2Ceil(uint64_t n) {
 }
 
 HostMemoryNeed estimateHostMemory(const HostStateLayout& state, int ranks, int64_t B, int64_t T,
-                                  int64_t C, int64_t L, bool offload, int64_t micro_batch_rows) {
+                                  int64_t C, int64_t L, bool offload, int64_t micro_batch_rows,
+                                  int64_t accumulation_steps) {
   HostMemoryNeed n;
   n.segment_bytes = state.layout.totalBytes();
   const uint64_t tokens = static_cast<uint64_t>(B) * static_cast<uint64_t>(T);
   if (offload) {
     const int64_t G = std::max(1, ranks - 1);
     for (int64_t w = 0; w < G; ++w) {  // rows split as rowsForWorker does: the first B % G get one more
-      const int64_t rows = B / G + (w < B % G ? 1 : 0);
+      // one accumulation step's rows at a time (the largest; its buffers serve the next)
+      const int64_t worker_rows = B / G + (w < B % G ? 1 : 0);
+      const int64_t N = std::clamp<int64_t>(accumulation_steps, 1, std::max<int64_t>(1, worker_rows));
+      const int64_t rows = (worker_rows + N - 1) / N;
       const int64_t mb = micro_batch_rows > 0 ? micro_batch_rows : rows;
       for (int64_t r0 = 0; r0 < rows; r0 += mb) {
         const uint64_t bytes = static_cast<uint64_t>(std::min(mb, rows - r0)) *

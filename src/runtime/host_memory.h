@@ -47,9 +47,11 @@ struct HostMemoryNeed {
 /// The need of a job on one node: `state` as HostStateLayout::build gives it, `ranks` the
 /// node's ranks (1 + G), B global rows, T tokens per row, C hidden size, L decoder layers,
 /// `offload` whether boundary activations go to pinned host memory (bf16), in micro-batches
-/// of `micro_batch_rows` rows (0: all of a worker's B / G rows at once).
+/// of `micro_batch_rows` rows (0: all of an accumulation step's rows at once), the worker's
+/// B / G rows in `accumulation_steps` passes (the pinned inputs of one pass at a time).
 HostMemoryNeed estimateHostMemory(const HostStateLayout& state, int ranks, int64_t B, int64_t T,
-                                  int64_t C, int64_t L, bool offload, int64_t micro_batch_rows = 0);
+                                  int64_t C, int64_t L, bool offload, int64_t micro_batch_rows = 0,
+                                  int64_t accumulation_steps = 1);
 
 /// The smallest power of two >= n (n >= 1), as torch's pinned-memory allocator rounds (what
 /// the offload path used before its exact-size buffers; kept for the comparison).

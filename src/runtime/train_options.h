@@ -100,6 +100,10 @@ struct TrainOptions {
                                   // than workers (of every node together: each needs a row),
                                   // before any start-up work
   int64_t micro_batch_rows = 0;   // rows per micro-batch (0: all of a worker's rows at once)
+  int64_t accumulation_steps = 1; // forward + backward passes per step, each over 1/N of a
+                                  // worker's rows with the layers delivered again; gradients
+                                  // summed on the device, handed off in the last (>= 1, at most
+                                  // the rows of every worker)
   int64_t loss_chunk_tokens = 0;  // tokens per LM-head/cross-entropy chunk (0: ~2 GiB of bf16 logits)
   int64_t mlp_tile_tokens = 0;    // tokens per MLP tile (model/mlp_tiles.h; 0: auto, tiled only
                                   // above 4 GiB of [tokens, 2I] gate/up; -1: never tiled)

@@ -9,6 +9,7 @@
 #include <torch/types.h>
 #include <torch/utils.h>
 
+#include <array>
 #include <condition_variable>
 #include <cstring>
 #include <deque>
@@ -708,33 +709,44 @@ struct Worker::Impl {
       token_rows = TokenRows(token_words.data(), config.vocabSize, config.hiddenSize);
     }
 
-    // Micro-batches on the device.
-    const int64_t mb_rows = opts.micro_batch_rows > 0 ? opts.micro_batch_rows : batch.rows;
+    // Micro-batches on the device, in accumulation steps: --gradient-accumulation-steps N runs
+    // N forward + backward passes over consecutive parts of the rows (sizes differ by at most
+    // one row), the layers delivered again for each, the gradients summed on the device and
+    // handed off in the last; within a pass the micro-batches go layer by layer.
+    const int64_t passes = opts.accumulation_steps;
+    if (passes < 1 || passes > batch.rows)
+      throwUserError("--gradient-accumulation-steps {} on worker {} with {} rows: every accumulation "
+                     "step needs at least one row.\nHINT: --gradient-accumulation-steps {} or fewer, or "
+                     "a larger --batch-size", passes, ctx.describe(), batch.rows, batch.rows);
     struct Micro {
       at::Tensor ids, labels, pos;
       at::Tensor token_rows;  // split embedding: each id's row in the packed token rows
       model::AttentionContext attn;
       at::Tensor h;  // running hidden state / gradient
     };
-    std::vector<Micro> mbs;
+    std::vector<std::vector<Micro>> pass_mbs(static_cast<size_t>(passes));
     const auto i64 = at::TensorOptions().dtype(at::kLong);
     std::optional<profiling::Scope> to_device(std::in_place, "worker.batch_to_device");
-    for (int64_t r0 = 0; r0 < batch.rows; r0 += mb_rows) {
-      const int64_t r = std::min(mb_rows, batch.rows - r0);
-      Micro m;
-      m.ids = at::from_blob(const_cast<int64_t*>(batch.input_ids.data()) + r0 * batch.T, {r, batch.T}, i64).to(device);
-      m.labels = at::from_blob(const_cast<int64_t*>(batch.labels.data()) + r0 * batch.T, {r, batch.T}, i64).to(device);
-      if (!batch.position_ids.empty())
-        m.pos = at::from_blob(const_cast<int64_t*>(batch.position_ids.data()) + r0 * batch.T, {r, batch.T}, i64).to(device);
-      m.attn = model::makeAttentionContext(config, r, batch.T, m.pos, cdtype, device);
-      if (plan.split_embedding) {
-        at::Tensor rows = at::empty({r, batch.T}, i64);  // owns its data (CPU workers keep it)
-        int64_t* packed = rows.data_ptr<int64_t>();
-        const int64_t* ids = batch.input_ids.data() + r0 * batch.T;
-        for (int64_t i = 0; i < r * batch.T; ++i) packed[i] = token_rows.rank(ids[i]);
-        m.token_rows = rows.to(device);
+    for (int64_t p = 0; p < passes; ++p) {
+      const int64_t p0 = p * batch.rows / passes, p1 = (p + 1) * batch.rows / passes;
+      const int64_t mb_rows = opts.micro_batch_rows > 0 ? opts.micro_batch_rows : p1 - p0;
+      for (int64_t r0 = p0; r0 < p1; r0 += mb_rows) {
+        const int64_t r = std::min(mb_rows, p1 - r0);
+        Micro m;
+        m.ids = at::from_blob(const_cast<int64_t*>(batch.input_ids.data()) + r0 * batch.T, {r, batch.T}, i64).to(device);
+        m.labels = at::from_blob(const_cast<int64_t*>(batch.labels.data()) + r0 * batch.T, {r, batch.T}, i64).to(device);
+        if (!batch.position_ids.empty())
+          m.pos = at::from_blob(const_cast<int64_t*>(batch.position_ids.data()) + r0 * batch.T, {r, batch.T}, i64).to(device);
+        m.attn = model::makeAttentionContext(config, r, batch.T, m.pos, cdtype, device);
+        if (plan.split_embedding) {
+          at::Tensor rows = at::empty({r, batch.T}, i64);  // owns its data (CPU workers keep it)
+          int64_t* packed = rows.data_ptr<int64_t>();
+          const int64_t* ids = batch.input_ids.data() + r0 * batch.T;
+          for (int64_t i = 0; i < r * batch.T; ++i) packed[i] = token_rows.rank(ids[i]);
+          m.token_rows = rows.to(device);
+        }
+        pass_mbs[p].push_back(std::move(m));
       }
-      mbs.push_back(std::move(m));
     }
     to_device.reset();
 
@@ -746,254 +758,305 @@ struct Worker::Impl {
       handoff_trace.clear();
     }
 #ifdef SLIDEDP_WITH_CUDA
-    std::shared_ptr<at::cuda::CUDAEvent> ev[4];
-    auto mark = [&](int i) {
-      if (!cuda) return;
-      ev[i] = timedEvent();
-      ev[i]->record(c10::cuda::getCurrentCUDAStream(device.index()));
-    };
-#else
-    auto mark = [&](int) {};
+    // per accumulation step: forward start, forward end, head end, backward end
+    std::vector<std::array<std::shared_ptr<at::cuda::CUDAEvent>, 4>> ev(pass_mbs.size());
 #endif
-    // ---- forward: units 0..L, each through every micro-batch ------------------------------
-    uint64_t t0 = nowNs();
-    mark(0);
-    std::vector<std::vector<at::Tensor>> acts(L + 1);  // acts[u][mb]: input of a recomputed unit u
-    std::vector<std::vector<model::LayerActivations>> kept(L + 1);  // kept[u][mb]: kept unit u
+    // The step's shape: an accumulation step's tokens (the largest, when they differ by a row).
     int64_t tokens = 0, mb_tokens = 0;
-    for (const auto& m : mbs) tokens += m.ids.numel(), mb_tokens = std::max(mb_tokens, m.ids.numel());
+    for (const auto& mbs : pass_mbs) {
+      int64_t t = 0;
+      for (const auto& m : mbs) t += m.ids.numel(), mb_tokens = std::max(mb_tokens, m.ids.numel());
+      tokens = std::max(tokens, t);
+    }
     const int64_t boundary_bytes = tokens * config.hiddenSize * static_cast<int64_t>(at::elementSize(cdtype));
     newShape(tokens);
     const int64_t reserve = reserveBytes(tokens, mb_tokens) + fragmentation;
     const bool attn_first = attentionOutputFirst(batch.T, tokens, mb_tokens);
-    int offloaded_inputs = 0;  // recomputed layers 1..this keep their input in pinned host memory
-    step_offload_bytes = 0;
     resetPeak();
     const int64_t reserved_at_start = memStat().reserved;
-    int64_t step_peak = 0, step_peak_reserved = 0;
-    // Deliveries follow the window schedule (runtime/window_schedule.h): unit u in forwardSlot(u);
-    // with the resident embedding, layer 1 goes first and the embedding stays until the head.
-    at::Tensor layer_one;
-    if (sched.layerOneFirst()) {
-      waitVersion(1, s - 1, &st.delivery_wait_s);
-      layer_one = deliver(1, sched.forwardSlot(1));
+    int64_t step_peak = 0, step_peak_reserved = 0, pass_reserve = 0, last_forward_level = 0;
+    size_t pass_offload_bytes = 0;
+    // Gradients, fp32 per unit, summed over the micro-batches (and accumulation steps). With
+    // several accumulation steps every unit's is allocated up front, so each step's activation
+    // choices see them in the allocated bytes; else as each unit's backward begins.
+    const auto f32 = at::TensorOptions().dtype(at::kFloat).device(device);
+    std::vector<at::Tensor> grads(layout.numUnits());
+    at::Tensor g_embed, packed;  // the embedding's (and, split, its packed token rows')
+    const bool embed_grad = config.tieWordEmbeddings || !plan.split_embedding;
+    if (passes > 1) {
+      profiling::Scope zero("worker.grad_zero");
+      for (int u = 1; u < layout.numUnits(); ++u) grads[u] = at::zeros({layout.units[u].numel}, f32);
+      if (embed_grad) g_embed = at::zeros({layout.units[0].numel}, f32);
+      if (plan.split_embedding) packed = at::zeros({token_rows.packedNumel()}, f32);
     }
-    waitVersion(0, s - 1, &st.delivery_wait_s);
-    at::Tensor cur = deliver(0, sched.forwardSlot(0));
-    for (int u = 0; u <= L; ++u) {
-      if (u == (L + 1) / 2) killPoint("forward", s);  // tests: half of the forward done
-      const int slot = sched.forwardSlot(u);
-      at::Tensor next;
-      const int next_unit = u < L ? u + 1 : head;
-      if (u == 0 && layer_one.defined()) {
-        next = layer_one;
-      } else {
-        waitVersion(next_unit, s - 1, &st.delivery_wait_s);
-        next = deliver(next_unit, sched.forwardSlot(next_unit));  // prefetch overlaps this unit's compute
+    uint64_t t0 = 0;
+    for (size_t pass = 0; pass < pass_mbs.size(); ++pass) {
+      std::vector<Micro>& mbs = pass_mbs[pass];
+      const bool last_pass = pass + 1 == pass_mbs.size();
+      // trace names: "pass p: " before each with several accumulation steps
+      const std::string tp = passes > 1 ? fmt::format("pass {}: ", pass + 1) : std::string();
+#ifdef SLIDEDP_WITH_CUDA
+      auto mark = [&](int i) {
+        if (!cuda) return;
+        ev[pass][i] = timedEvent();
+        ev[pass][i]->record(c10::cuda::getCurrentCUDAStream(device.index()));
+      };
+#else
+      auto mark = [&](int) {};
+#endif
+      // What the step line reports of the activations: the last accumulation step's.
+      st.kept_layers = st.attention_output_layers = st.offloaded_layers = 0;
+      st.kept_bytes = 0;
+      // ---- forward: units 0..L, each through every micro-batch ------------------------------
+      t0 = nowNs();
+      mark(0);
+      std::vector<std::vector<at::Tensor>> acts(L + 1);  // acts[u][mb]: input of a recomputed unit u
+      std::vector<std::vector<model::LayerActivations>> kept(L + 1);  // kept[u][mb]: kept unit u
+      int offloaded_inputs = 0;  // recomputed layers 1..this keep their input in pinned host memory
+      step_offload_bytes = 0;
+      if (pass > 0) resetPeak();
+      // Deliveries follow the window schedule (runtime/window_schedule.h): unit u in forwardSlot(u);
+      // with the resident embedding, layer 1 goes first and the embedding stays until the head.
+      at::Tensor layer_one;
+      if (sched.layerOneFirst()) {
+        waitVersion(1, s - 1, &st.delivery_wait_s);
+        layer_one = deliver(1, sched.forwardSlot(1));
       }
-      use(slot);
-      const uint64_t fwd_begin = nowNs();
-      // Keep this layer's activations, or only its attention output? (auto: while what it
-      // keeps, the boundary inputs of the layers after it and the reserve of head + backward
-      // fit the budget; at long sequences the attention output of every remaining layer first,
-      // see attentionOutputFirst.) --max-kept-layers caps the whole keeps only. A recomputed
-      // layer's input goes to pinned host memory with --offload-activations, or when the GPU
-      // cannot hold every recomputed layer's input (worker/input_placement.h: the first
-      // offloaded_inputs layers; decided at layer 1, then no layer fits a keep).
-      const bool offload_all = cuda && opts.offload_activations;
-      if (u == 1 && cuda && !offload_all && opts.activations != ActivationPolicy::kKeep &&
-          opts.activations != ActivationPolicy::kAttentionOutput) {
-        offloaded_inputs = offloadedInputLayers(budget_bytes, memStat().allocated, reserve,
-                                                boundary_bytes, static_cast<int>(L));
-        if (const int n = testHookInputsOnGpu(); n >= 0) offloaded_inputs = std::max(0, L - n);
-        if (debugLogEnabled())
-          logDebug(fmt::format("step {}: budget {} B, allocated {} B, reserve {} B (fragmentation {} B), one "
-                               "input {} B: {} of {} inputs to pinned host memory",
-                               s, budget_bytes, memStat().allocated, reserve, fragmentation, boundary_bytes,
-                               offloaded_inputs, L));
-      }
-      bool keep = false, attn_only = false;
-      if (u > 0) {
-        const bool may_keep = opts.max_kept_layers < 0 || st.kept_layers < opts.max_kept_layers;
-        if (opts.activations == ActivationPolicy::kKeep) keep = may_keep;
-        if (opts.activations == ActivationPolicy::kAttentionOutput) attn_only = true;
-        if (opts.activations == ActivationPolicy::kAuto) {
-          // The layers after this one hold their inputs on the GPU, unless they are recomputed
-          // with their input in pinned host memory (planner/cost_model.cpp gpuPeakBytes counts
-          // an offloaded layer as 0 GPU bytes, the same way).
-          const int64_t later_on_gpu = offload_all ? 0 : L - std::max<int64_t>(u, offloaded_inputs);
-          const int64_t later_inputs = later_on_gpu * boundary_bytes;
-          const int64_t free_b = budget_bytes - memStat().allocated - later_inputs - reserve;
-          const int64_t k = keptBytes(tokens, mb_tokens), a = attentionOutputBytes(tokens);
-          if (!cuda) {
-            keep = may_keep;
-          } else if (attn_first) {
-            // room for this keep and the attention output of every later layer (with its
-            // input, which such a layer keeps on the GPU even when offloading)
-            keep = may_keep && free_b >= k + (L - u) * (a + (offload_all ? boundary_bytes : 0));
-            attn_only = !keep && free_b >= a;
-          } else {
-            keep = may_keep && free_b >= k;
-            attn_only = !keep && attentionOutputAvailable() && free_b >= a;
+      waitVersion(0, s - 1, &st.delivery_wait_s);
+      at::Tensor cur = deliver(0, sched.forwardSlot(0));
+      for (int u = 0; u <= L; ++u) {
+        if (u == (L + 1) / 2) killPoint("forward", s);  // tests: half of the forward done
+        const int slot = sched.forwardSlot(u);
+        at::Tensor next;
+        const int next_unit = u < L ? u + 1 : head;
+        if (u == 0 && layer_one.defined()) {
+          next = layer_one;
+        } else {
+          waitVersion(next_unit, s - 1, &st.delivery_wait_s);
+          next = deliver(next_unit, sched.forwardSlot(next_unit));  // prefetch overlaps this unit's compute
+        }
+        use(slot);
+        const uint64_t fwd_begin = nowNs();
+        // Keep this layer's activations, or only its attention output? (auto: while what it
+        // keeps, the boundary inputs of the layers after it and the reserve of head + backward
+        // fit the budget; at long sequences the attention output of every remaining layer first,
+        // see attentionOutputFirst.) --max-kept-layers caps the whole keeps only. A recomputed
+        // layer's input goes to pinned host memory with --offload-activations, or when the GPU
+        // cannot hold every recomputed layer's input (worker/input_placement.h: the first
+        // offloaded_inputs layers; decided at layer 1, then no layer fits a keep).
+        const bool offload_all = cuda && opts.offload_activations;
+        if (u == 1 && cuda && !offload_all && opts.activations != ActivationPolicy::kKeep &&
+            opts.activations != ActivationPolicy::kAttentionOutput) {
+          offloaded_inputs = offloadedInputLayers(budget_bytes, memStat().allocated, reserve,
+                                                  boundary_bytes, static_cast<int>(L));
+          if (const int n = testHookInputsOnGpu(); n >= 0) offloaded_inputs = std::max(0, L - n);
+          if (debugLogEnabled())
+            logDebug(fmt::format("step {}: budget {} B, allocated {} B, reserve {} B (fragmentation {} B), one "
+                                 "input {} B: {} of {} inputs to pinned host memory",
+                                 s, budget_bytes, memStat().allocated, reserve, fragmentation, boundary_bytes,
+                                 offloaded_inputs, L));
+        }
+        bool keep = false, attn_only = false;
+        if (u > 0) {
+          const bool may_keep = opts.max_kept_layers < 0 || st.kept_layers < opts.max_kept_layers;
+          if (opts.activations == ActivationPolicy::kKeep) keep = may_keep;
+          if (opts.activations == ActivationPolicy::kAttentionOutput) attn_only = true;
+          if (opts.activations == ActivationPolicy::kAuto) {
+            // The layers after this one hold their inputs on the GPU, unless they are recomputed
+            // with their input in pinned host memory (planner/cost_model.cpp gpuPeakBytes counts
+            // an offloaded layer as 0 GPU bytes, the same way).
+            const int64_t later_on_gpu = offload_all ? 0 : L - std::max<int64_t>(u, offloaded_inputs);
+            const int64_t later_inputs = later_on_gpu * boundary_bytes;
+            const int64_t free_b = budget_bytes - memStat().allocated - later_inputs - reserve;
+            const int64_t k = keptBytes(tokens, mb_tokens), a = attentionOutputBytes(tokens);
+            if (!cuda) {
+              keep = may_keep;
+            } else if (attn_first) {
+              // room for this keep and the attention output of every later layer (with its
+              // input, which such a layer keeps on the GPU even when offloading)
+              keep = may_keep && free_b >= k + (L - u) * (a + (offload_all ? boundary_bytes : 0));
+              attn_only = !keep && free_b >= a;
+            } else {
+              keep = may_keep && free_b >= k;
+              attn_only = !keep && attentionOutputAvailable() && free_b >= a;
+            }
           }
         }
+        if (u <= offloaded_inputs) keep = attn_only = false;  // (an attention output smaller than
+                                                              // an input would otherwise fit)
+        const bool input_to_host = offload_all || u <= offloaded_inputs;
+        bool offloaded = false;  // (keepActivation leaves it on the GPU when the host is short)
+        for (auto& m : mbs) {
+          if (u == 0) {
+            profiling::Scope scope("worker.embedding");
+            m.h = model::embeddingForward(config, cur, m.ids);
+          } else if (attn_only && !keep) {
+            model::LayerActivations full;
+            m.h = model::decoderLayerForward(config, layout.units[u], cur, m.h, m.attn, &full);
+            kept[u].push_back(full.attentionOnly());
+            st.kept_bytes += kept[u].back().bytes();
+          } else if (keep) {
+            kept[u].emplace_back();
+            m.h = model::decoderLayerForward(config, layout.units[u], cur, m.h, m.attn, &kept[u].back());
+            st.kept_bytes += kept[u].back().bytes();
+          } else {
+            acts[u].push_back(keepActivation(m.h, input_to_host, u, s));
+            offloaded |= acts[u].back().is_cpu() && cuda;
+            m.h = model::decoderLayerForward(config, layout.units[u], cur, m.h, m.attn);
+          }
+        }
+        if (keep) ++st.kept_layers;
+        if (attn_only && !keep) ++st.attention_output_layers;
+        if (offloaded) ++st.offloaded_layers;
+        if (!(u == 0 && sched.resident)) release(slot);  // the resident embedding: after the head
+        st.trace.push_back({fmt::format("{}forward unit {}", tp, u), 0, fwd_begin, nowNs()});
+        cur = next;
       }
-      if (u <= offloaded_inputs) keep = attn_only = false;  // (an attention output smaller than
-                                                            // an input would otherwise fit)
-      const bool input_to_host = offload_all || u <= offloaded_inputs;
-      bool offloaded = false;  // (keepActivation leaves it on the GPU when the host is short)
+      st.forward_s += sec(t0, nowNs());
+      mark(1);
+      const MemStat at_forward_end = memStat();
+      const int64_t forward_level = at_forward_end.allocated;
+      step_peak = std::max(step_peak, at_forward_end.peak_allocated);
+      step_peak_reserved = std::max(step_peak_reserved, at_forward_end.peak_reserved);
+      resetPeak();
+
+      // ---- head: forward + backward of final norm, LM head and chunked cross-entropy --------
+      t0 = nowNs();
+      at::Tensor head_flat = cur;
+      const int head_slot = sched.forwardSlot(head);
+      at::Tensor embed_flat;
+      int embed_slot = -1;
+      if (config.tieWordEmbeddings) {
+        embed_slot = sched.headEmbeddingSlot();
+        // version s-1 (unit 0 is updated last): still resident from the forward, or again
+        embed_flat = sched.headDeliversEmbedding() ? deliver(0, embed_slot) : held(0, embed_slot);
+        use(embed_slot);
+      }
+      use(head_slot);
+      std::optional<profiling::Scope> zero_scope(std::in_place, "worker.grad_zero");
+      if (!grads[head].defined()) grads[head] = at::zeros({layout.units[head].numel}, f32);
+      at::Tensor& g_head = grads[head];
+      // The embedding's gradient: tied, the LM head's share now (+ the lookup's at the end);
+      // with the row-split update an untied embedding has nothing until the lookup.
+      if (embed_grad && !g_embed.defined()) g_embed = at::zeros({layout.units[0].numel}, f32);
+      zero_scope.reset();
       for (auto& m : mbs) {
-        if (u == 0) {
-          profiling::Scope scope("worker.embedding");
-          m.h = model::embeddingForward(config, cur, m.ids);
-        } else if (attn_only && !keep) {
-          model::LayerActivations full;
-          m.h = model::decoderLayerForward(config, layout.units[u], cur, m.h, m.attn, &full);
-          kept[u].push_back(full.attentionOnly());
-          st.kept_bytes += kept[u].back().bytes();
-        } else if (keep) {
-          kept[u].emplace_back();
-          m.h = model::decoderLayerForward(config, layout.units[u], cur, m.h, m.attn, &kept[u].back());
-          st.kept_bytes += kept[u].back().bytes();
-        } else {
-          acts[u].push_back(keepActivation(m.h, input_to_host, u, s));
-          offloaded |= acts[u].back().is_cpu() && cuda;
-          m.h = model::decoderLayerForward(config, layout.units[u], cur, m.h, m.attn);
+        model::HeadResult r = model::headForwardBackward(config, layout.units[head], head_flat, embed_flat,
+                                                         m.h, m.labels, opts.loss_chunk_tokens, grad_scale);
+        st.loss_sum += r.lossSum;
+        profiling::Scope scope("worker.head_grad_sum");
+        g_head.add_(r.gradHeadFlat.to(at::kFloat));
+        if (r.gradEmbedFlat.defined()) g_embed.add_(r.gradEmbedFlat.to(at::kFloat));
+        m.h = r.gradHidden;
+      }
+      release(head_slot);
+      if (embed_slot >= 0) release(embed_slot);
+      if (last_pass) {
+        handOff(s, head, g_head);
+        g_head = at::Tensor();
+        if (plan.split_embedding) {
+          // Every row's gradient as of now: final for the rows outside the step's tokens, which
+          // the leader updates while the layers' backward runs.
+          handOff(s, 0, g_embed, ChunkPass::kEmbeddingDense);
+          g_embed = at::Tensor();
         }
       }
-      if (keep) ++st.kept_layers;
-      if (attn_only && !keep) ++st.attention_output_layers;
-      if (offloaded) ++st.offloaded_layers;
-      if (!(u == 0 && sched.resident)) release(slot);  // the resident embedding: after the head
-      st.trace.push_back({fmt::format("forward unit {}", u), 0, fwd_begin, nowNs()});
-      cur = next;
-    }
-    st.forward_s = sec(t0, nowNs());
-    mark(1);
-    const MemStat at_forward_end = memStat();
-    const int64_t forward_level = at_forward_end.allocated;
-    step_peak = at_forward_end.peak_allocated;
-    step_peak_reserved = at_forward_end.peak_reserved;
-    resetPeak();
+      st.head_s += sec(t0, nowNs());
+      st.trace.push_back({tp + "head: norm + LM head + loss, fwd+bwd", 0, t0, nowNs()});
+      mark(2);
 
-    // ---- head: forward + backward of final norm, LM head and chunked cross-entropy --------
-    t0 = nowNs();
-    at::Tensor head_flat = cur;
-    const int head_slot = sched.forwardSlot(head);
-    at::Tensor embed_flat;
-    int embed_slot = -1;
-    if (config.tieWordEmbeddings) {
-      embed_slot = sched.headEmbeddingSlot();
-      // version s-1 (unit 0 is updated last): still resident from the forward, or again
-      embed_flat = sched.headDeliversEmbedding() ? deliver(0, embed_slot) : held(0, embed_slot);
-      use(embed_slot);
-    }
-    use(head_slot);
-    const auto f32 = at::TensorOptions().dtype(at::kFloat).device(device);
-    std::optional<profiling::Scope> zero_scope(std::in_place, "worker.grad_zero");
-    at::Tensor g_head = at::zeros({layout.units[head].numel}, f32);
-    // The embedding's gradient: tied, the LM head's share now (+ the lookup's at the end);
-    // with the row-split update an untied embedding has nothing until the lookup.
-    at::Tensor g_embed;
-    if (config.tieWordEmbeddings || !plan.split_embedding) g_embed = at::zeros({layout.units[0].numel}, f32);
-    zero_scope.reset();
-    for (auto& m : mbs) {
-      model::HeadResult r = model::headForwardBackward(config, layout.units[head], head_flat, embed_flat,
-                                                       m.h, m.labels, opts.loss_chunk_tokens, grad_scale);
-      st.loss_sum += r.lossSum;
-      profiling::Scope scope("worker.head_grad_sum");
-      g_head.add_(r.gradHeadFlat.to(at::kFloat));
-      if (r.gradEmbedFlat.defined()) g_embed.add_(r.gradEmbedFlat.to(at::kFloat));
-      m.h = r.gradHidden;
-    }
-    release(head_slot);
-    if (embed_slot >= 0) release(embed_slot);
-    handOff(s, head, g_head);
-    if (plan.split_embedding) {
-      // Every row's gradient as of now: final for the rows outside the step's tokens, which
-      // the leader updates while the layers' backward runs.
-      handOff(s, 0, g_embed, ChunkPass::kEmbeddingDense);
-      g_embed = at::Tensor();
-    }
-    st.head_s = sec(t0, nowNs());
-    st.trace.push_back({"head: norm + LM head + loss, fwd+bwd", 0, t0, nowNs()});
-    mark(2);
-
-    // ---- backward: decoder units L..1, recomputed from their saved inputs -----------------
-    t0 = nowNs();
-    // Layer L first: with the resident embedding it is still in its forward slot.
-    cur = sched.backwardDeliversFirst() ? deliver(L, sched.backwardSlot(L)) : held(L, sched.backwardSlot(L));
-    std::shared_ptr<void> act_ready, next_act_ready;
-    std::vector<at::Tensor> act_dev = prefetchActivations(acts[L], &act_ready), next_act_dev;
-    for (int u = L; u >= 1; --u) {
-      if (u == (L + 1) / 2) killPoint("backward", s);  // tests: half of the backward done
-      const int slot = sched.backwardSlot(u);
-      at::Tensor next;
-      if (u > 1) {
-        next = deliver(u - 1, sched.backwardSlot(u - 1));
-        next_act_dev = prefetchActivations(acts[u - 1], &next_act_ready);
-      }
-      use(slot);
-      awaitActivations(act_ready, act_dev);
-      UnitBackwardSpan span{u, nowNs(), 0};
-      at::Tensor g = profiling::scoped("worker.grad_zero",
-                                       [&] { return at::zeros({layout.units[u].numel}, f32); });
-      // The MLP's bucket goes to the leader once the last micro-batch's MLP backward is issued.
-      bool first_bucket_sent = false;
-      const std::function<void()> mlp_done = [&] { first_bucket_sent = handOffFirstBucket(s, u, g); };
-      for (size_t i = 0; i < mbs.size(); ++i) {
-        const std::function<void()>& hook = i + 1 == mbs.size() ? mlp_done : kNoHook;
-        if (!kept[u].empty()) {
-          mbs[i].h = model::decoderLayerBackward(config, layout.units[u], cur, kept[u][i], mbs[i].h,
-                                                 mbs[i].attn, g, hook);
-          kept[u][i] = model::LayerActivations();  // free it now
-        } else {
-          model::LayerActivations a;  // recompute
-          model::decoderLayerForward(config, layout.units[u], cur, act_dev[i], mbs[i].attn, &a);
-          mbs[i].h = model::decoderLayerBackward(config, layout.units[u], cur, a, mbs[i].h,
-                                                 mbs[i].attn, g, hook);
+      // ---- backward: decoder units L..1, recomputed from their saved inputs -----------------
+      t0 = nowNs();
+      // Layer L first: with the resident embedding it is still in its forward slot.
+      cur = sched.backwardDeliversFirst() ? deliver(L, sched.backwardSlot(L)) : held(L, sched.backwardSlot(L));
+      std::shared_ptr<void> act_ready, next_act_ready;
+      std::vector<at::Tensor> act_dev = prefetchActivations(acts[L], &act_ready), next_act_dev;
+      for (int u = L; u >= 1; --u) {
+        if (u == (L + 1) / 2) killPoint("backward", s);  // tests: half of the backward done
+        const int slot = sched.backwardSlot(u);
+        at::Tensor next;
+        if (u > 1) {
+          next = deliver(u - 1, sched.backwardSlot(u - 1));
+          next_act_dev = prefetchActivations(acts[u - 1], &next_act_ready);
         }
+        use(slot);
+        awaitActivations(act_ready, act_dev);
+        UnitBackwardSpan span{u, nowNs(), 0};
+        if (!grads[u].defined())
+          grads[u] = profiling::scoped("worker.grad_zero", [&] { return at::zeros({layout.units[u].numel}, f32); });
+        at::Tensor g = grads[u];
+        // The MLP's bucket goes to the leader once the last micro-batch's MLP backward is issued.
+        bool first_bucket_sent = false;
+        const std::function<void()> mlp_done = [&] { first_bucket_sent = handOffFirstBucket(s, u, g); };
+        for (size_t i = 0; i < mbs.size(); ++i) {
+          const std::function<void()>& hook = last_pass && i + 1 == mbs.size() ? mlp_done : kNoHook;
+          if (!kept[u].empty()) {
+            mbs[i].h = model::decoderLayerBackward(config, layout.units[u], cur, kept[u][i], mbs[i].h,
+                                                   mbs[i].attn, g, hook);
+            kept[u][i] = model::LayerActivations();  // free it now
+          } else {
+            model::LayerActivations a;  // recompute
+            model::decoderLayerForward(config, layout.units[u], cur, act_dev[i], mbs[i].attn, &a);
+            mbs[i].h = model::decoderLayerBackward(config, layout.units[u], cur, a, mbs[i].h,
+                                                   mbs[i].attn, g, hook);
+          }
+        }
+        acts[u].clear();
+        kept[u].clear();
+        act_dev = std::move(next_act_dev);
+        act_ready = std::move(next_act_ready);
+        next_act_dev.clear();
+        next_act_ready.reset();
+        release(slot);
+        // With inputs in host memory a layer's backward frees no GPU input, so gradients queued
+        // for the hand-off thread while this thread issues ahead of the GPU would pile up (one
+        // fp32 unit each: 8 GiB above the 64K-token step's working set on 1xH200, 2026-12-03):
+        // issue at most kPendingGradients ahead of the hand-offs then. Such layers run long
+        // (long sequences), so the GPU still has the next ones queued.
+        if (last_pass) {
+          if (cuda && (opts.offload_activations || offloaded_inputs > 0)) waitPendingUnits(kPendingGradients);
+          if (first_bucket_sent)
+            handOffRest(s, u, g);
+          else
+            handOff(s, u, g);
+          grads[u] = at::Tensor();  // the hand-off holds it until the leader has it
+        }
+        span.end_ns = nowNs();
+        st.backward.push_back(span);
+        st.trace.push_back({fmt::format("{}backward unit {}", tp, u), 0, span.begin_ns, span.end_ns});
+        cur = next;
       }
-      acts[u].clear();
-      kept[u].clear();
-      act_dev = std::move(next_act_dev);
-      act_ready = std::move(next_act_ready);
-      next_act_dev.clear();
-      next_act_ready.reset();
-      release(slot);
-      // With inputs in host memory a layer's backward frees no GPU input, so gradients queued
-      // for the hand-off thread while this thread issues ahead of the GPU would pile up (one
-      // fp32 unit each: 8 GiB above the 64K-token step's working set on 1xH200, 2026-12-03):
-      // issue at most kPendingGradients ahead of the hand-offs then. Such layers run long
-      // (long sequences), so the GPU still has the next ones queued.
-      if (cuda && (opts.offload_activations || offloaded_inputs > 0)) waitPendingUnits(kPendingGradients);
-      if (first_bucket_sent)
-        handOffRest(s, u, g);
-      else
-        handOff(s, u, g);
+      // ---- embedding: its gradient (plus the tied LM head's share) goes last ----------------
+      UnitBackwardSpan span{0, nowNs(), 0};
+      std::optional<profiling::Scope> embed_scope(std::in_place, "worker.embedding_backward");
+      if (plan.split_embedding) {
+        // Only the token rows, packed: [rows, C] fp32.
+        if (!packed.defined()) packed = at::zeros({token_rows.packedNumel()}, f32);
+        for (auto& m : mbs) model::embeddingBackwardRows(config, m.token_rows, m.h, packed);
+        if (last_pass) handOff(s, 0, packed, ChunkPass::kEmbeddingTokens), packed = at::Tensor();
+      } else {
+        for (auto& m : mbs) model::embeddingBackward(config, m.ids, m.h, g_embed);
+        if (last_pass) handOff(s, 0, g_embed), g_embed = at::Tensor();
+      }
+      embed_scope.reset();
       span.end_ns = nowNs();
       st.backward.push_back(span);
-      st.trace.push_back({fmt::format("backward unit {}", u), 0, span.begin_ns, span.end_ns});
-      cur = next;
-    }
-    // ---- embedding: its gradient (plus the tied LM head's share) goes last ----------------
-    UnitBackwardSpan span{0, nowNs(), 0};
-    std::optional<profiling::Scope> embed_scope(std::in_place, "worker.embedding_backward");
-    if (plan.split_embedding) {
-      // Only the token rows, packed: [rows, C] fp32.
-      at::Tensor packed = at::zeros({token_rows.packedNumel()}, f32);
-      for (auto& m : mbs) model::embeddingBackwardRows(config, m.token_rows, m.h, packed);
-      handOff(s, 0, packed, ChunkPass::kEmbeddingTokens);
-    } else {
-      for (auto& m : mbs) model::embeddingBackward(config, m.ids, m.h, g_embed);
-      handOff(s, 0, g_embed);
-    }
-    embed_scope.reset();
-    span.end_ns = nowNs();
-    st.backward.push_back(span);
-    st.trace.push_back({"backward unit 0 (embedding)", 0, span.begin_ns, span.end_ns});
-    st.backward_s = sec(t0, nowNs());
-    mark(3);
+      st.trace.push_back({tp + "backward unit 0 (embedding)", 0, span.begin_ns, span.end_ns});
+      st.backward_s += sec(t0, nowNs());
+      mark(3);
+      pass_offload_bytes = std::max(pass_offload_bytes, step_offload_bytes);
+      if (!last_pass) {
+        // this accumulation step's head + backward above its forward level (the last one's is
+        // taken after the hand-offs, below)
+        const MemStat m = memStat();
+        pass_reserve = std::max(pass_reserve, m.peak_allocated - forward_level);
+        step_peak = std::max(step_peak, m.peak_allocated);
+        step_peak_reserved = std::max(step_peak_reserved, m.peak_reserved);
+      } else {
+        last_forward_level = forward_level;
+      }
+    }  // accumulation steps
+    step_offload_bytes = pass_offload_bytes;
     const uint64_t t1 = nowNs();
     waitIdle();
     st.handoff_wait_s = sec(t1, nowNs());
@@ -1004,7 +1067,7 @@ struct Worker::Impl {
     }
     if (cuda) {
       const MemStat at_end = memStat();
-      measured_reserve = std::max<int64_t>(0, at_end.peak_allocated - forward_level);
+      measured_reserve = std::max<int64_t>({0, pass_reserve, at_end.peak_allocated - last_forward_level});
       st.gpu_peak_bytes = std::max(step_peak, at_end.peak_allocated);
       // What the allocator held beyond what was allocated at the peak (fragmentation) also has
       // to fit the budget next step: measured when this step made the allocator reserve more
@@ -1043,10 +1106,13 @@ struct Worker::Impl {
     st.h2d_s = delivery->busySeconds();
 #ifdef SLIDEDP_WITH_CUDA
     if (cuda) {
-      ev[3]->synchronize();
-      st.compute_forward_s = ev[0]->elapsed_time(*ev[1]) * 1e-3;
-      st.compute_head_s = ev[1]->elapsed_time(*ev[2]) * 1e-3;
-      st.compute_backward_s = ev[2]->elapsed_time(*ev[3]) * 1e-3;
+      ev.back()[3]->synchronize();
+      st.compute_forward_s = st.compute_head_s = st.compute_backward_s = 0;
+      for (const auto& e : ev) {
+        st.compute_forward_s += e[0]->elapsed_time(*e[1]) * 1e-3;
+        st.compute_head_s += e[1]->elapsed_time(*e[2]) * 1e-3;
+        st.compute_backward_s += e[2]->elapsed_time(*e[3]) * 1e-3;
+      }
     }
 #endif
     return st;
@@ -1227,6 +1293,7 @@ void Worker::setRunOptions(const TrainOptions& o) {
   impl_->opts.offload_activations = o.offload_activations;
   impl_->opts.activations = o.activations;
   impl_->opts.max_kept_layers = o.max_kept_layers;
+  impl_->opts.accumulation_steps = o.accumulation_steps;
   if (o.activations == ActivationPolicy::kAttentionOutput && !impl_->attentionOutputAvailable())
     throwUserError("--activations attention-output needs bf16 GPU workers or CPU workers");
   impl_->opts.mlp_tile_tokens = o.mlp_tile_tokens;

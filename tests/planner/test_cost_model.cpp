@@ -4,6 +4,7 @@
 // 1e-9 relative (the model is deterministic double arithmetic, the only error is rounding).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -129,6 +130,75 @@ TEST(CostModel, HandComputedGradientBuckets) {
   w2.G = whole2.G = 2;
   w2.global_rows = whole2.global_rows = 2;
   EXPECT_LT(predict(w2, toyMachine(), gpu).step_s, predict(whole2, toyMachine(), gpu).step_s - 0.1);
+}
+
+// Gradient accumulation steps: two rows in two passes of one row each (--gradient-accumulation-
+// steps 2). Each pass is HandComputedTimelineKeepAll's forward, head and backward; the second's
+// deliveries wait for the slots the first's backward frees (the layer's backward slot is the
+// embedding's forward slot):
+//   pass 1: as there, the layer's backward 4.5-5.5, emb bwd 5.5; nothing handed off.
+//   pass 2: deliver emb 5.5-6.0 | layer 6.0-7.0 | head 7.0-7.5 | layer fwd 7.0-8.0 | head
+//   8.0-9.0 | layer again 9.0-10.0 | layer bwd 10.0-11.0 | emb bwd 11.0.
+//   hand-offs: head 9.0-9.5, layer 11.0-12.0, emb 12.0-12.5; leader: head 9.5-10.5, layer
+//   12.0-14.0, emb 14.0-15.0 -> step 15.0 (two rows: 2000 tokens).
+// The model is delivered twice (H2D 6 s) and handed off once (D2H 2 s, leader 4 s); the GPU
+// holds every unit's fp32 gradient through the step: 4 x 4e6 B more than one pass of one row.
+TEST(CostModel, HandComputedAccumulationSteps) {
+  Workload w = toyWorkload();
+  w.global_rows = 2;
+  Policy ga = bigChunks();
+  ga.accumulation_steps = 2;
+  const Prediction p = predict(w, toyMachine(), ga);
+  near(p.step_s, 15.0);
+  near(p.busy.gpu_compute, 6.0);
+  near(p.busy.h2d_gpu, 6.0);
+  near(p.busy.d2h_gpu, 2.0);
+  near(p.busy.cpu_update, 4.0);
+  near(p.tokens_per_s, 2000 / 15.0);
+  EXPECT_EQ(passRows(w, ga), 1);
+  near(passTokens(w, ga), 1000);
+  near(accumulatorBytes(w, ga), 4.0 * 4e6);
+  near(p.gpu_peak_bytes, predict(toyWorkload(), toyMachine(), bigChunks()).gpu_peak_bytes + 4.0 * 4e6);
+  // One pass over both rows needs the activations of two: more than two passes of one.
+  EXPECT_GT(predict(w, toyMachine(), bigChunks()).gpu_peak_bytes - accumulatorBytes(w, bigChunks()),
+            p.gpu_peak_bytes - accumulatorBytes(w, ga));
+  EXPECT_EQ(accumulatorBytes(w, bigChunks()), 0.0);
+  // Three rows in two passes: rows 1 and 2 (the largest pass sets the memory); more passes
+  // than rows run one row each.
+  w.global_rows = 3;
+  EXPECT_EQ(passRows(w, ga), 2);
+  ga.accumulation_steps = 8;
+  EXPECT_EQ(accumulationSteps(w, ga), 3);
+  EXPECT_EQ(passRows(w, ga), 1);
+  EXPECT_NE(ga.label(1).find("ga8"), std::string::npos);
+  EXPECT_NE(ga.flags(1).find("--gradient-accumulation-steps 8"), std::string::npos);
+  EXPECT_EQ(bigChunks().flags(1).find("--gradient-accumulation"), std::string::npos);
+}
+
+// Where a whole batch's activations do not fit but one pass's do, the search takes passes and
+// keeps every layer (Qwen3-4B, 16 x 4096 tokens, 1 x H200's description): faster than the best
+// single pass, which recomputes layers.
+TEST(Search, AccumulationStepsWhenTheBatchDoesNotFit) {
+  const auto cfg = model::ModelConfig::load(std::string(SLIDEDP_SOURCE_DIR) + "/tools/configs/qwen3-4b.json");
+  const MachineDescription m = loadMachine(std::string(SLIDEDP_SOURCE_DIR) + "/tools/machines/h200x1.json");
+  const Workload w = makeWorkload(cfg, "qwen3-4b", 1, 16, 4096, true);
+  const SearchResult r = searchPolicies(w, m, SearchOptions{});
+  const RankedPolicy& best = r.choice();
+  EXPECT_GE(best.policy.accumulation_steps, 2);
+  EXPECT_EQ(best.policy.layers(w.L), std::vector<LayerActivation>(w.L, LayerActivation::kKeep));
+  const RankedPolicy* one = nullptr;
+  for (const auto& x : r.ranked)
+    if (x.policy.accumulation_steps == 1) {
+      one = &x;
+      break;
+    }
+  ASSERT_NE(one, nullptr);
+  const auto single = one->policy.layers(w.L);
+  EXPECT_LT(std::count(single.begin(), single.end(), LayerActivation::kKeep), w.L);  // not all kept
+  EXPECT_LT(best.prediction.step_s, one->prediction.step_s);
+  TrainOptions o;
+  best.policy.apply(o, w.L);
+  EXPECT_EQ(o.accumulation_steps, best.policy.accumulation_steps);
 }
 
 // The DMA beside the pass (host.update_dma_share = 1): G = 1, CPU route, f32 gradients (g = 4),

@@ -335,6 +335,13 @@ TEST(EarlyChecks, BadSettingsAreRefusedBeforeStartUpAndPrintedOnce) {
       {{"--steps", "2", "--weight-decay", "-1"}, "--weight-decay must be"},
       {{"--steps", "2", "--lr", "-1"}, "--lr must be"},
       {{"--steps", "5", "--warmup", "10"}, "--warmup 10 is longer than the run (--steps 5)"},
+      {{"--steps", "2", "--gradient-accumulation-steps", "0"}, "--gradient-accumulation-steps must be >= 1"},
+      {{"--steps", "2", "--route-sweep", "replicated/cpu+ga3@4"},
+       "--route-sweep item 'replicated/cpu+ga3@4': 3 gradient accumulation steps need at least that many rows"},
+      {{"--steps", "2", "--route-sweep", "replicated/cpu+ga0"}, "--route-sweep item 'replicated/cpu+ga0': unknown modifier '+ga0'"},
+      {{"--steps", "2", "--batch-size", "4", "--gradient-accumulation-steps", "3"},
+       "--gradient-accumulation-steps 3 needs at least that many rows on every worker, but --batch-size 4 "
+       "over 2 worker(s) gives some only 2.\nHINT: --gradient-accumulation-steps 2 or fewer, or --batch-size 6 or more"},
       {{"--steps", "2", "--steps", "3"}, "--steps was given 2 times"},
       {{"--steps", "2", "--data", ref, "--seq-len", "32"}, "holds batches of 4 rows x 64 tokens, but --batch-size 8 --seq-len 32"},
       {{"--steps", "2", "--layers", "3"}, "--layers sizes the start-up self-check"},

@@ -418,12 +418,28 @@ def slidedp_route(o):
     return o.slidedp_route or ("sharded/gpu" if o.G > 1 else "replicated/cpu")
 
 
+def slidedp_accumulation(o):
+    """--slidedp-accumulation "B:N,...": global batch -> gradient accumulation steps."""
+    out = {}
+    for item in filter(None, (o.slidedp_accumulation or "").split(",")):
+        b, _, n = item.partition(":")
+        if not (b.strip().isdigit() and n.strip().isdigit() and int(n) >= 1):
+            sys.exit(f"compare.py: --slidedp-accumulation item '{item}': expected BATCH:STEPS, e.g. 16:2")
+        out[int(b)] = int(n)
+    return out
+
+
+def slidedp_variant(o, B):
+    """The --route-sweep item of global batch B (its label in the metrics): ROUTE[+gaN]@B."""
+    n = slidedp_accumulation(o).get(B, 1)
+    return f"{slidedp_route(o)}{f'+ga{n}' if n > 1 else ''}@{B}"
+
+
 def slidedp_command(o, metrics, T):
     launcher = os.path.join(ROOT, "launcher", "slidedp-run")
     where = (["--gpus", ",".join(map(str, o.gpus))] if o.device == "cuda"
              else ["--cpu-workers", str(o.G)])
-    route = slidedp_route(o)
-    sweep = ",".join(f"{route}@{b}" for b in o.batches)
+    sweep = ",".join(slidedp_variant(o, b) for b in o.batches)
     cmd = [sys.executable, launcher] + where + shlex.split(o.launcher_args) + ["--"]
     cmd += ["--model-config", o.config_path, "--seq-len", str(T),
             "--batch-size", str(o.batches[0]), "--steps", str(o.warmup + o.steps),
@@ -472,14 +488,15 @@ def slidedp_rows(o, metrics_path, sampler):
     rows = {}
     prev_end = None  # when the previous variant's last line appeared
     for B in o.batches:
-        vs = by_variant.get(f"{route}@{B}", [])
+        vs = by_variant.get(slidedp_variant(o, B), [])
         timed = vs[o.warmup:]
         if not timed:
             continue
         step_s = median_or_none([r.get("step_s") for r in timed])
         row = {"status": "ok", "global_batch": B, "route": route, "step_s": step_s,
                "step_times": [r.get("step_s") for r in timed],
-               "loss": timed[-1].get("loss"), "micro_batch": None, "accum": None}
+               "loss": timed[-1].get("loss"), "micro_batch": None,
+               "accum": slidedp_accumulation(o).get(B)}
         for k in SLIDEDP_BREAKDOWN:
             row[k] = median_or_none([r.get(k) for r in timed])
         for k, v in timed[-1].items():  # fields newer than this script (e.g. kept_layers)
@@ -658,7 +675,7 @@ def table(rows):
     lines = [hdr, "-" * len(hdr)]
     for r in rows:
         mb = (f"{r['micro_batch']}x{r['accum']}" if r.get("micro_batch") is not None
-              else "-")
+              else f"ga {r['accum']}" if r.get("accum") else "-")
         mfu, mfuc = r.get("mfu"), r.get("mfu_causal")
         lines.append(
             f"{r['system']:<20} {fmt(r.get('seq_len'), '6d')} {r['global_batch']:>4} {mb:>9} "
@@ -681,7 +698,8 @@ def best_row(rows):
 
 
 def describe_setting(r):
-    mb = f", micro {r['micro_batch']} x {r['accum']}" if r.get("micro_batch") is not None else ""
+    mb = (f", micro {r['micro_batch']} x {r['accum']}" if r.get("micro_batch") is not None
+          else f", {r['accum']} gradient accumulation steps" if r.get("accum") else "")
     return f"{r['system']}, global batch {r['global_batch']}{mb}"
 
 
@@ -976,6 +994,9 @@ def parse_args(argv):
     ap.add_argument("--slidedp-route", default=None,
                     help="slidedp route delivery/reduction[+offload] (default sharded/gpu when "
                          "G > 1, replicated/cpu when G = 1)")
+    ap.add_argument("--slidedp-accumulation", default="",
+                    help="slidedp gradient accumulation steps per global batch, e.g. \"16:2,64:8\" "
+                         "(--route-sweep's +gaN; default none: one forward + backward per step)")
     ap.add_argument("--slidedp-args", default="",
                     help="extra slidedp_worker flags, e.g. \"--chunk-numel 4194304 --activations auto\"")
     ap.add_argument("--launcher-args", default="",
@@ -1122,6 +1143,7 @@ def main(argv):
             "steps": o.steps, "warmup": o.warmup, "systems": o.systems,
             "micro_batch": o.micro_batch, "threads_per_rank": o.threads,
             "slidedp_route": slidedp_route(o), "slidedp_args": o.slidedp_args,
+            "slidedp_accumulation": o.slidedp_accumulation,
             "peer_args": o.peer_args, "alloc_conf_peers": os.environ.get("PYTORCH_CUDA_ALLOC_CONF", o.alloc_conf),
             "host": socket.gethostname(), "cpu_count": os.cpu_count(),
             "device_name": (f"{nv.names[0]} x{o.G}" if nv.names else
