@@ -4,10 +4,12 @@
 // (2 workers; on a 1-GPU machine both on GPU 0 through the test-only SLIDEDP_TEST_SHARE_GPU=1).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 
+#include "common/job_log.h"
 #include "common/subprocess.h"
 #include "shm/segment.h"
 
@@ -107,6 +109,48 @@ TEST(GpuJob, CudaIpcRoutesTrainAndSwitchInARouteSweep) {
     EXPECT_NE(n.output.find("cannot run with SLIDEDP_TEST_SHARE_GPU=1"), std::string::npos) << n.output;
     EXPECT_FALSE(Segment::exists(name));
     unsetenv("SLIDEDP_TEST_SHARE_GPU");
+  }
+}
+
+TEST(GpuJob, GradientAccumulationStepsMatchMicroBatchesOnTheGpu) {
+  // --gradient-accumulation-steps on a CUDA worker (CPU workers: test_training_job's
+  // GradientAccumulationStepsMatchMicroBatches): 2 passes of 2 rows against micro-batches of 2
+  // rows in one pass, fp32 compute (bf16 rounds the same sums differently only through the
+  // kernels' own order), every layer kept; then with every layer recomputed and its input in
+  // pinned host memory (the pool's buffers reused by the second pass). The per-pass CUDA
+  // events, the gradients held across passes and the hand-offs in the last pass only: the
+  // losses agree to 1e-5 (the embedding backward's atomics add in any order on the GPU).
+  ASSERT_GE(visibleGpus(), 1);
+  const char* env = std::getenv("SLIDEDP_SHARED_DIR");
+  const std::string model = std::string(env ? env : SLIDEDP_SHARED_DIR) + "/models/stories260K";
+  const std::string name = fmt::format("slidedp-gpu-accum-{}", getpid());
+  auto run = [&](const std::vector<std::string>& flags, const std::string& tag) {
+    const std::string csv = fmt::format("/tmp/{}-{}.csv", name, tag), trace = csv + ".trace.json";
+    std::vector<std::string> args = {"--shm-name", name, "--model", model, "--batch-size", "4", "--seq-len",
+                                     "64", "--steps", "3", "--precision", "fp32", "--policy", "manual",
+                                     "--metrics", csv, "--trace", trace, "--trace-step", "2"};
+    args.insert(args.end(), flags.begin(), flags.end());
+    Result r = wait(start(mpirunCuda(2, args)), 300);
+    EXPECT_EQ(r.exit_code, 0) << tag << "\n" << r.output;
+    EXPECT_FALSE(Segment::exists(name));
+    const bool passes = std::find(flags.begin(), flags.end(), "--gradient-accumulation-steps") != flags.end();
+    EXPECT_EQ(readFile(trace).find("pass 2: backward unit 1") != std::string::npos, passes) << tag;
+    auto losses = metricsLosses(csv);
+    std::remove(csv.c_str());
+    std::remove(trace.c_str());
+    return losses;
+  };
+  const auto micro = run({"--micro-batch-rows", "2", "--activations", "keep"}, "micro");
+  const auto passes = run({"--gradient-accumulation-steps", "2", "--activations", "keep"}, "passes");
+  const auto offload = run({"--gradient-accumulation-steps", "2", "--activations", "recompute",
+                            "--offload-activations"}, "offload");
+  ASSERT_EQ(micro.size(), 3u);
+  for (const auto* other : {&passes, &offload}) {
+    ASSERT_EQ(other->size(), 3u);
+    for (int s = 1; s <= 3; ++s) {
+      const double a = std::stod(micro.at(s)), b = std::stod(other->at(s));
+      EXPECT_NEAR(b, a, 1e-5 * a) << "step " << s << (other == &passes ? " (kept)" : " (offloaded)");
+    }
   }
 }
 
