@@ -58,10 +58,13 @@ std::vector<RunVariant> parseVariants(const TrainJobOptions& o) {
       else if (policy)
         v.opts.activations = parseActivationPolicy(parts[i]);
       else if (parts[i].rfind("ga", 0) == 0 && parts[i].size() > 2 &&
-               parts[i].find_first_not_of("0123456789", 2) == std::string::npos && parts[i].size() < 12 &&
-               std::stoll(parts[i].substr(2)) >= 1)
-        v.opts.accumulation_steps = std::stoll(parts[i].substr(2));  // --gradient-accumulation-steps
-      else
+               parts[i].find_first_not_of("0123456789", 2) == std::string::npos) {
+        // --gradient-accumulation-steps of this variant
+        if (parts[i].size() > 11 || std::stoll(parts[i].substr(2)) < 1)
+          throw AgreedError(fmt::format("--route-sweep item '{}': '+{}': the gradient accumulation steps "
+                                        "must be a number from 1 to 999999999", item, parts[i]));
+        v.opts.accumulation_steps = std::stoll(parts[i].substr(2));
+      } else
         throw AgreedError(fmt::format("--route-sweep item '{}': unknown modifier '+{}'", item, parts[i]));
     }
     out.push_back(v);

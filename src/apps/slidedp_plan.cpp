@@ -183,6 +183,12 @@ int run(const Options& o) {
                 "over %d workers\n", w.nodes, nodeLayoutName(node_layout),
                 plan.machine.network.gbps, w.nodes * w.G);
   if (o.evaluate) {
+    // the runtime refuses more passes than a worker has rows (settings_checks.cpp): so does the plan
+    if (o.accumulation_steps > w.fewestRowsPerWorker())
+      throwUserError("--gradient-accumulation-steps {} needs at least that many rows on every worker, "
+                     "but {} rows over {} worker(s) give some only {}.\nHINT: --gradient-accumulation-steps "
+                     "{} or fewer", o.accumulation_steps, w.global_rows, int64_t{w.G} * w.nodes,
+                     w.fewestRowsPerWorker(), std::max<int64_t>(1, w.fewestRowsPerWorker()));
     Policy p;
     p.delivery = parseDeliveryRoute(o.delivery);
     p.reduction = parseReductionRoute(o.reduction);

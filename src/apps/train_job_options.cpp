@@ -70,7 +70,7 @@ void addTrainOptions(CLI::App& app, TrainJobOptions& o) {
                 "layer is delivered, so their activations are all held at once")->capture_default_str();
   g->add_option("--gradient-accumulation-steps", o.train.accumulation_steps, "Forward + backward passes "
                 "per step, each over 1/N of a worker's rows (the sizes differ by at most one row): the "
-                "layers are delivered again for each, the gradients are summed on the GPU (fp32, 4 "
+                "layers are delivered again for each, the gradients are summed on the worker (fp32, 4 "
                 "B/param held through the step) and handed to the leader in the last. Holds the "
                 "activations of one pass instead of the whole batch: at a large global batch more layers "
                 "are kept instead of recomputed, for one more delivery of the model per pass")->capture_default_str();

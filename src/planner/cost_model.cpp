@@ -87,7 +87,7 @@ double calibratedReserveBytes(const MachineDescription& m, const Workload& w, do
 }
 
 int64_t accumulationSteps(const Workload& w, const Policy& p) {
-  return std::clamp<int64_t>(p.accumulation_steps, 1, std::max<int64_t>(1, w.rowsPerWorker()));
+  return std::clamp<int64_t>(p.accumulation_steps, 1, std::max<int64_t>(1, w.fewestRowsPerWorker()));
 }
 
 int64_t passRows(const Workload& w, const Policy& p) {
@@ -176,7 +176,12 @@ double hostBytes(const Workload& w, const MachineDescription& m, const Policy& p
   if (w.cuda) {
     int off = 0;
     for (LayerActivation a : p.layers(w.L)) off += a == LayerActivation::kOffload;
-    bytes += double(w.G) * off * passTokens(w, p) * double(w.C) * w.compute_bytes;
+    // one pass's inputs; passes that differ by a row hold both sizes (the pool reuses exact ones)
+    const int64_t N = accumulationSteps(w, p);
+    const double pass_tokens = passTokens(w, p) + (w.rowsPerWorker() % N != 0 ? double(w.T) * double(passRows(w, p) - 1) : 0.0);
+    bytes += double(w.G) * off * pass_tokens * double(w.C) * w.compute_bytes;
+  } else {
+    bytes += double(w.G) * accumulatorBytes(w, p);  // CPU workers' summed gradients, in host RAM
   }
   bytes += kLeaderProcessBytes + w.G * (w.cuda ? kCudaWorkerProcessBytes : kCpuWorkerProcessBytes);
   return bytes;

@@ -167,7 +167,7 @@ double calibratedReserveBytes(const MachineDescription& m, const Workload& w);
 double calibratedReserveBytes(const MachineDescription& m, const Workload& w, double tokens);
 
 /// Gradient accumulation steps (Policy::accumulation_steps) as the worker runs them: N =
-/// min(accumulation_steps, rows per worker) passes, pass q over rows [q b / N, (q+1) b / N)
+/// min(accumulation_steps, the fewest rows of a worker) passes, pass q over rows [q b / N, (q+1) b / N)
 /// (integer division), so sizes differ by at most one row. passRows: the largest pass's rows,
 /// ceil(b / N); passTokens: its tokens. Activation memory and the reserve are one pass's.
 int64_t accumulationSteps(const Workload& w, const Policy& p);

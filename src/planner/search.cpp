@@ -121,7 +121,7 @@ SearchResult searchPolicies(const Workload& w, const MachineDescription& m, cons
       for (int64_t chunk : o.chunk_numels)
         for (int ring : o.ring_slots)
           for (int K : w.cuda ? o.windows : std::vector<int>{2})
-            for (int64_t ga : accumulationCandidates(b))
+            for (int64_t ga : accumulationCandidates(w.fewestRowsPerWorker()))
             for (int64_t mb : microBatchCandidates((b + ga - 1) / ga))
               for (int th : threads)
                 for (bool offload : w.cuda ? std::vector<bool>{false, true} : std::vector<bool>{false}) {

@@ -52,6 +52,8 @@ struct Workload {
   /// Rows of the busiest worker: ceil(B / (N G)) (trainer.h rowsForWorker: the batch is split
   /// over every worker of every node, the first B mod NG one more).
   int64_t rowsPerWorker() const { return (global_rows + int64_t{G} * nodes - 1) / (int64_t{G} * nodes); }
+  /// Rows of the least busy worker (every worker runs the same number of accumulation steps).
+  int64_t fewestRowsPerWorker() const { return global_rows / (int64_t{G} * nodes); }
   /// Tokens of the busiest worker in one step.
   int64_t tokensPerWorker() const { return rowsPerWorker() * T; }
   int64_t totalNumel() const;

@@ -1,6 +1,7 @@
 #include "runtime/host_memory.h"
 
 #include <algorithm>
+#include <vector>
 #include <fstream>
 #include <sstream>
 
@@ -39,15 +40,19 @@ HostMemoryNeed estimateHostMemory(const HostStateLayout& state, int ranks, int64
   if (offload) {
     const int64_t G = std::max(1, ranks - 1);
     for (int64_t w = 0; w < G; ++w) {  // rows split as rowsForWorker does: the first B % G get one more
-      // one accumulation step's rows at a time (the largest; its buffers serve the next)
+      // One accumulation step's rows at a time: passes of equal rows reuse one set of
+      // buffers; when they differ by a row, both sizes are held (the pool reuses exact sizes).
       const int64_t worker_rows = B / G + (w < B % G ? 1 : 0);
       const int64_t N = std::clamp<int64_t>(accumulation_steps, 1, std::max<int64_t>(1, worker_rows));
-      const int64_t rows = (worker_rows + N - 1) / N;
-      const int64_t mb = micro_batch_rows > 0 ? micro_batch_rows : rows;
-      for (int64_t r0 = 0; r0 < rows; r0 += mb) {
-        const uint64_t bytes = static_cast<uint64_t>(std::min(mb, rows - r0)) *
-                               static_cast<uint64_t>(T) * static_cast<uint64_t>(C) * 2;
-        n.offload_bytes += static_cast<uint64_t>(L) * ((bytes + 4095) / 4096 * 4096);  // pinned_pool.h
+      std::vector<int64_t> pass_rows = {(worker_rows + N - 1) / N};
+      if (worker_rows % N != 0) pass_rows.push_back(worker_rows / N);
+      for (const int64_t rows : pass_rows) {
+        const int64_t mb = micro_batch_rows > 0 ? micro_batch_rows : rows;
+        for (int64_t r0 = 0; r0 < rows; r0 += mb) {
+          const uint64_t bytes = static_cast<uint64_t>(std::min(mb, rows - r0)) *
+                                 static_cast<uint64_t>(T) * static_cast<uint64_t>(C) * 2;
+          n.offload_bytes += static_cast<uint64_t>(L) * ((bytes + 4095) / 4096 * 4096);  // pinned_pool.h
+        }
       }
     }
   }

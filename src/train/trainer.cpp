@@ -584,6 +584,7 @@ void Trainer::setRunOptions(const TrainOptions& o) {
   opts_.activations = o.activations;
   opts_.max_kept_layers = o.max_kept_layers;
   opts_.mlp_tile_tokens = o.mlp_tile_tokens;
+  opts_.accumulation_steps = o.accumulation_steps;
   if (leader_) leader_->setRunOptions(opts_);
   if (worker_) worker_->setRunOptions(opts_);
   MPI_CHECK(MPI_Barrier(ctx_.world));

@@ -134,6 +134,7 @@ struct Worker::Impl {
   int64_t budget_bytes = 0;
   int64_t measured_reserve = -1;
   int64_t measured_tokens = -1;    // the step's tokens the reserve was measured for
+  int64_t measured_passes = 0;     // and its accumulation steps
   bool recording_memory = false;   // --memory-snapshot: the allocator's history is recorded
   int64_t fragmentation = 0;       // peak reserved - peak allocated bytes of the last step that
                                    // grew the allocator's reserve (see the end of trainStep)
@@ -295,11 +296,15 @@ struct Worker::Impl {
   }
   /// A new batch shape: what was measured for the old one no longer holds, and the cached blocks
   /// of its sizes go back to the device.
-  void newShape(int64_t tokens) {
-    if (tokens == measured_tokens) return;
+  /// A step of another shape (`tokens` per accumulation step, `passes` of them: with several
+  /// the gradients are allocated before the forward, so the reserve above it is another):
+  /// what the last one measured does not apply.
+  void newShape(int64_t tokens, int64_t passes) {
+    if (tokens == measured_tokens && passes == measured_passes) return;
     measured_reserve = -1;
     fragmentation = 0;
     measured_tokens = tokens;
+    measured_passes = passes;
 #ifdef SLIDEDP_WITH_CUDA
     if (cuda) {
       c10::cuda::CUDACachingAllocator::emptyCache();
@@ -724,10 +729,11 @@ struct Worker::Impl {
       model::AttentionContext attn;
       at::Tensor h;  // running hidden state / gradient
     };
-    std::vector<std::vector<Micro>> pass_mbs(static_cast<size_t>(passes));
     const auto i64 = at::TensorOptions().dtype(at::kLong);
-    std::optional<profiling::Scope> to_device(std::in_place, "worker.batch_to_device");
-    for (int64_t p = 0; p < passes; ++p) {
+    // Pass p's micro-batches on the device, made as the pass begins (and dropped after it).
+    auto passMicroBatches = [&](int64_t p) {
+      std::vector<Micro> mbs;
+      profiling::Scope to_device("worker.batch_to_device");
       const int64_t p0 = p * batch.rows / passes, p1 = (p + 1) * batch.rows / passes;
       const int64_t mb_rows = opts.micro_batch_rows > 0 ? opts.micro_batch_rows : p1 - p0;
       for (int64_t r0 = p0; r0 < p1; r0 += mb_rows) {
@@ -745,10 +751,10 @@ struct Worker::Impl {
           for (int64_t i = 0; i < r * batch.T; ++i) packed[i] = token_rows.rank(ids[i]);
           m.token_rows = rows.to(device);
         }
-        pass_mbs[p].push_back(std::move(m));
+        mbs.push_back(std::move(m));
       }
-    }
-    to_device.reset();
+      return mbs;
+    };
 
     // Phase boundaries on the compute stream (CUDA) for busy times.
     delivery->beginStep();
@@ -759,17 +765,16 @@ struct Worker::Impl {
     }
 #ifdef SLIDEDP_WITH_CUDA
     // per accumulation step: forward start, forward end, head end, backward end
-    std::vector<std::array<std::shared_ptr<at::cuda::CUDAEvent>, 4>> ev(pass_mbs.size());
+    std::vector<std::array<std::shared_ptr<at::cuda::CUDAEvent>, 4>> ev(static_cast<size_t>(passes));
 #endif
+    std::vector<Micro> first_mbs = passMicroBatches(0);
+    uint64_t t0 = nowNs();
     // The step's shape: an accumulation step's tokens (the largest, when they differ by a row).
-    int64_t tokens = 0, mb_tokens = 0;
-    for (const auto& mbs : pass_mbs) {
-      int64_t t = 0;
-      for (const auto& m : mbs) t += m.ids.numel(), mb_tokens = std::max(mb_tokens, m.ids.numel());
-      tokens = std::max(tokens, t);
-    }
+    const int64_t pass_rows = (batch.rows + passes - 1) / passes;
+    const int64_t tokens = pass_rows * batch.T;
+    const int64_t mb_tokens = std::min(opts.micro_batch_rows > 0 ? opts.micro_batch_rows : pass_rows, pass_rows) * batch.T;
     const int64_t boundary_bytes = tokens * config.hiddenSize * static_cast<int64_t>(at::elementSize(cdtype));
-    newShape(tokens);
+    newShape(tokens, passes);
     const int64_t reserve = reserveBytes(tokens, mb_tokens) + fragmentation;
     const bool attn_first = attentionOutputFirst(batch.T, tokens, mb_tokens);
     resetPeak();
@@ -789,10 +794,9 @@ struct Worker::Impl {
       if (embed_grad) g_embed = at::zeros({layout.units[0].numel}, f32);
       if (plan.split_embedding) packed = at::zeros({token_rows.packedNumel()}, f32);
     }
-    uint64_t t0 = 0;
-    for (size_t pass = 0; pass < pass_mbs.size(); ++pass) {
-      std::vector<Micro>& mbs = pass_mbs[pass];
-      const bool last_pass = pass + 1 == pass_mbs.size();
+    for (int64_t pass = 0; pass < passes; ++pass) {
+      std::vector<Micro> mbs = pass == 0 ? std::move(first_mbs) : passMicroBatches(pass);
+      const bool last_pass = pass + 1 == passes;
       // trace names: "pass p: " before each with several accumulation steps
       const std::string tp = passes > 1 ? fmt::format("pass {}: ", pass + 1) : std::string();
 #ifdef SLIDEDP_WITH_CUDA
@@ -808,7 +812,7 @@ struct Worker::Impl {
       st.kept_layers = st.attention_output_layers = st.offloaded_layers = 0;
       st.kept_bytes = 0;
       // ---- forward: units 0..L, each through every micro-batch ------------------------------
-      t0 = nowNs();
+      if (pass > 0) t0 = nowNs();
       mark(0);
       std::vector<std::vector<at::Tensor>> acts(L + 1);  // acts[u][mb]: input of a recomputed unit u
       std::vector<std::vector<model::LayerActivations>> kept(L + 1);  // kept[u][mb]: kept unit u
@@ -1044,7 +1048,11 @@ struct Worker::Impl {
       st.trace.push_back({tp + "backward unit 0 (embedding)", 0, span.begin_ns, span.end_ns});
       st.backward_s += sec(t0, nowNs());
       mark(3);
-      pass_offload_bytes = std::max(pass_offload_bytes, step_offload_bytes);
+      // The pool reuses buffers of one size: passes of equal rows share theirs; passes that
+      // differ by a row hold both sets (the next step reuses them; runtime/host_memory.h counts
+      // them).
+      pass_offload_bytes = batch.rows % passes == 0 ? std::max(pass_offload_bytes, step_offload_bytes)
+                                                    : pass_offload_bytes + step_offload_bytes;
       if (!last_pass) {
         // this accumulation step's head + backward above its forward level (the last one's is
         // taken after the hand-offs, below)
@@ -1129,7 +1137,10 @@ struct Worker::Impl {
       if (id < 0 || id >= config.vocabSize)
         throwUserError("eval data: token id {} is outside the vocabulary [0, {}) of the model", id,
                        config.vocabSize);
-    const int64_t mb_rows = opts.micro_batch_rows > 0 ? opts.micro_batch_rows : std::max<int64_t>(batch.rows, 1);
+    // (no --micro-batch-rows: an accumulation step's rows at once, as a training pass takes them)
+    const int64_t eval_passes = std::clamp<int64_t>(opts.accumulation_steps, 1, std::max<int64_t>(batch.rows, 1));
+    const int64_t mb_rows = opts.micro_batch_rows > 0 ? opts.micro_batch_rows
+                                                      : std::max<int64_t>((batch.rows + eval_passes - 1) / eval_passes, 1);
     const auto i64 = at::TensorOptions().dtype(at::kLong);
     struct Micro {
       at::Tensor ids, labels, h;

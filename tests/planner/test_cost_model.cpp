@@ -170,6 +170,15 @@ TEST(CostModel, HandComputedAccumulationSteps) {
   ga.accumulation_steps = 8;
   EXPECT_EQ(accumulationSteps(w, ga), 3);
   EXPECT_EQ(passRows(w, ga), 1);
+  // Every worker runs the same passes, so the fewest rows of any worker bound them: 6 rows on
+  // 4 workers give some 1 row, so one pass (and the search tries only that).
+  Workload uneven = toyWorkload();
+  uneven.G = 4;
+  uneven.global_rows = 6;
+  EXPECT_EQ(uneven.rowsPerWorker(), 2);
+  EXPECT_EQ(accumulationSteps(uneven, ga), 1);
+  EXPECT_EQ(accumulationCandidates(uneven.fewestRowsPerWorker()), std::vector<int64_t>{1});
+  EXPECT_EQ(accumulationCandidates(5), (std::vector<int64_t>{1, 2, 4}));
   EXPECT_NE(ga.label(1).find("ga8"), std::string::npos);
   EXPECT_NE(ga.flags(1).find("--gradient-accumulation-steps 8"), std::string::npos);
   EXPECT_EQ(bigChunks().flags(1).find("--gradient-accumulation"), std::string::npos);

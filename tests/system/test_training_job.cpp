@@ -234,6 +234,23 @@ TEST(TrainingJob, GradientAccumulationStepsMatchMicroBatches) {
   }
 }
 
+// A --route-sweep variant's +gaN reaches the workers: the second variant's traced step runs 2
+// passes (its steps are 3 and 4), the first ran one.
+TEST(TrainingJob, RouteSweepVariantRunsItsAccumulationSteps) {
+  const std::string d = tmpDir("accum-sweep");
+  for (const int traced : {2, 4}) {
+    const std::string trace = fmt::format("{}-{}.trace.json", d, traced);
+    Result r = wait(start(train({"--steps", "2", "--route-sweep", "replicated/cpu@4,replicated/cpu+ga2@4",
+                                 "--trace", trace, "--trace-step", std::to_string(traced)})));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("replicated/cpu+ga2@4"), std::string::npos) << r.output;
+    const std::string t = readFile(trace);
+    ASSERT_NE(t.find("backward unit 1"), std::string::npos) << traced;
+    EXPECT_EQ(t.find("pass 2: backward unit 1") != std::string::npos, traced == 4) << traced;
+    std::remove(trace.c_str());
+  }
+}
+
 TEST(TrainingJob, SigtermCheckpointsAtTheStepEndAndTheRunResumes) {
   const std::string d = tmpDir("sigterm");
   const std::string pids_file = d + ".pids";
