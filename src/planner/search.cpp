@@ -93,6 +93,8 @@ LayerSplit autoLayerSplit(const Workload& w, const MachineDescription& m, Policy
 std::vector<int64_t> accumulationCandidates(int64_t b) {
   std::set<int64_t> s{1};
   for (int64_t n = 2; n <= b; n *= 2) s.insert(n);
+  for (int64_t n = 3; n <= b && n <= 4096; ++n)
+    if (b % n == 0) s.insert(n);  // equal passes (24 rows: 3 of 8, 6 of 4)
   return {s.begin(), s.end()};
 }
 

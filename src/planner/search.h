@@ -82,8 +82,9 @@ int inputPlacementOffloads(const Workload& w, const MachineDescription& m, Polic
 /// Micro-batch row candidates for b rows per worker: b (0 = all), b/2, b/4, ... >= 1 (as powers
 /// of two below b) — ascending order not implied.
 std::vector<int64_t> microBatchCandidates(int64_t b);
-/// Gradient accumulation step candidates for b rows per worker: 1, 2, 4, ... <= b (each pass
-/// then has ceil(b / N) rows or one fewer, and its own micro-batch candidates).
+/// Gradient accumulation step candidates for b rows per worker: 1, 2, 4, ... <= b and every
+/// divisor of b (each pass then has ceil(b / N) rows or one fewer, and its own micro-batch
+/// candidates).
 std::vector<int64_t> accumulationCandidates(int64_t b);
 
 /// Searches the policies of `w` on `m`. Throws UserError when none fits (naming the smallest

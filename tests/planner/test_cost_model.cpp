@@ -178,7 +178,8 @@ TEST(CostModel, HandComputedAccumulationSteps) {
   EXPECT_EQ(uneven.rowsPerWorker(), 2);
   EXPECT_EQ(accumulationSteps(uneven, ga), 1);
   EXPECT_EQ(accumulationCandidates(uneven.fewestRowsPerWorker()), std::vector<int64_t>{1});
-  EXPECT_EQ(accumulationCandidates(5), (std::vector<int64_t>{1, 2, 4}));
+  EXPECT_EQ(accumulationCandidates(5), (std::vector<int64_t>{1, 2, 4, 5}));
+  EXPECT_EQ(accumulationCandidates(24), (std::vector<int64_t>{1, 2, 3, 4, 6, 8, 12, 16, 24}));
   EXPECT_NE(ga.label(1).find("ga8"), std::string::npos);
   EXPECT_NE(ga.flags(1).find("--gradient-accumulation-steps 8"), std::string::npos);
   EXPECT_EQ(bigChunks().flags(1).find("--gradient-accumulation"), std::string::npos);
