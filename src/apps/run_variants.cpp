@@ -45,6 +45,7 @@ std::vector<RunVariant> parseVariants(const TrainJobOptions& o) {
     v.opts.max_grad_norm = 0;
     v.opts.offload_activations = false;
     int policies = 0;
+    bool passes_given = false;
     for (size_t i = 1; i < parts.size(); ++i) {
       const bool policy = parts[i] == "keep" || parts[i] == "recompute" || parts[i] == "auto" ||
                           parts[i] == "attention-output";
@@ -57,13 +58,17 @@ std::vector<RunVariant> parseVariants(const TrainJobOptions& o) {
         v.opts.offload_activations = true;
       else if (policy)
         v.opts.activations = parseActivationPolicy(parts[i]);
-      else if (parts[i].rfind("ga", 0) == 0 && parts[i].size() > 2 &&
-               parts[i].find_first_not_of("0123456789", 2) == std::string::npos) {
-        // --gradient-accumulation-steps of this variant
-        if (parts[i].size() > 11 || std::stoll(parts[i].substr(2)) < 1)
-          throw AgreedError(fmt::format("--route-sweep item '{}': '+{}': the gradient accumulation steps "
-                                        "must be a number from 1 to 999999999", item, parts[i]));
-        v.opts.accumulation_steps = std::stoll(parts[i].substr(2));
+      else if (parts[i].rfind("ga", 0) == 0) {
+        // +gaN: --gradient-accumulation-steps of this variant
+        const std::string n = parts[i].substr(2);
+        if (n.empty() || n.size() > 9 || n.find_first_not_of("0123456789") != std::string::npos ||
+            std::stoll(n) < 1)
+          throw AgreedError(fmt::format("--route-sweep item '{}': '+{}': +gaN takes a whole number of "
+                                        "gradient accumulation steps from 1 to 999999999", item, parts[i]));
+        if (passes_given)
+          throw AgreedError(fmt::format("--route-sweep item '{}': give +gaN once", item));
+        passes_given = true;
+        v.opts.accumulation_steps = std::stoll(n);
       } else
         throw AgreedError(fmt::format("--route-sweep item '{}': unknown modifier '+{}'", item, parts[i]));
     }

@@ -183,7 +183,10 @@ int run(const Options& o) {
                 "over %d workers\n", w.nodes, nodeLayoutName(node_layout),
                 plan.machine.network.gbps, w.nodes * w.G);
   if (o.evaluate) {
-    // the runtime refuses more passes than a worker has rows (settings_checks.cpp): so does the plan
+    // the runtime refuses these (settings_checks.cpp): so does the plan
+    if (o.accumulation_steps < 1)
+      throwUserError("--gradient-accumulation-steps must be >= 1 (1: one forward + backward per step), got {}",
+                     o.accumulation_steps);
     if (o.accumulation_steps > w.fewestRowsPerWorker())
       throwUserError("--gradient-accumulation-steps {} needs at least that many rows on every worker, "
                      "but {} rows over {} worker(s) give some only {}.\nHINT: --gradient-accumulation-steps "
@@ -307,8 +310,7 @@ int main(int argc, char** argv) {
   app.add_option("--window", o.window, "(--evaluate) GPU window depth K");
   app.add_option("--micro-batch-rows", o.micro_batch_rows, "(--evaluate) rows per micro-batch");
   app.add_option("--gradient-accumulation-steps", o.accumulation_steps,
-                 "(--evaluate) forward + backward passes per step, the model delivered for each")
-      ->check(CLI::PositiveNumber);
+                 "(--evaluate) forward + backward passes per step, the model delivered for each");
   app.add_option("--activations", o.activations, "(--evaluate) recompute, keep, attention-output or auto");
   app.add_option("--max-kept-layers", o.max_kept_layers, "(--evaluate) cap on kept layers");
   app.add_flag("--offload-activations", o.offload, "(--evaluate) recomputed layers' inputs on the host");

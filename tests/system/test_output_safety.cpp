@@ -338,7 +338,11 @@ TEST(EarlyChecks, BadSettingsAreRefusedBeforeStartUpAndPrintedOnce) {
       {{"--steps", "2", "--gradient-accumulation-steps", "0"}, "--gradient-accumulation-steps must be >= 1"},
       {{"--steps", "2", "--route-sweep", "replicated/cpu+ga3@4"},
        "--route-sweep item 'replicated/cpu+ga3@4': 3 gradient accumulation steps need at least that many rows"},
-      {{"--steps", "2", "--route-sweep", "replicated/cpu+ga0"}, "--route-sweep item 'replicated/cpu+ga0': '+ga0': the gradient accumulation steps must be a number from 1 to 999999999"},
+      {{"--steps", "2", "--route-sweep", "replicated/cpu+ga0"},
+       "--route-sweep item 'replicated/cpu+ga0': '+ga0': +gaN takes a whole number of gradient accumulation steps from 1 to 999999999"},
+      {{"--steps", "2", "--route-sweep", "replicated/cpu+ga"},
+       "--route-sweep item 'replicated/cpu+ga': '+ga': +gaN takes a whole number"},
+      {{"--steps", "2", "--route-sweep", "replicated/cpu+ga2+ga1"}, "--route-sweep item 'replicated/cpu+ga2+ga1': give +gaN once"},
       {{"--steps", "2", "--batch-size", "4", "--gradient-accumulation-steps", "3"},
        "--gradient-accumulation-steps 3 needs at least that many rows on every worker, but --batch-size 4 "
        "over 2 worker(s) gives some only 2.\nHINT: --gradient-accumulation-steps 2 or fewer, or --batch-size 6 or more"},

@@ -67,6 +67,22 @@ TEST(PlanCli, ARunsOwnFlagsAreAcceptedAndDoNotChangeThePlan) {
   EXPECT_EQ(bestStepSeconds(run.output), bestStepSeconds(bare.output)) << run.output;
 }
 
+// --evaluate --gradient-accumulation-steps: priced, or refused as the run refuses it (h200x8: 16
+// rows over 8 GPUs, 2 rows each).
+TEST(PlanCli, AccumulationStepsArePricedOrRefusedAsTheRunWould) {
+  Result two = wait(start(plan({"--seq-len", "4096", "--evaluate", "--gradient-accumulation-steps", "2"})));
+  ASSERT_EQ(two.exit_code, 0) << two.output;
+  EXPECT_NE(two.output.find(" ga2 "), std::string::npos) << two.output;
+  for (const auto& [n, want] : std::vector<std::pair<std::string, std::string>>{
+           {"0", "--gradient-accumulation-steps must be >= 1 (1: one forward + backward per step), got 0"},
+           {"3", "--gradient-accumulation-steps 3 needs at least that many rows on every worker, but 16 rows "
+                 "over 8 worker(s) give some only 2"}}) {
+    Result r = wait(start(plan({"--seq-len", "4096", "--evaluate", "--gradient-accumulation-steps", n})));
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find("slidedp plan: error: " + want), std::string::npos) << r.output;
+  }
+}
+
 TEST(PlanCli, NodesArePricedWithTheNetworkOrRefusedSayingWhatToAdd) {
   Result one = wait(start(plan({"--seq-len", "4096"})));
   Result two = wait(start(plan({"--seq-len", "4096", "--nodes", "2", "--network-gbps", "400"})));
