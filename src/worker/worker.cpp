@@ -495,6 +495,16 @@ struct Worker::Impl {
 #endif
   }
 
+  /// A tied LM head's embedding (`*embed_flat`): still resident from the forward, or delivered
+  /// again (runtime/window_schedule.h); its slot, marked in use, or -1 when untied.
+  int headEmbedding(at::Tensor* embed_flat) {
+    if (!config.tieWordEmbeddings) return -1;
+    const int slot = sched.headEmbeddingSlot();
+    *embed_flat = sched.headDeliversEmbedding() ? deliver(0, slot) : held(0, slot);
+    use(slot);
+    return slot;
+  }
+
   // ---- hand-off --------------------------------------------------------------------------
   void enqueue(HandoffJob job) {
     {
@@ -929,13 +939,7 @@ struct Worker::Impl {
       at::Tensor head_flat = cur;
       const int head_slot = sched.forwardSlot(head);
       at::Tensor embed_flat;
-      int embed_slot = -1;
-      if (config.tieWordEmbeddings) {
-        embed_slot = sched.headEmbeddingSlot();
-        // version s-1 (unit 0 is updated last): still resident from the forward, or again
-        embed_flat = sched.headDeliversEmbedding() ? deliver(0, embed_slot) : held(0, embed_slot);
-        use(embed_slot);
-      }
+      const int embed_slot = headEmbedding(&embed_flat);  // version s-1 (unit 0 is updated last)
       use(head_slot);
       std::optional<profiling::Scope> zero_scope(std::in_place, "worker.grad_zero");
       if (!grads[head].defined()) grads[head] = at::zeros({layout.units[head].numel}, f32);
@@ -1180,12 +1184,7 @@ struct Worker::Impl {
     }
     const int slot = sched.forwardSlot(head);
     at::Tensor embed_flat;
-    int embed_slot = -1;
-    if (config.tieWordEmbeddings) {
-      embed_slot = sched.headEmbeddingSlot();
-      embed_flat = sched.headDeliversEmbedding() ? deliver(0, embed_slot) : held(0, embed_slot);
-      use(embed_slot);
-    }
+    const int embed_slot = headEmbedding(&embed_flat);
     use(slot);
     const int64_t chunk = model::lossChunkTokens(opts.loss_chunk_tokens, config.vocabSize);
     at::Tensor loss = at::zeros({}, at::TensorOptions().dtype(at::kDouble).device(device));
