@@ -18,21 +18,38 @@
 
 namespace slidedp {
 
-bool useAllRankCores() {
-  const int places = omp_get_num_places();
-  if (places <= 0) return true;  // nothing bound: threads inherit the process's mask
+namespace {
+// The CPUs of every OpenMP place (0 CPUs: no places).
+cpu_set_t placeCpus() {
   cpu_set_t set;
   CPU_ZERO(&set);
-  int cpus = 0;
-  for (int p = 0; p < places; ++p) {
+  for (int p = 0; p < omp_get_num_places(); ++p) {
     std::vector<int> ids(static_cast<size_t>(omp_get_place_num_procs(p)));
     if (ids.empty()) continue;
     omp_get_place_proc_ids(p, ids.data());
     for (int id : ids)
-      if (id >= 0 && id < CPU_SETSIZE) CPU_SET(id, &set), ++cpus;
+      if (id >= 0 && id < CPU_SETSIZE) CPU_SET(id, &set);
   }
-  if (cpus == 0) return false;
+  return set;
+}
+}  // namespace
+
+bool useAllRankCores() {
+  if (omp_get_num_places() <= 0) return true;  // nothing bound: threads inherit the process's mask
+  const cpu_set_t set = placeCpus();
+  if (CPU_COUNT(&set) == 0) return false;
   return pthread_setaffinity_np(pthread_self(), sizeof(set), &set) == 0;
+}
+
+int rankCpuCount() {
+  if (omp_get_num_places() > 0) {
+    const cpu_set_t set = placeCpus();
+    if (const int n = CPU_COUNT(&set); n > 0) return n;
+  }
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) return CPU_COUNT(&set);
+  return static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
 }
 
 void lowerThreadPriority() {

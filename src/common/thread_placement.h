@@ -35,6 +35,14 @@ bool useAllRankCores();
 /// progresses. Where SCHED_IDLE is refused: nice 19; where that is refused too: as it is.
 void lowerThreadPriority();
 
+/// CPUs this rank may run its OpenMP team on: every CPU of its OpenMP places where OMP_PLACES is
+/// set (the launcher's cores for the rank, whatever the calling thread's own mask: libgomp binds
+/// the initial thread to one of them), else the calling thread's affinity mask (mpirun's binding,
+/// numactl's), else the online CPUs. The leader's CPU check and the planner's core count use it:
+/// the initial thread's own mask read 1 of 16 CPUs under the launcher, and the leader warned of a
+/// one-core binding that was not there (1xH200 logs of 2026-12-05). Any thread.
+int rankCpuCount();
+
 /// CPUs this process's cgroup may use: cgroup v2's cpuset.cpus.effective (v1: cpuset.cpus) of
 /// its cgroup, the set a container or a Slurm allocation gives the node's ranks, which mpirun's
 /// per-rank binding does not narrow; the online CPUs where neither is readable. Any thread.

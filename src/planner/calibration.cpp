@@ -1,5 +1,7 @@
 #include "planner/calibration.h"
 
+#include "common/thread_placement.h"
+
 #include <omp.h>
 #include <sched.h>
 #include <sys/stat.h>
@@ -90,12 +92,7 @@ int timedPasses(bool cuda, double first_pass_s, int iters) {
   return cuda && first_pass_s >= kLongPassS ? 1 : iters;
 }
 
-int allowedCpus() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof(set), &set) == 0) return CPU_COUNT(&set);
-  return static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
-}
+int allowedCpus() { return rankCpuCount(); }
 
 std::vector<int> adamwThreadCounts(std::vector<int> threads, int all, int leader_threads) {
   if (threads.empty())

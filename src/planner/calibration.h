@@ -65,7 +65,8 @@ int timedPasses(bool cuda, double first_pass_s, int iters);
 double firstStepReserveBytes(double layer_peak, double head_peak, double max_unit_numel,
                              double embedding_numel, double boundary_bytes);
 
-/// CPUs this process may run on (its affinity; the online CPUs where that is unknown).
+/// CPUs this rank may run its OpenMP team on (common/thread_placement.h rankCpuCount: its
+/// OpenMP places, else its affinity, else the online CPUs).
 int allowedCpus();
 
 /// "device=cpu" or the GPU models from /proc/driver/nvidia (no CUDA context is created): the

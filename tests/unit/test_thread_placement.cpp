@@ -58,6 +58,25 @@ TEST(ThreadPlacement, HelperThreadsLeaveTheCoreOfTheBoundMainThread) {
   EXPECT_EQ(CPU_COUNT(&still), 1) << "the caller's own thread keeps its binding";
 }
 
+// The leader's CPU check counts the rank's cores, not the bound initial thread's one core:
+// under the launcher (OMP_PLACES=cores, as here) it read 1 of 16 CPUs and warned of a one-core
+// binding that was not there. Checked from the bound main thread and from a helper thread.
+TEST(ThreadPlacement, RankCpuCountIsEveryPlaceNotTheBoundThreadsCore) {
+  ASSERT_NE(std::getenv("OMP_PLACES"), nullptr) << "run through ctest (it sets OMP_PLACES=cores)";
+  ASSERT_GT(omp_get_num_places(), 0);
+  const cpu_set_t main_mask = maskOfThisThread();
+  EXPECT_EQ(slidedp::rankCpuCount(), placeCpus());
+  EXPECT_GE(slidedp::rankCpuCount(), CPU_COUNT(&main_mask));
+  if (omp_get_num_places() >= 2) {
+    EXPECT_EQ(CPU_COUNT(&main_mask), 1) << "the premise: libgomp bound the initial thread";
+    EXPECT_GT(slidedp::rankCpuCount(), 1);
+  }
+  int from_helper = 0;
+  std::thread t([&] { from_helper = slidedp::rankCpuCount(); });
+  t.join();
+  EXPECT_EQ(from_helper, placeCpus());
+}
+
 TEST(ThreadPlacement, LowerThreadPriorityMakesThisThreadIdleClassOnly) {
   const int main_policy = sched_getscheduler(0);
   int helper_policy = -1, grandchild_policy = -1;
