@@ -6,6 +6,7 @@
 
 #include "common/errors.h"
 #include "model/memory_terms.h"
+#include "runtime/accumulation_passes.h"
 #include "runtime/chunk_plan.h"
 #include "runtime/host_memory.h"
 
@@ -92,7 +93,7 @@ int64_t accumulationSteps(const Workload& w, const Policy& p) {
 
 int64_t passRows(const Workload& w, const Policy& p) {
   const int64_t N = accumulationSteps(w, p);
-  return (w.rowsPerWorker() + N - 1) / N;
+  return largestPassRows(w.rowsPerWorker(), N);
 }
 
 double passTokens(const Workload& w, const Policy& p) { return double(passRows(w, p)) * double(w.T); }
@@ -178,7 +179,8 @@ double hostBytes(const Workload& w, const MachineDescription& m, const Policy& p
     for (LayerActivation a : p.layers(w.L)) off += a == LayerActivation::kOffload;
     // one pass's inputs; passes that differ by a row hold both sizes (the pool reuses exact ones)
     const int64_t N = accumulationSteps(w, p);
-    const double pass_tokens = passTokens(w, p) + (w.rowsPerWorker() % N != 0 ? double(w.T) * double(passRows(w, p) - 1) : 0.0);
+    double pass_tokens = 0;
+    for (const int64_t rows : passSizes(w.rowsPerWorker(), N)) pass_tokens += double(rows) * double(w.T);
     bytes += double(w.G) * off * pass_tokens * double(w.C) * w.compute_bytes;
   } else {
     bytes += double(w.G) * accumulatorBytes(w, p);  // CPU workers' summed gradients, in host RAM
@@ -237,7 +239,7 @@ Prediction predict(const Workload& w, const MachineDescription& m, const Policy&
   const int64_t b_rows = w.rowsPerWorker(), passes = accumulationSteps(w, p);
   std::vector<std::vector<double>> pass_mb_tokens;
   for (int64_t q = 0; q < passes; ++q) {
-    const double rows = double((q + 1) * b_rows / passes - q * b_rows / passes);
+    const double rows = double(passRowRange(b_rows, passes, q).rows());
     const double mbr = p.micro_batch_rows > 0 ? std::min<double>(double(p.micro_batch_rows), rows) : rows;
     std::vector<double> toks;
     for (double r0 = 0; r0 < rows; r0 += mbr) toks.push_back(std::min(mbr, rows - r0) * T);

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "common/errors.h"
+#include "runtime/accumulation_passes.h"
 #include "shm/layout.h"
 
 namespace slidedp {
@@ -44,9 +45,7 @@ HostMemoryNeed estimateHostMemory(const HostStateLayout& state, int ranks, int64
       // buffers; when they differ by a row, both sizes are held (the pool reuses exact sizes).
       const int64_t worker_rows = B / G + (w < B % G ? 1 : 0);
       const int64_t N = std::clamp<int64_t>(accumulation_steps, 1, std::max<int64_t>(1, worker_rows));
-      std::vector<int64_t> pass_rows = {(worker_rows + N - 1) / N};
-      if (worker_rows % N != 0) pass_rows.push_back(worker_rows / N);
-      for (const int64_t rows : pass_rows) {
+      for (const int64_t rows : passSizes(worker_rows, N)) {
         const int64_t mb = micro_batch_rows > 0 ? micro_batch_rows : rows;
         for (int64_t r0 = 0; r0 < rows; r0 += mb) {
           const uint64_t bytes = static_cast<uint64_t>(std::min(mb, rows - r0)) *

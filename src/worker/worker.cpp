@@ -34,6 +34,7 @@
 #include "common/bf16.h"
 #include "routes/node_gather.h"
 #include "routes/registry.h"
+#include "runtime/accumulation_passes.h"
 #include "runtime/fault_injection.h"
 #include "runtime/host_memory.h"
 #include "runtime/test_hooks.h"
@@ -744,7 +745,8 @@ struct Worker::Impl {
     auto passMicroBatches = [&](int64_t p) {
       std::vector<Micro> mbs;
       profiling::Scope to_device("worker.batch_to_device");
-      const int64_t p0 = p * batch.rows / passes, p1 = (p + 1) * batch.rows / passes;
+      const PassRows pr = passRowRange(batch.rows, passes, p);
+      const int64_t p0 = pr.begin, p1 = pr.end;
       const int64_t mb_rows = opts.micro_batch_rows > 0 ? opts.micro_batch_rows : p1 - p0;
       for (int64_t r0 = p0; r0 < p1; r0 += mb_rows) {
         const int64_t r = std::min(mb_rows, p1 - r0);
@@ -780,7 +782,7 @@ struct Worker::Impl {
     std::vector<Micro> first_mbs = passMicroBatches(0);
     uint64_t t0 = nowNs();
     // The step's shape: an accumulation step's tokens (the largest, when they differ by a row).
-    const int64_t pass_rows = (batch.rows + passes - 1) / passes;
+    const int64_t pass_rows = largestPassRows(batch.rows, passes);
     const int64_t tokens = pass_rows * batch.T;
     const int64_t mb_tokens = std::min(opts.micro_batch_rows > 0 ? opts.micro_batch_rows : pass_rows, pass_rows) * batch.T;
     const int64_t boundary_bytes = tokens * config.hiddenSize * static_cast<int64_t>(at::elementSize(cdtype));
