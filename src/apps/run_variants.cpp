@@ -72,6 +72,13 @@ std::vector<RunVariant> parseVariants(const TrainJobOptions& o) {
       } else
         throw AgreedError(fmt::format("--route-sweep item '{}': unknown modifier '+{}'", item, parts[i]));
     }
+    // A variant without +gaN runs the job's --gradient-accumulation-steps: its label says so
+    // when that is more than one pass (the step lines and the summary name what ran).
+    if (!passes_given && v.opts.accumulation_steps > 1) {
+      const size_t at = v.label.find('@');
+      v.label.insert(at == std::string::npos ? v.label.size() : at,
+                     fmt::format("+ga{}", v.opts.accumulation_steps));
+    }
     out.push_back(v);
   }
   return out;

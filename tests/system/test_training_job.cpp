@@ -251,6 +251,16 @@ TEST(TrainingJob, RouteSweepVariantRunsItsAccumulationSteps) {
     EXPECT_EQ(t.find("pass 2: backward unit 1") != std::string::npos, traced == 4) << traced;
     std::remove(trace.c_str());
   }
+  // A variant without +gaN runs the job's --gradient-accumulation-steps, and its label says so;
+  // +ga1 runs one pass.
+  const std::string trace = d + "-inherited.trace.json";
+  Result r = wait(start(train({"--steps", "1", "--gradient-accumulation-steps", "2", "--route-sweep",
+                               "replicated/cpu@4,replicated/cpu+ga1@4", "--trace", trace, "--trace-step", "1"})));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("| replicated/cpu+ga2@4 |"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("| replicated/cpu+ga1@4 |"), std::string::npos) << r.output;
+  EXPECT_NE(readFile(trace).find("pass 2: backward unit 1"), std::string::npos);
+  std::remove(trace.c_str());
 }
 
 TEST(TrainingJob, SigtermCheckpointsAtTheStepEndAndTheRunResumes) {
