@@ -120,7 +120,7 @@ int runJob(const WorkerOptions& o, RankContext& ctx, shm::Segment& seg, JobGuard
   if (o.training()) {
     std::string kill_error;
     try {
-      armKillPoint(o.kill_at, ctx.world_rank);
+      armKillPoint(o.kill_at, ctx.world_rank, ctx.world_size, ctx.isLeader());
     } catch (const UserError& e) {
       kill_error = e.what();
     }

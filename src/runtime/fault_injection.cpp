@@ -17,7 +17,7 @@ std::string g_phase;  // "" = disarmed
 int64_t g_step = -1;
 }  // namespace
 
-void armKillPoint(const std::string& spec, int world_rank) {
+void armKillPoint(const std::string& spec, int world_rank, int world_size, bool is_leader) {
   g_phase.clear();
   if (spec.empty()) return;
   const size_t at = spec.find('@');
@@ -37,7 +37,23 @@ void armKillPoint(const std::string& spec, int world_rank) {
   } catch (const std::exception&) {
     throwUserError("--kill-at '{}': STEP and RANK must be integers", spec);
   }
+  if (step < 1)
+    throwUserError("--kill-at '{}': STEP must be a step of the run (>= 1), got {}", spec, step);
+  if (rank < 0 || rank >= world_size)
+    throwUserError("--kill-at '{}': rank {} is not in this job, which has {} ranks (0..{})", spec,
+                   rank, world_size, world_size - 1);
   if (rank != world_rank) return;
+  const bool worker_phase = phase == "forward" || phase == "backward" || phase == "handoff";
+  const bool leader_phase = phase == "update" || phase == "checkpoint" || phase == "export";
+  if (is_leader && worker_phase)
+    throwUserError("--kill-at '{}': rank {} is a leader, which runs no {}; forward, backward and "
+                   "handoff are a worker's phases.\nHINT: name a worker's rank after the colon "
+                   "(the topology table lists each rank's role), e.g. {}@{}:{}", spec, rank, phase,
+                   phase, step, rank + 1 < world_size ? rank + 1 : rank - 1);
+  if (!is_leader && leader_phase)
+    throwUserError("--kill-at '{}': rank {} is a worker, which runs no {}; update, checkpoint and "
+                   "export are a leader's phases.\nHINT: name a leader's rank after the colon "
+                   "(rank 0 is node 0's leader), e.g. {}@{}:0", spec, rank, phase, phase, step);
   g_phase = phase;
   g_step = step;
 }

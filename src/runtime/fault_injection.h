@@ -20,8 +20,11 @@ namespace slidedp {
 ///               written (streamed or blocking; not yet fsync'ed or renamed into place)
 ///   export      leader: about to write the export
 /// "" disarms. Call once, before the process starts threads. Throws UserError on a malformed
-/// spec.
-void armKillPoint(const std::string& spec, int world_rank);
+/// spec, a STEP below 1, a RANK outside [0, world_size), and (on the named rank, which alone
+/// knows its role: `is_leader`) a phase that rank never reaches, e.g. forward on a leader;
+/// every rank calls it and the job agrees on the error (agreeOrThrow), so a kill that could
+/// never fire is refused instead of the run going on untouched.
+void armKillPoint(const std::string& spec, int world_rank, int world_size, bool is_leader);
 
 /// SIGKILLs this process if the hook is armed for (`phase`, `step`) on this rank. Any thread.
 void killPoint(const char* phase, int64_t step);

@@ -111,3 +111,23 @@ TEST(FaultMatrix, AnUnknownPhaseIsRefusedWithTheListOfPhases) {
   EXPECT_NE(r.output.find("step, forward, backward, handoff, update, checkpoint or export"),
             std::string::npos) << r.output;
 }
+
+// A kill that could never fire is refused before the first step, not ignored: a phase the named
+// rank's role never reaches (forward on the leader, update on a worker), a rank the job does not
+// have, a step before the first. The job has 3 ranks: 0 the leader, 1 and 2 workers.
+TEST(FaultMatrix, AKillThatCouldNeverFireIsRefused) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"forward@2:0", "rank 0 is a leader, which runs no forward"},
+      {"handoff@2", "rank 0 is a leader, which runs no handoff"},
+      {"update@2:1", "rank 1 is a worker, which runs no update"},
+      {"export@2:2", "rank 2 is a worker, which runs no export"},
+      {"step@2:3", "rank 3 is not in this job, which has 3 ranks (0..2)"},
+      {"step@0:1", "STEP must be a step of the run (>= 1), got 0"}};
+  for (const auto& [spec, expected] : cases) {
+    Result r = wait(start(train({"--steps", "2", "--kill-at", spec})));
+    EXPECT_EQ(r.exit_code, 2) << spec << "\n" << r.output;
+    EXPECT_NE(r.output.find(expected), std::string::npos) << spec << "\n" << r.output;
+    EXPECT_EQ(r.output.find("step 1/"), std::string::npos) << spec << ": it trained";
+    EXPECT_EQ(r.output.find("kills itself"), std::string::npos) << spec;
+  }
+}
