@@ -128,7 +128,7 @@ int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trai
   const int G = ctx.num_workers;
   const double n_params = static_cast<double>(trainer.layout().parameterCount());
   SLIDEDP_LOG_INFO("model {} ({}): {:.4g} M parameters, {} layers; {} worker(s) on {}; chunk {} "
-                   "elements, ring {} slots, {} compute, {} staging, {} embedding update, gradient buckets {}{}{}; steps {}..{}",
+                   "elements, ring {} slots, {} compute, {} staging, {} embedding update, gradient buckets {}{}{}{}; steps {}..{}",
                    o.model_config.empty() ? o.model : o.model_config, model::familyName(cfg.family),
                    n_params / 1e6, cfg.numLayers,
                    ctx.num_nodes > 1 ? fmt::format("{} ({} node(s) x {})", G, ctx.num_nodes,
@@ -142,6 +142,13 @@ int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trai
                    o.train.accumulation_steps > 1
                        ? fmt::format(", {} gradient accumulation steps (the model delivered for each)",
                                      o.train.accumulation_steps)
+                       : "",
+                   trainer.plan().tail_units > 0
+                       ? fmt::format(", update tail: layers 1..{} after the embedding{}", trainer.plan().tail_units,
+                                     earlyStepAgreement(o.train, trainer.plan().tail_units, ctx.num_nodes)
+                                         ? " (the next forward runs beside their update)"
+                                         : " (in order only: early agreement needs the cpu route, one "
+                                           "accumulation step, no clipping, one node)")
                        : "",
                    trainer.firstStep(), variants.size() > 1 ? o.steps * static_cast<int64_t>(variants.size()) : o.steps);
   std::ofstream metrics;
@@ -318,9 +325,8 @@ int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trai
                          "-w<worker> before the extension (open it at https://pytorch.org/memory_viz)",
                          step, o.memory_snapshot);
       recs.push_back(rec);
-      int stop = JobGuard::stopRequested() ? 1 : 0, any_stop = 0;
-      MPI_CHECK(MPI_Allreduce(&stop, &any_stop, 1, MPI_INT, MPI_MAX, ctx.world));
-      stopped = any_stop != 0;
+      stopped = rec.stop_requested;  // agreed in the step (a collective here would hold the
+                                     // workers for the leader's update tail)
       const bool periodic = o.checkpoint_every > 0 && step % o.checkpoint_every == 0;
       if (!o.checkpoint_dir.empty() && (periodic || stopped || (step == last && o.checkpoint_at_end))) {
         // The last one and a stop's are complete before the job goes on to exit; a periodic

@@ -103,6 +103,13 @@ void addTrainOptions(CLI::App& app, TrainJobOptions& o) {
                 "early only on the cpu reduction route, and one bucket when the state is sharded "
                 "across nodes")
       ->check(CLI::IsMember({"split", "whole"}))->capture_default_str();
+  g->add_option("--update-tail-units", o.train.update_tail_units, "Decoder layers 1..N whose "
+                "gradients go to the leader after the embedding's, in forward order, so that the next "
+                "step's forward starts while the leader still updates them (its forward needs layer 1 "
+                "first and layer N last): for steps bound by the leader's AdamW (small batches, several "
+                "GPUs per leader). 0: none, the backward's order. Takes effect with the cpu reduction "
+                "route, one accumulation step, no clipping and one node; the update is the same either way")
+      ->check(CLI::NonNegativeNumber)->capture_default_str();
   g->add_option("--max-kept-layers", o.train.max_kept_layers, "At most this many decoder layers "
                 "keep their activations per step (-1: no cap)")->capture_default_str();
   g->add_option("--gpu-memory-budget", o.train.gpu_memory_budget_gib, "GiB of its GPU a worker "

@@ -347,7 +347,7 @@ void Leader::embeddingChunk(const Chunk& c, const optim::GradView& grad, int64_t
                                   unitState(0), grad, c.begin, c.end);
 }
 
-LeaderStepStats Leader::step(int64_t step) {
+LeaderStepStats Leader::step(int64_t step, const std::function<void()>& agree) {
   const shm::ControlBlock& cb = seg_.control();
   const std::string me = ctx_.describe();
   const int S = spec_.num_slots;
@@ -361,8 +361,10 @@ LeaderStepStats Leader::step(int64_t step) {
   float* accum = clip ? seg_.regionAs<float>(kGradAccumRegion) : nullptr;
   const void* ptrs[optim::kMaxSlots];
   std::vector<char> gated(layout_.numUnits(), 0);
+  const int64_t agree_at = agree ? plan_.embeddingLastPassStart() : -1;
 
   for (int64_t i = 0; i < plan_.chunksPerStep(); ++i) {
+    if (i == agree_at) agree();
     const Chunk& c = plan_.chunks[i];
     const OwnedPart& part = nodes.owned(i);
     const int64_t k = plan_.sequence(step - base_step_, i);

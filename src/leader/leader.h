@@ -127,7 +127,12 @@ class Leader {
 
   /// Runs optimizer step `step` (1-based) as the workers' gradients arrive; returns when every
   /// unit's new version is published. Throws TimeoutError / JobAbortedError from the waits.
-  LeaderStepStats step(int64_t step);
+  /// `agree` (may be empty): called once, on this thread, just before the leader waits for the
+  /// embedding's last hand-off (ChunkPlan::embeddingLastPassStart), when the workers' backward
+  /// is over and only the update tail's layers are left; the trainer agrees on the step there
+  /// (Trainer::step, early agreement), so the workers start the next forward while this step's
+  /// tail is updated. Its time is in neither wait_s nor reduce_update_s.
+  LeaderStepStats step(int64_t step, const std::function<void()>& agree = {});
 
   /// FP32 master weights of unit u: [layout.units[u].numel], or this node's part of it
   /// ([shards.owned_numels[u]], NodeShards order) when sharded across nodes.

@@ -49,12 +49,17 @@ void ChunkPlan::checkChunkCount(const std::vector<int64_t>& unit_numels, int64_t
 }
 
 ChunkPlan ChunkPlan::build(const std::vector<int64_t>& unit_numels, int64_t chunk_numel,
-                           bool split_embedding, const std::vector<int64_t>& bucket_splits) {
+                           bool split_embedding, const std::vector<int64_t>& bucket_splits,
+                           int tail_units) {
   if (unit_numels.size() < 2) throwUserError("a model needs at least an embedding and a head unit");
+  const int layers = static_cast<int>(unit_numels.size()) - 2;
+  if (tail_units < 0 || tail_units > layers)
+    throwUserError("--update-tail-units {} is outside 0..{} (the model's decoder layers)", tail_units, layers);
   if (!bucket_splits.empty() && bucket_splits.size() != unit_numels.size())
     throwUserError("{} gradient bucket splits for {} units", bucket_splits.size(), unit_numels.size());
   checkChunkCount(unit_numels, chunk_numel, split_embedding, bucket_splits);
   ChunkPlan p;
+  p.tail_units = tail_units;
   p.unit_numels = unit_numels;
   p.chunk_numel = chunk_numel;
   p.split_embedding = split_embedding;
@@ -89,8 +94,15 @@ ChunkPlan ChunkPlan::build(const std::vector<int64_t>& unit_numels, int64_t chun
 
 std::vector<int> ChunkPlan::unitOrder() const {
   std::vector<int> order;
-  for (int u = static_cast<int>(unit_numels.size()) - 1; u >= 0; --u) order.push_back(u);
+  for (int u = static_cast<int>(unit_numels.size()) - 1; u > tail_units; --u) order.push_back(u);
+  for (int u = 0; u <= tail_units; ++u) order.push_back(u);  // the embedding, then layers 1..m
   return order;
+}
+
+int64_t ChunkPlan::embeddingLastPassStart() const {
+  for (int64_t i = 0; i < chunksPerStep(); ++i)
+    if (chunks[i].unit == 0 && chunks[i].pass != ChunkPass::kEmbeddingDense) return i;
+  return chunksPerStep();
 }
 
 std::vector<int> ChunkPlan::updateOrder() const {

@@ -3,7 +3,11 @@
 //
 // Hand-off order follows backward: the head unit (final norm, + LM head when untied), decoder
 // layers L..1, then the embedding (last, because with tied embeddings it also collects the
-// LM head's gradient). With the row-split embedding update the embedding goes twice: its rows
+// LM head's gradient). With an update tail of m layers (--update-tail-units m) the last m
+// layers' gradients wait for the embedding's and follow it in forward order: head, L..m+1,
+// embedding, 1..m. The next step's forward needs the embedding and layer 1 first and layer m
+// last of them, so it can start while the leader still updates layers 2..m (the leader-bound
+// step's tail, trainer.h "early agreement"). With the row-split embedding update the embedding goes twice: its rows
 // outside the step's token rows right after the head, its token rows last. A unit with a
 // gradient bucket split (as DDP's buckets: the part of a gradient its backward finishes first
 // goes first) hands off [split, numel) before [0, split): a decoder layer's MLP and
@@ -57,6 +61,9 @@ struct ChunkPlan {
   /// Per unit: where its first-handed-off bucket begins (0 < split < numel), or 0 for one
   /// bucket (model::ParamLayout::gradientBucketSplits).
   std::vector<int64_t> bucket_splits;
+  /// Decoder layers handed off after the embedding, in forward order (layers 1..tail_units);
+  /// 0: none, the backward's order throughout.
+  int tail_units = 0;
 
   /// Throws UserError when chunk_numel < 1 or a unit is empty. With `split_embedding` the
   /// embedding (unit 0) is handed off twice per step: kEmbeddingDense chunks right after the
@@ -66,9 +73,11 @@ struct ChunkPlan {
   /// handed off in two buckets, [split, numel) then [0, split), each cut into chunks; the
   /// unit's version is published after the last chunk of the second. A split outside
   /// (0, numel) means one bucket. Throws UserError on a size mismatch.
+  /// `tail_units` (0 .. decoder layers = units - 2): the update tail above; throws UserError
+  /// outside that range.
   static ChunkPlan build(const std::vector<int64_t>& unit_numels, int64_t chunk_numel,
                          bool split_embedding = false,
-                         const std::vector<int64_t>& bucket_splits = {});
+                         const std::vector<int64_t>& bucket_splits = {}, int tail_units = 0);
   /// The chunks of one step (what build() makes, without making them).
   static int64_t countChunks(const std::vector<int64_t>& unit_numels, int64_t chunk_numel,
                              bool split_embedding = false,
@@ -94,8 +103,11 @@ struct ChunkPlan {
   int64_t chunksPerStep() const { return static_cast<int64_t>(chunks.size()); }
   /// The global sequence number of chunk `i` of step `step` (1-based).
   int64_t sequence(int64_t step, int64_t i) const { return (step - 1) * chunksPerStep() + i; }
-  /// Hand-off order of units (head first, embedding last).
+  /// Hand-off order of units (head first; the embedding last, or before the tail's layers).
   std::vector<int> unitOrder() const;
+  /// The index of the first chunk of the embedding's last hand-off (its token pass, or its
+  /// whole gradient): the step's backward is over once it is in. Where the tail begins.
+  int64_t embeddingLastPassStart() const;
   /// The order in which the leader first updates each unit in a step: unitOrder(), except that
   /// with split_embedding the embedding comes right after the head (its dense pass).
   std::vector<int> updateOrder() const;

@@ -130,6 +130,9 @@ struct TrainOptions {
                                      // buckets, its MLP's first, while its attention's backward
                                      // runs (ChunkPlan::bucket_splits; the cpu reduction route
                                      // sends it early, the others after the layer); one node
+  int update_tail_units = 0;         // layers 1..m handed off after the embedding, in forward
+                                     // order, and the step agreed before the leader updates
+                                     // them (ChunkPlan::tail_units, Trainer::earlyAgreement)
   // AdamW (torch.optim.AdamW semantics; decay only on ndim >= 2, as HF Trainer)
   double lr = 1e-3;
   double beta1 = 0.9;
@@ -155,5 +158,17 @@ struct TrainOptions {
     return s;
   }
 };
+
+/// Whether a step's agreement (Trainer::step) comes as soon as the workers' backward is over,
+/// before the leader updates the update tail's layers (ChunkPlan::tail_units = `tail_units` >
+/// 0), so that the next step's forward runs beside that update: with the cpu reduction route
+/// (each hand-off owns its tensor), one accumulation step (the next step would reuse the
+/// accumulators the tail's hand-offs still read), no clipping (its updates wait for every
+/// gradient) and one node (the leaders' norm and publish are collectives). The leader and the
+/// workers decide it alike, from the same options. Pure.
+inline bool earlyStepAgreement(const TrainOptions& o, int tail_units, int num_nodes) {
+  return tail_units > 0 && o.reduction == ReductionRoute::kCpu && o.accumulation_steps == 1 &&
+         !(o.max_grad_norm > 0) && num_nodes == 1;
+}
 
 }  // namespace slidedp

@@ -18,6 +18,7 @@
 #include "formats/fs_util.h"
 #include "model/hf_checkpoint.h"
 #include "runtime/host_memory.h"
+#include "runtime/job_guard.h"
 #include "runtime/test_hooks.h"
 #include "runtime/token_rows.h"
 #include "shm/control_block.h"
@@ -145,7 +146,8 @@ Trainer::Trainer(const RankContext& ctx, const std::string& model_dir, const Tra
     // checkpoints) follow the chunk boundaries.
     const bool buckets = opts.gradient_buckets && !shardedAcrossNodes(ctx, opts);
     plan_ = ChunkPlan::build(numels, opts.chunk_numel, opts_.split_embedding,
-                             buckets ? layout_.gradientBucketSplits() : std::vector<int64_t>{});
+                             buckets ? layout_.gradientBucketSplits() : std::vector<int64_t>{},
+                             opts.update_tail_units);
     plan_.dense_pass_written = config_.tieWordEmbeddings;
     shards_ = NodeShards::build(plan_, shardedAcrossNodes(ctx, opts) ? ctx.num_nodes : 1,
                                 shardedAcrossNodes(ctx, opts) ? ctx.node_id : 0);
@@ -598,23 +600,72 @@ StepRecord Trainer::step(int64_t step, BatchSource& data) {
   shm::noteProgress();
   testHookSlowStep(ctx_.world_rank, step);
   double mine[5] = {0, 0, 0, 0, 0};  // loss sum (workers), grad norm (leader), tokens, B*T, T (worker 0)
-  double times[17] = {0};  // maxima over ranks; [12..15]: the leaders' checkpoint writers
+  // maxima over ranks; [12..15]: the leaders' checkpoint writers; [17]: a stop was requested
+  double times[18] = {0};
   std::string writer_error;
+  // The step's agreement: every rank's figures, summed and maxed, and the stop request (a
+  // signal or the stop file: the job stops after this step, every rank alike).
+  auto agree = [&] {
+    times[17] = JobGuard::stopRequested() ? 1 : 0;
+    double all[5], tmax[18];
+    MPI_CHECK(MPI_Allreduce(mine, all, 5, MPI_DOUBLE, MPI_SUM, ctx_.world));
+    rec.batch_tokens = static_cast<int64_t>(all[3]);
+    rec.T = static_cast<int64_t>(all[4]);
+    MPI_CHECK(MPI_Allreduce(times, tmax, 18, MPI_DOUBLE, MPI_MAX, ctx_.world));
+    if (tmax[14] > 0) agreeOrThrow(ctx_.world, writer_error.empty(), writer_error);
+    if (nodes_ckpt_ && tmax[15] == 0) commitNodesCheckpoint();  // every rank: every file is over
+    rec.checkpoint_wait_s = tmax[12];
+    rec.checkpoint_in_flight = tmax[13] > 0;
+    rec.fwd_s = tmax[0];
+    rec.head_s = tmax[1];
+    rec.bwd_s = tmax[2];
+    rec.h2d_s = tmax[3];
+    rec.d2h_s = tmax[4];
+    rec.version_wait_s = tmax[5];
+    rec.handoff_wait_s = tmax[6];
+    rec.leader_wait_s = tmax[7];
+    rec.leader_update_s = tmax[8];
+    rec.kept_layers = static_cast<int>(tmax[9]);
+    rec.gpu_peak_bytes = static_cast<int64_t>(tmax[10]);
+    rec.attention_output_layers = static_cast<int>(tmax[11]);
+    rec.offloaded_layers = static_cast<int>(tmax[16]);
+    rec.stop_requested = tmax[17] > 0;
+    rec.tokens = static_cast<int64_t>(all[2]);
+    rec.loss = all[0] / all[2];
+    rec.grad_norm = all[1];
+    double lr = rec.lr;
+    MPI_CHECK(MPI_Bcast(&lr, 1, MPI_DOUBLE, 0, ctx_.node));
+    rec.lr = lr;
+  };
   if (leader_) {
     const bool in_flight = stream_ != nullptr;
-    const LeaderStepStats ls = leader_->step(step);
+    // A streamed checkpoint that is over (published or failed) is collected at the agreement,
+    // so its error ends the job at the end of this step rather than going unnoticed. Several
+    // nodes: it is committed in the agreement once no leader's file is still being written.
+    auto writerFlags = [&] {
+      if (ctx_.num_nodes == 1 && stream_ && stream_->finished()) writer_error = finishStream();
+      times[13] = in_flight ? 1 : 0;
+      times[14] = writer_error.empty() ? 0 : 1;
+      times[15] = stream_ && !stream_->finished() ? 1 : 0;
+    };
+    // Early agreement (runtime/train_options.h): agreed once the workers' backward is over,
+    // from inside the leader's step, before it updates the tail's layers; the leader's own
+    // figures (norm, times) are its own at the end of the step (one node: the job's).
+    bool agreed = false;
+    std::function<void()> early;
+    if (earlyStepAgreement(opts_, plan_.tail_units, ctx_.num_nodes))
+      early = [&] {
+        rec.lr = optim::scheduledLr(opts_.lrSchedule(), step - 1);
+        writerFlags();
+        agree();
+        agreed = true;
+      };
+    const LeaderStepStats ls = leader_->step(step, early);
     if (ctx_.node_id == 0) mine[1] = ls.grad_norm;  // the same global norm on every leader
     rec.lr = ls.lr;
     times[7] = ls.wait_s;
     times[8] = ls.reduce_update_s;
     times[12] = ls.checkpoint_wait_s;
-    times[13] = in_flight ? 1 : 0;
-    // A streamed checkpoint that is over (published or failed) is collected here, so its error
-    // ends the job at the end of this step rather than going unnoticed. Several nodes: it is
-    // committed below once no leader's file is still being written.
-    if (ctx_.num_nodes == 1 && stream_ && stream_->finished()) writer_error = finishStream();
-    times[14] = writer_error.empty() ? 0 : 1;
-    times[15] = stream_ && !stream_->finished() ? 1 : 0;
     for (const auto& u : ls.units) {
       rec.leader_unit_update_ns.push_back(static_cast<double>(u.begin_ns));
       rec.leader_unit_update_ns.push_back(static_cast<double>(u.end_ns));
@@ -622,6 +673,15 @@ StepRecord Trainer::step(int64_t step, BatchSource& data) {
         rec.trace_events.push_back({{"name", fmt::format("reduce + AdamW unit {}", u.unit)},
                                     {"ph", "X"}, {"pid", ctx_.world_rank}, {"tid", 0},
                                     {"ts", u.begin_ns / 1e3}, {"dur", (u.end_ns - u.begin_ns) / 1e3}});
+    }
+    if (!agreed) {
+      writerFlags();
+      agree();
+    } else {
+      rec.grad_norm = ls.grad_norm;
+      rec.leader_wait_s = ls.wait_s;
+      rec.leader_update_s = ls.reduce_update_s;
+      rec.checkpoint_wait_s = std::max(rec.checkpoint_wait_s, ls.checkpoint_wait_s);
     }
   } else {
     const GlobalBatch gb = data.batch(step);
@@ -655,35 +715,8 @@ StepRecord Trainer::step(int64_t step, BatchSource& data) {
       rec.worker_backward_ns.push_back(static_cast<double>(b.begin_ns));
       rec.worker_backward_ns.push_back(static_cast<double>(b.end_ns));
     }
+    agree();
   }
-  double all[5], tmax[17];
-  MPI_CHECK(MPI_Allreduce(mine, all, 5, MPI_DOUBLE, MPI_SUM, ctx_.world));
-  rec.batch_tokens = static_cast<int64_t>(all[3]);
-  rec.T = static_cast<int64_t>(all[4]);
-  MPI_CHECK(MPI_Allreduce(times, tmax, 17, MPI_DOUBLE, MPI_MAX, ctx_.world));
-  if (tmax[14] > 0) agreeOrThrow(ctx_.world, writer_error.empty(), writer_error);
-  if (nodes_ckpt_ && tmax[15] == 0) commitNodesCheckpoint();  // every rank: every file is over
-  rec.checkpoint_wait_s = tmax[12];
-  rec.checkpoint_in_flight = tmax[13] > 0;
-  rec.fwd_s = tmax[0];
-  rec.head_s = tmax[1];
-  rec.bwd_s = tmax[2];
-  rec.h2d_s = tmax[3];
-  rec.d2h_s = tmax[4];
-  rec.version_wait_s = tmax[5];
-  rec.handoff_wait_s = tmax[6];
-  rec.leader_wait_s = tmax[7];
-  rec.leader_update_s = tmax[8];
-  rec.kept_layers = static_cast<int>(tmax[9]);
-  rec.gpu_peak_bytes = static_cast<int64_t>(tmax[10]);
-  rec.attention_output_layers = static_cast<int>(tmax[11]);
-  rec.offloaded_layers = static_cast<int>(tmax[16]);
-  rec.tokens = static_cast<int64_t>(all[2]);
-  rec.loss = all[0] / all[2];
-  rec.grad_norm = all[1];
-  double lr = rec.lr;
-  MPI_CHECK(MPI_Bcast(&lr, 1, MPI_DOUBLE, 0, ctx_.node));
-  rec.lr = lr;
   rec.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return rec;
 }

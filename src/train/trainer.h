@@ -71,6 +71,7 @@ struct StepRecord {
   int attention_output_layers = 0;  // decoder layers keeping only their attention output
   int offloaded_layers = 0;     // recomputed layers whose input went to pinned host memory (max)
   int64_t gpu_peak_bytes = 0;   // peak GPU bytes allocated in the step (max over workers)
+  bool stop_requested = false;  // a rank was asked to stop (signal, stop file): stop after it
   std::vector<double> leader_unit_update_ns;  // leader: [unit]*2 begin,end (monotonic ns)
   std::vector<double> worker_backward_ns;     // workers: [unit, begin, end]*
   /// This rank's spans as Chrome trace events ("ph":"X", ts/dur in us, pid = world rank).

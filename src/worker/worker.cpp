@@ -715,6 +715,9 @@ struct Worker::Impl {
     // first worker publishes them to the leader (by step parity: the leader may still read the
     // previous step's) before any hand-off of this step.
     if (plan.split_embedding) {
+      // After an early agreement the previous step's token-pass hand-off (the first of its
+      // tail) may still read token_rows: wait until only the tail's layers are in flight.
+      waitPendingUnits(plan.tail_units + 1);
       token_words.assign(static_cast<size_t>(TokenRows::wordsFor(config.vocabSize)), 0);
       TokenRows::mark(batch.input_ids.data(), static_cast<int64_t>(batch.input_ids.size()), token_words.data());
       MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, token_words.data(), static_cast<int>(token_words.size()),
@@ -981,6 +984,9 @@ struct Worker::Impl {
       cur = sched.backwardDeliversFirst() ? deliver(L, sched.backwardSlot(L)) : held(L, sched.backwardSlot(L));
       std::shared_ptr<void> act_ready, next_act_ready;
       std::vector<at::Tensor> act_dev = prefetchActivations(acts[L], &act_ready), next_act_dev;
+      // The update tail's layers (ChunkPlan::tail_units): handed off after the embedding, in
+      // forward order, each whole (no early bucket: its chunks follow the embedding's).
+      std::vector<at::Tensor> tail_grads(static_cast<size_t>(plan.tail_units) + 1);
       for (int u = L; u >= 1; --u) {
         if (u == (L + 1) / 2) killPoint("backward", s);  // tests: half of the backward done
         const int slot = sched.backwardSlot(u);
@@ -998,8 +1004,9 @@ struct Worker::Impl {
         // The MLP's bucket goes to the leader once the last micro-batch's MLP backward is issued.
         bool first_bucket_sent = false;
         const std::function<void()> mlp_done = [&] { first_bucket_sent = handOffFirstBucket(s, u, g); };
+        const bool in_tail = u <= plan.tail_units;
         for (size_t i = 0; i < mbs.size(); ++i) {
-          const std::function<void()>& hook = last_pass && i + 1 == mbs.size() ? mlp_done : kNoHook;
+          const std::function<void()>& hook = last_pass && !in_tail && i + 1 == mbs.size() ? mlp_done : kNoHook;
           if (!kept[u].empty()) {
             mbs[i].h = model::decoderLayerBackward(config, layout.units[u], cur, kept[u][i], mbs[i].h,
                                                    mbs[i].attn, g, hook);
@@ -1025,7 +1032,9 @@ struct Worker::Impl {
         // (long sequences), so the GPU still has the next ones queued.
         if (last_pass) {
           if (cuda && (opts.offload_activations || offloaded_inputs > 0)) waitPendingUnits(kPendingGradients);
-          if (first_bucket_sent)
+          if (in_tail)
+            tail_grads[u] = g;
+          else if (first_bucket_sent)
             handOffRest(s, u, g);
           else
             handOff(s, u, g);
@@ -1048,6 +1057,7 @@ struct Worker::Impl {
         for (auto& m : mbs) model::embeddingBackward(config, m.ids, m.h, g_embed);
         if (last_pass) handOff(s, 0, g_embed), g_embed = at::Tensor();
       }
+      for (int u = 1; u <= plan.tail_units && last_pass; ++u) handOff(s, u, std::move(tail_grads[u]));
       embed_scope.reset();
       span.end_ns = nowNs();
       st.backward.push_back(span);
@@ -1072,7 +1082,9 @@ struct Worker::Impl {
     }  // accumulation steps
     step_offload_bytes = pass_offload_bytes;
     const uint64_t t1 = nowNs();
-    waitIdle();
+    // Early agreement: the update tail's hand-offs go on beside the next step's forward (the
+    // queue keeps them ahead of that step's, Trainer::step agrees without them).
+    if (!earlyStepAgreement(opts, plan.tail_units, ctx.num_nodes)) waitIdle();
     st.handoff_wait_s = sec(t1, nowNs());
     {
       std::lock_guard<std::mutex> lock(mu);

@@ -59,6 +59,11 @@ TEST(FaultMatrix, ARankKilledAtEachPhaseLeavesTheLastCompleteCheckpointResumable
       {"checkpoint@4:0", {2}, {"--checkpoint-mode", "blocking"}},
       {"checkpoint@6:0", {4}},     // the checkpoint after the last step (complete before exit)
       {"export@6:0", {6}},         // leader, about to export
+      // the update tail (layers 1..3 after the embedding, the step agreed before their update):
+      // the leader killed in the tail while the workers run the next forward; a worker's
+      // hand-off thread killed in it
+      {"update@5:0", {2, 4}, {"--update-tail-units", "3"}},
+      {"handoff@5:1", {2, 4}, {"--update-tail-units", "3"}},
   };
   const double heartbeat_s = 5;
   for (const auto& c : cases) {

@@ -8,6 +8,7 @@
 
 #include "common/job_log.h"
 #include "common/subprocess.h"
+#include "formats/safetensors.h"
 #include "shm/segment.h"
 
 using namespace std::chrono;
@@ -261,6 +262,81 @@ TEST(TrainingJob, RouteSweepVariantRunsItsAccumulationSteps) {
   EXPECT_NE(r.output.find("| replicated/cpu+ga1@4 |"), std::string::npos) << r.output;
   EXPECT_NE(readFile(trace).find("pass 2: backward unit 1"), std::string::npos);
   std::remove(trace.c_str());
+}
+
+// A checkpoint file's tensors by name (their bytes): the files of runs whose leaders update the
+// units in another order hold the same tensors at other offsets.
+std::map<std::string, std::string> tensorsByName(const std::string& path) {
+  const auto f = slidedp::formats::SafetensorsFile::open(path);
+  std::map<std::string, std::string> out;
+  for (const auto& t : f.tensors())
+    out[t.name] = std::string(reinterpret_cast<const char*>(f.data(t)), t.nbytes());
+  return out;
+}
+
+// --update-tail-units m hands layers 1..m off after the embedding, in forward order, and (cpu
+// route, one accumulation step) agrees on the step before the leader updates them, so the next
+// step's forward runs beside that update. The update is the same: every tensor of the optimizer
+// state is byte-identical to the backward order's and so is every loss, over 6 steps with a
+// streamed checkpoint after step 3 (its writer gates the tail's updates), with the whole model
+// in the tail, with 2 accumulation steps (the order only; no early agreement), and resumed from
+// step 3 in the tail's mode. The stories model has 5 decoder layers.
+TEST(TrainingJob, UpdateTailTrainsAsTheBackwardOrder) {
+  auto run = [&](const std::string& tag, std::vector<std::string> flags) {
+    const std::string d = tmpDir(("tail-" + tag).c_str());
+    std::vector<std::string> extra = {"--steps", "6", "--checkpoint-dir", d, "--checkpoint-every", "3",
+                                      "--metrics", d + ".csv"};
+    extra.insert(extra.end(), flags.begin(), flags.end());
+    Result r = wait(start(train(extra)));
+    EXPECT_EQ(r.exit_code, 0) << tag << "\n" << r.output;
+    // the start-up line says whether the next forward runs beside the tail's update
+    const bool tail = std::find(flags.begin(), flags.end(), "--update-tail-units") != flags.end();
+    const bool accum = std::find(flags.begin(), flags.end(), "--gradient-accumulation-steps") != flags.end();
+    EXPECT_EQ(r.output.find("update tail: layers 1..") != std::string::npos, tail) << tag;
+    EXPECT_EQ(r.output.find("the next forward runs beside their update") != std::string::npos, tail && !accum)
+        << tag;
+    auto loss = metricsLosses(d + ".csv");
+    auto state = tensorsByName(d + "/step-00000006/optimizer.safetensors");
+    return std::make_tuple(d, loss, state);
+  };
+  const auto [d0, loss0, state0] = run("none", {});
+  ASSERT_EQ(loss0.size(), 6u);
+  ASSERT_EQ(state0.size(), 21u) << "master, moments of 7 units";
+  for (const auto& [tag, flags] :
+       std::vector<std::pair<std::string, std::vector<std::string>>>{
+           {"3", {"--update-tail-units", "3"}},
+           {"all", {"--update-tail-units", "5"}},
+           {"3-accum", {"--update-tail-units", "3", "--gradient-accumulation-steps", "2"}}}) {
+    auto [d, loss, state] = run(tag, flags);
+    if (tag == "3-accum") {  // against its own backward order
+      auto [da, la, sa] = run("accum", {"--gradient-accumulation-steps", "2"});
+      EXPECT_EQ(loss, la) << tag;
+      EXPECT_TRUE(state == sa) << tag << ": the optimizer state differs";
+      std::system(("rm -rf " + da + " " + da + ".csv").c_str());
+    } else {
+      EXPECT_EQ(loss, loss0) << tag;
+      EXPECT_TRUE(state == state0) << tag << ": the optimizer state differs";
+    }
+    if (tag == "3") {
+      // resumed from its step-3 checkpoint, in the tail's mode: the same step 6
+      const std::string d2 = tmpDir("tail-resumed");
+      Result r = wait(start(train({"--steps", "6", "--update-tail-units", "3", "--resume",
+                                   d + "/step-00000003", "--checkpoint-dir", d2})));
+      EXPECT_EQ(r.exit_code, 0) << r.output;
+      EXPECT_TRUE(tensorsByName(d2 + "/step-00000006/optimizer.safetensors") == state0)
+          << "the resumed run's optimizer state differs";
+      std::system(("rm -rf " + d2).c_str());
+    }
+    std::system(("rm -rf " + d + " " + d + ".csv").c_str());
+  }
+  std::system(("rm -rf " + d0 + " " + d0 + ".csv").c_str());
+}
+
+// Refused before start-up: more tail layers than the model has.
+TEST(TrainingJob, UpdateTailBeyondTheModelIsRefused) {
+  Result r = wait(start(train({"--steps", "1", "--update-tail-units", "6"})));
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("--update-tail-units 6 is outside 0..5"), std::string::npos) << r.output;
 }
 
 TEST(TrainingJob, SigtermCheckpointsAtTheStepEndAndTheRunResumes) {
