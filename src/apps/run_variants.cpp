@@ -11,7 +11,9 @@ namespace slidedp {
 std::vector<RunVariant> parseVariants(const TrainJobOptions& o) {
   std::vector<RunVariant> out;
   if (o.route_sweep.empty()) {
-    out.push_back({fmt::format("{}/{}", routeName(o.train.delivery), routeName(o.train.reduction)),
+    // the step lines name the accumulation steps as a sweep's +gaN does
+    out.push_back({fmt::format("{}/{}{}", routeName(o.train.delivery), routeName(o.train.reduction),
+                               o.train.accumulation_steps > 1 ? fmt::format("+ga{}", o.train.accumulation_steps) : ""),
                    o.train, 0, {}});
     return out;
   }

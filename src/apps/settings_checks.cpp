@@ -27,6 +27,9 @@ void checkSettings(const TrainJobOptions& o, int num_workers) {
   if (t.accumulation_steps < 1)
     throwUserError("--gradient-accumulation-steps must be >= 1 (1: one forward + backward per step), got {}",
                    t.accumulation_steps);
+  if (t.accumulation_steps > 999999999)
+    throwUserError("--gradient-accumulation-steps {} is beyond 999999999 (a pass needs a row of every "
+                   "worker)", t.accumulation_steps);
   if (num_workers > 0 && o.batch_size >= num_workers && t.accumulation_steps > o.batch_size / num_workers)
     throwUserError("--gradient-accumulation-steps {} needs at least that many rows on every worker, but "
                    "--batch-size {} over {} worker(s) gives some only {}.\nHINT: --gradient-accumulation-steps "

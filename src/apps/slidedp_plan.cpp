@@ -182,11 +182,12 @@ int run(const Options& o) {
     std::printf("nodes: %d, state %s across them, network %.0f Gb/s per node; the batch is split "
                 "over %d workers\n", w.nodes, nodeLayoutName(node_layout),
                 plan.machine.network.gbps, w.nodes * w.G);
+  // the runtime refuses these (settings_checks.cpp): so does the plan (a value that can never
+  // run is refused even where the search does not price it)
+  if (o.accumulation_steps < 1)
+    throwUserError("--gradient-accumulation-steps must be >= 1 (1: one forward + backward per step), got {}",
+                   o.accumulation_steps);
   if (o.evaluate) {
-    // the runtime refuses these (settings_checks.cpp): so does the plan
-    if (o.accumulation_steps < 1)
-      throwUserError("--gradient-accumulation-steps must be >= 1 (1: one forward + backward per step), got {}",
-                     o.accumulation_steps);
     if (o.accumulation_steps > w.fewestRowsPerWorker())
       throwUserError("--gradient-accumulation-steps {} needs at least that many rows on every worker, "
                      "but {} rows over {} worker(s) give some only {}.\nHINT: --gradient-accumulation-steps "

@@ -120,7 +120,15 @@ int runJob(const WorkerOptions& o, RankContext& ctx, shm::Segment& seg, JobGuard
   if (o.training()) {
     std::string kill_error;
     try {
-      armKillPoint(o.kill_at, ctx.world_rank, ctx.world_size, ctx.isLeader());
+      KillPointRun run;
+      const auto& j = o.train;
+      const int64_t variants = j.route_sweep.empty() ? 1 : 1 + std::count(j.route_sweep.begin(), j.route_sweep.end(), ',');
+      run.last_step = variants > 1 ? j.steps * variants : j.steps;
+      run.checkpoints = !j.checkpoint_dir.empty();
+      run.checkpoint_every = j.checkpoint_every;
+      run.checkpoint_at_end = j.checkpoint_at_end;
+      run.exports = !j.export_dir.empty();
+      armKillPoint(o.kill_at, ctx.world_rank, ctx.world_size, ctx.isLeader(), run);
     } catch (const UserError& e) {
       kill_error = e.what();
     }

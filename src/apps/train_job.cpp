@@ -566,6 +566,15 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
       throwUserError("--memory-snapshot records the CUDA caching allocator of GPU workers, and this "
                      "run's workers are on the CPU.\nHINT: drop --memory-snapshot, or run with --device cuda");
     variants = parseVariants(o);
+    // @rows sizes synthetic batches (SyntheticBatches::setRows); a data file's and a reference's
+    // batches have the rows they have: a variant claiming other rows would be timed on them.
+    const bool synthetic_data = o.data == "synthetic" || o.data.rfind("synthetic-packed:", 0) == 0;
+    for (const auto& v : variants)
+      if (v.batch_rows > 0 && v.batch_rows != o.batch_size && !synthetic_data)
+        throwUserError("--route-sweep item '{}': @{} sets the rows of synthetic batches, and this run "
+                       "reads --data {}, whose batches have --batch-size {} rows.\nHINT: drop @{} (or "
+                       "make it @{}), or time each batch size in a run of its own", v.label, v.batch_rows,
+                       o.data, o.batch_size, v.batch_rows, o.batch_size);
     o.train.batch_rows = o.batch_size;  // the fewest rows of any step (a route sweep's included)
     for (const auto& v : variants)
       if (v.batch_rows > 0) o.train.batch_rows = std::min(o.train.batch_rows, v.batch_rows);

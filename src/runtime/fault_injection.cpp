@@ -17,7 +17,8 @@ std::string g_phase;  // "" = disarmed
 int64_t g_step = -1;
 }  // namespace
 
-void armKillPoint(const std::string& spec, int world_rank, int world_size, bool is_leader) {
+void armKillPoint(const std::string& spec, int world_rank, int world_size, bool is_leader,
+                  const KillPointRun& run) {
   g_phase.clear();
   if (spec.empty()) return;
   const size_t at = spec.find('@');
@@ -31,14 +32,35 @@ void armKillPoint(const std::string& spec, int world_rank, int world_size, bool 
     throwUserError("--kill-at '{}': expected PHASE@STEP[:RANK] with PHASE step, forward, backward, "
                    "handoff, update, checkpoint or export", spec);
   int64_t step = 0, rank = 0;
-  try {
-    step = std::stoll(spec.substr(at + 1, colon == std::string::npos ? std::string::npos : colon - at - 1));
-    if (colon != std::string::npos) rank = std::stoll(spec.substr(colon + 1));
-  } catch (const std::exception&) {
-    throwUserError("--kill-at '{}': STEP and RANK must be integers", spec);
+  // the whole text of each field, or the spec is refused ("2x" is not step 2)
+  auto integer = [&](const std::string& text, int64_t* out) {
+    size_t used = 0;
+    try {
+      *out = std::stoll(text, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (text.empty() || used != text.size())
+      throwUserError("--kill-at '{}': STEP and RANK must be integers (PHASE@STEP[:RANK]), got '{}'",
+                     spec, text);
+  };
+  integer(spec.substr(at + 1, colon == std::string::npos ? std::string::npos : colon - at - 1), &step);
+  if (colon != std::string::npos) integer(spec.substr(colon + 1), &rank);
+  if (step < 1 || step > run.last_step)
+    throwUserError("--kill-at '{}': STEP must be a step of the run (1..{}), got {}", spec,
+                   run.last_step, step);
+  if (phase == "checkpoint") {
+    const bool at_end = step == run.last_step && run.checkpoint_at_end;
+    const bool periodic = run.checkpoint_every > 0 && step % run.checkpoint_every == 0;
+    if (!run.checkpoints || !(at_end || periodic))
+      throwUserError("--kill-at '{}': the run writes no checkpoint after step {}.\nHINT: {}", spec,
+                     step, !run.checkpoints ? "give --checkpoint-dir"
+                                            : "a step --checkpoint-every divides, or the last step");
   }
-  if (step < 1)
-    throwUserError("--kill-at '{}': STEP must be a step of the run (>= 1), got {}", spec, step);
+  if (phase == "export" && (!run.exports || step != run.last_step))
+    throwUserError("--kill-at '{}': the run exports {}.\nHINT: {}", spec,
+                   run.exports ? fmt::format("after its last step ({}) only", run.last_step) : "nothing",
+                   run.exports ? fmt::format("export@{}", run.last_step) : "give --export DIR");
   if (rank < 0 || rank >= world_size)
     throwUserError("--kill-at '{}': rank {} is not in this job, which has {} ranks (0..{})", spec,
                    rank, world_size, world_size - 1);

@@ -119,15 +119,21 @@ TEST(FaultMatrix, AnUnknownPhaseIsRefusedWithTheListOfPhases) {
 
 // A kill that could never fire is refused before the first step, not ignored: a phase the named
 // rank's role never reaches (forward on the leader, update on a worker), a rank the job does not
-// have, a step before the first. The job has 3 ranks: 0 the leader, 1 and 2 workers.
+// have, a step outside the run's, trailing characters, a checkpoint or an export the run does
+// not write. The job has 3 ranks (0 the leader, 1 and 2 workers) and 2 steps.
 TEST(FaultMatrix, AKillThatCouldNeverFireIsRefused) {
   const std::pair<const char*, const char*> cases[] = {
       {"forward@2:0", "rank 0 is a leader, which runs no forward"},
       {"handoff@2", "rank 0 is a leader, which runs no handoff"},
       {"update@2:1", "rank 1 is a worker, which runs no update"},
-      {"export@2:2", "rank 2 is a worker, which runs no export"},
+      {"backward@2:0", "rank 0 is a leader, which runs no backward"},
       {"step@2:3", "rank 3 is not in this job, which has 3 ranks (0..2)"},
-      {"step@0:1", "STEP must be a step of the run (>= 1), got 0"}};
+      {"step@0:1", "STEP must be a step of the run (1..2), got 0"},
+      {"step@3:1", "STEP must be a step of the run (1..2), got 3"},
+      {"step@2x", "STEP and RANK must be integers (PHASE@STEP[:RANK]), got '2x'"},
+      {"step@2:1:5", "got '1:5'"},
+      {"checkpoint@2:0", "the run writes no checkpoint after step 2.\nHINT: give --checkpoint-dir"},
+      {"export@2:0", "the run exports nothing"}};
   for (const auto& [spec, expected] : cases) {
     Result r = wait(start(train({"--steps", "2", "--kill-at", spec})));
     EXPECT_EQ(r.exit_code, 2) << spec << "\n" << r.output;

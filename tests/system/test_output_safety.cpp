@@ -336,6 +336,11 @@ TEST(EarlyChecks, BadSettingsAreRefusedBeforeStartUpAndPrintedOnce) {
       {{"--steps", "2", "--lr", "-1"}, "--lr must be"},
       {{"--steps", "5", "--warmup", "10"}, "--warmup 10 is longer than the run (--steps 5)"},
       {{"--steps", "2", "--gradient-accumulation-steps", "0"}, "--gradient-accumulation-steps must be >= 1"},
+      {{"--steps", "2", "--gradient-accumulation-steps", "99999999999999999999"},
+       "--gradient-accumulation-steps 9223372036854775807 is beyond 999999999"},
+      // @rows sizes synthetic batches only: with a data file a variant would run other rows
+      {{"--steps", "2", "--data", sharedDir() + "/data/kjv.txt", "--route-sweep", "replicated/cpu@4"},
+       "--route-sweep item 'replicated/cpu@4': @4 sets the rows of synthetic batches, and this run reads --data"},
       {{"--steps", "2", "--route-sweep", "replicated/cpu+ga3@4"},
        "--route-sweep item 'replicated/cpu+ga3@4': 3 gradient accumulation steps need at least that many rows"},
       {{"--steps", "2", "--route-sweep", "replicated/cpu+ga0"},

@@ -81,6 +81,10 @@ TEST(PlanCli, AccumulationStepsArePricedOrRefusedAsTheRunWould) {
     EXPECT_EQ(r.exit_code, 2) << r.output;
     EXPECT_NE(r.output.find("slidedp plan: error: " + want), std::string::npos) << r.output;
   }
+  // without --evaluate the search prices its own passes, but a value no run takes is refused
+  Result zero = wait(start(plan({"--seq-len", "4096", "--gradient-accumulation-steps", "0"})));
+  EXPECT_EQ(zero.exit_code, 2) << zero.output;
+  EXPECT_NE(zero.output.find("--gradient-accumulation-steps must be >= 1"), std::string::npos) << zero.output;
 }
 
 TEST(PlanCli, NodesArePricedWithTheNetworkOrRefusedSayingWhatToAdd) {
