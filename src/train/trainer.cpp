@@ -651,16 +651,25 @@ StepRecord Trainer::step(int64_t step, BatchSource& data) {
     // Early agreement (runtime/train_options.h): agreed once the workers' backward is over,
     // from inside the leader's step, before it updates the tail's layers; the leader's own
     // figures (norm, times) are its own at the end of the step (one node: the job's).
+    // An agreed error there (a failed checkpoint writer) is thrown once the leader's step is
+    // over: the workers' hand-off threads are still writing the tail's chunks, and a leader that
+    // stopped taking them would leave the workers' teardown joining a blocked thread.
     bool agreed = false;
+    std::exception_ptr agreed_error;
     std::function<void()> early;
     if (earlyStepAgreement(opts_, plan_.tail_units, ctx_.num_nodes))
       early = [&] {
         rec.lr = optim::scheduledLr(opts_.lrSchedule(), step - 1);
         writerFlags();
-        agree();
+        try {
+          agree();
+        } catch (const AgreedError&) {
+          agreed_error = std::current_exception();
+        }
         agreed = true;
       };
     const LeaderStepStats ls = leader_->step(step, early);
+    if (agreed_error) std::rethrow_exception(agreed_error);
     if (ctx_.node_id == 0) mine[1] = ls.grad_norm;  // the same global norm on every leader
     rec.lr = ls.lr;
     times[7] = ls.wait_s;

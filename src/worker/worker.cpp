@@ -1235,7 +1235,9 @@ WorkerStepStats Worker::step(int64_t step, const LocalBatch& batch) {
                              ? profiledStep(step, batch)
                              : impl_->step(step, batch);
     if (snapshot && step == o.memory_snapshot_step) {
-      impl_->waitIdle();  // the hand-off's frees too
+      // the hand-off's frees too; not with an early agreement: the leader takes the tail's
+      // chunks only after the agreement this step has not reached yet (a wait here would hang)
+      if (!earlyStepAgreement(o, impl_->plan.tail_units, impl_->ctx.num_nodes)) impl_->waitIdle();
       writeMemorySnapshot(workerPath(o.memory_snapshot, ".pickle"));
       impl_->recording_memory = false;
     }

@@ -140,19 +140,27 @@ TEST(StreamedCheckpoint, TheStepAfterACheckpointDoesNotWaitForTheWholeWrite) {
 TEST(StreamedCheckpoint, AFailedWriteEndsTheJobAtTheNextStepWithItsError) {
   // The temporary directory disappears while the slowed writer streams (a clean-up script, a
   // full disk would do the same): the write fails, and the job must not go on as if saved.
-  const std::string d = tmpDir("fail");
-  const std::string name = fmt::format("slidedp-stream-fail-{}", getpid());
-  Proc p = start(train({"SLIDEDP_TEST_SLOW_CHECKPOINT=0.3"},
-                       {"--steps", "200", "--checkpoint-dir", d, "--checkpoint-every", "2",
-                        "--shm-name", name}));
-  ASSERT_TRUE(waitForText(p, "checkpoint of step 2: streaming to", 120)) << readFile(p.log);
-  std::system(("rm -rf " + d + "/.step-00000002.tmp-*").c_str());
-  Result r = wait(p, 120);
-  EXPECT_NE(r.exit_code, 0) << r.output;
-  EXPECT_NE(r.output.find("writing the checkpoint of step 2 to " + d + " failed"), std::string::npos)
-      << r.output;
-  EXPECT_EQ(r.output.find("step 200/200"), std::string::npos) << "the job went on\n" << r.output;
-  EXPECT_FALSE(slidedp::shm::Segment::exists(name)) << r.output;
-  EXPECT_NE(access((d + "/latest").c_str(), F_OK), 0) << "a `latest` names a failed checkpoint";
-  std::system(("rm -rf " + d).c_str());
+  // Also with an update tail (--update-tail-units 3): the error is agreed before the leader has
+  // taken the tail's chunks (24 of them at --chunk-numel 5000, more than the ring's 4 slots); the
+  // leader takes them before it throws (Trainer::step), and the job ends with the same error.
+  for (const std::vector<std::string> extra : {std::vector<std::string>{},
+                                                std::vector<std::string>{"--update-tail-units", "3"}}) {
+    const std::string label = extra.empty() ? "no tail" : "tail 3";
+    const std::string d = tmpDir("fail");
+    const std::string name = fmt::format("slidedp-stream-fail-{}", getpid());
+    std::vector<std::string> args = {"--steps", "200", "--checkpoint-dir", d, "--checkpoint-every", "2",
+                                     "--shm-name", name};
+    args.insert(args.end(), extra.begin(), extra.end());
+    Proc p = start(train({"SLIDEDP_TEST_SLOW_CHECKPOINT=0.3"}, args));
+    ASSERT_TRUE(waitForText(p, "checkpoint of step 2: streaming to", 120)) << label << "\n" << readFile(p.log);
+    std::system(("rm -rf " + d + "/.step-00000002.tmp-*").c_str());
+    Result r = wait(p, 120);
+    EXPECT_NE(r.exit_code, 0) << label << "\n" << r.output;
+    EXPECT_NE(r.output.find("writing the checkpoint of step 2 to " + d + " failed"), std::string::npos)
+        << label << "\n" << r.output;
+    EXPECT_EQ(r.output.find("step 200/200"), std::string::npos) << label << ": the job went on\n" << r.output;
+    EXPECT_FALSE(slidedp::shm::Segment::exists(name)) << label << "\n" << r.output;
+    EXPECT_NE(access((d + "/latest").c_str(), F_OK), 0) << label << ": a `latest` names a failed checkpoint";
+    std::system(("rm -rf " + d).c_str());
+  }
 }
