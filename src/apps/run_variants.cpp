@@ -7,13 +7,25 @@
 #include "runtime/rank_context.h"
 
 namespace slidedp {
+namespace {
+
+// `label` naming `passes` gradient accumulation steps as a sweep's +gaN does (before any
+// "@rows"); unchanged for one pass.
+std::string withPasses(std::string label, int64_t passes) {
+  if (passes <= 1) return label;
+  const size_t at = label.find('@');
+  label.insert(at == std::string::npos ? label.size() : at, fmt::format("+ga{}", passes));
+  return label;
+}
+
+}  // namespace
 
 std::vector<RunVariant> parseVariants(const TrainJobOptions& o) {
   std::vector<RunVariant> out;
   if (o.route_sweep.empty()) {
     // the step lines name the accumulation steps as a sweep's +gaN does
-    out.push_back({fmt::format("{}/{}{}", routeName(o.train.delivery), routeName(o.train.reduction),
-                               o.train.accumulation_steps > 1 ? fmt::format("+ga{}", o.train.accumulation_steps) : ""),
+    out.push_back({withPasses(fmt::format("{}/{}", routeName(o.train.delivery), routeName(o.train.reduction)),
+                              o.train.accumulation_steps),
                    o.train, 0, {}});
     return out;
   }
@@ -76,14 +88,14 @@ std::vector<RunVariant> parseVariants(const TrainJobOptions& o) {
     }
     // A variant without +gaN runs the job's --gradient-accumulation-steps: its label says so
     // when that is more than one pass (the step lines and the summary name what ran).
-    if (!passes_given && v.opts.accumulation_steps > 1) {
-      const size_t at = v.label.find('@');
-      v.label.insert(at == std::string::npos ? v.label.size() : at,
-                     fmt::format("+ga{}", v.opts.accumulation_steps));
-    }
+    if (!passes_given) v.label = withPasses(v.label, v.opts.accumulation_steps);
     out.push_back(v);
   }
   return out;
+}
+
+int64_t lastStep(const TrainJobOptions& o) {
+  return o.steps * static_cast<int64_t>(parseVariants(o).size());
 }
 
 }  // namespace slidedp

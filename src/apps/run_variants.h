@@ -24,4 +24,9 @@ struct RunVariant {
 /// (its routes and modifiers over `o.train`). Throws AgreedError naming a malformed entry.
 std::vector<RunVariant> parseVariants(const TrainJobOptions& o);
 
+/// The job's last step number: `o.steps` per variant, the variants one after another (a sweep
+/// of V entries runs steps 1..V*steps). Throws AgreedError for a malformed --route-sweep, as
+/// parseVariants does.
+int64_t lastStep(const TrainJobOptions& o);
+
 }  // namespace slidedp

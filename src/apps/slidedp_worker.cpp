@@ -27,6 +27,7 @@
 #include "runtime/host_state_layout.h"  // defines: ModelShape, HostStateLayout (regions)
 #ifdef SLIDEDP_WITH_TRAINING
 #include "apps/train_job.h"           // defines: TrainJobOptions, runTrainJob (the training job)
+#include "apps/run_variants.h"        // defines: lastStep (the job's last step, for --kill-at)
 #endif
 #include "runtime/fault_injection.h"  // defines: armKillPoint (--kill-at)
 #include "runtime/job_guard.h"        // defines: JobGuard (watchdog, signals, failJob)
@@ -122,8 +123,7 @@ int runJob(const WorkerOptions& o, RankContext& ctx, shm::Segment& seg, JobGuard
     try {
       KillPointRun run;
       const auto& j = o.train;
-      const int64_t variants = j.route_sweep.empty() ? 1 : 1 + std::count(j.route_sweep.begin(), j.route_sweep.end(), ',');
-      run.last_step = variants > 1 ? j.steps * variants : j.steps;
+      run.last_step = lastStep(j);  // a malformed --route-sweep is refused here already
       run.checkpoints = !j.checkpoint_dir.empty();
       run.checkpoint_every = j.checkpoint_every;
       run.checkpoint_at_end = j.checkpoint_at_end;

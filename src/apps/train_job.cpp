@@ -150,7 +150,7 @@ int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trai
                                          : " (in order only: early agreement needs the cpu route, one "
                                            "accumulation step, no clipping, one node)")
                        : "",
-                   trainer.firstStep(), variants.size() > 1 ? o.steps * static_cast<int64_t>(variants.size()) : o.steps);
+                   trainer.firstStep(), o.steps * static_cast<int64_t>(variants.size()));
   std::ofstream metrics;
   const bool csv = o.metrics.size() > 4 && o.metrics.compare(o.metrics.size() - 4, 4, ".csv") == 0;
   if (ctx.world_rank == 0 && !o.metrics.empty()) {
@@ -189,7 +189,7 @@ int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trai
   std::vector<Summary> summaries;
   const bool interactive = ctx.world_rank == 0 && isatty(STDERR_FILENO);
   int64_t step = trainer.firstStep() - 1;
-  const int64_t last = variants.size() > 1 ? o.steps * static_cast<int64_t>(variants.size()) : o.steps;
+  const int64_t last = o.steps * static_cast<int64_t>(variants.size());
   if (step >= last && ctx.world_rank == 0)  // every rank knows it; one says it
     SLIDEDP_LOG_WARN("the checkpoint is at step {}, and --steps is {}: nothing to do", step, last);
   const auto t_start = std::chrono::steady_clock::now();
@@ -594,7 +594,7 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
     }
     if (!o.resume.empty() && !o.route_sweep.empty())
       throwUserError("--resume and --route-sweep do not go together (a sweep is a benchmark)");
-    const int64_t last_step = variants.size() > 1 ? o.steps * static_cast<int64_t>(variants.size()) : o.steps;
+    const int64_t last_step = o.steps * static_cast<int64_t>(variants.size());
     // The model's config is read here, before any rank allocates: a sequence longer than it
     // covers (max_position_embeddings, rope scaling) is refused at once.
     const model::ModelConfig cfg = model::ModelConfig::load(o.model.empty() ? o.model_config : o.model);
@@ -928,7 +928,7 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
   JobGuard::markStepsStarted();
   std::string exported;      // the directory this run wrote the model to ("": none; node 0's leader)
   int64_t exported_step = 0;  // < the last step: the partial model of a stopped run
-  const int64_t last = variants.size() > 1 ? o.steps * static_cast<int64_t>(variants.size()) : o.steps;
+  const int64_t last = o.steps * static_cast<int64_t>(variants.size());
   int64_t done = 0;
   const auto job_start = std::chrono::system_clock::now();
   try {

@@ -143,8 +143,8 @@ TEST(StreamedCheckpoint, AFailedWriteEndsTheJobAtTheNextStepWithItsError) {
   // Also with an update tail (--update-tail-units 3): the error is agreed before the leader has
   // taken the tail's chunks (24 of them at --chunk-numel 5000, more than the ring's 4 slots); the
   // leader takes them before it throws (Trainer::step), and the job ends with the same error.
-  for (const std::vector<std::string> extra : {std::vector<std::string>{},
-                                                std::vector<std::string>{"--update-tail-units", "3"}}) {
+  for (const auto& extra : {std::vector<std::string>{},
+                            std::vector<std::string>{"--update-tail-units", "3"}}) {
     const std::string label = extra.empty() ? "no tail" : "tail 3";
     const std::string d = tmpDir("fail");
     const std::string name = fmt::format("slidedp-stream-fail-{}", getpid());
