@@ -48,7 +48,7 @@ PolicyChoice choosePolicy(const std::string& policy, bool given, const std::vect
 std::string withPlannedPolicy(const std::string& resolved, const std::string& flags, const std::string& note) {
   std::map<std::string, std::string> value = {
       {"offload-activations", "false"}, {"leader-threads", "0"}, {"max-kept-layers", "-1"},
-      {"gradient-accumulation-steps", "1"}};
+      {"gradient-accumulation-steps", "1"}, {"update-tail-units", "0"}};
   std::istringstream in(flags);
   std::string key;
   for (std::string tok; in >> tok;) {

@@ -20,7 +20,7 @@ namespace slidedp {
 inline constexpr const char* kPolicyKnobFlags[] = {
     "--delivery",   "--reduction",   "--chunk-numel",   "--ring-slots",          "--window",
     "--micro-batch-rows", "--gradient-accumulation-steps", "--activations", "--max-kept-layers",
-    "--offload-activations", "--leader-threads"};
+    "--offload-activations", "--leader-threads", "--update-tail-units"};
 
 /// The knob flags `app` was given (command line or --config file), in kPolicyKnobFlags' order.
 /// Call after app.parse().

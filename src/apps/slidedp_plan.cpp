@@ -46,7 +46,7 @@ struct Options {
   // the run's own policy (--evaluate)
   std::string delivery = "replicated", reduction = "cpu", activations = "auto";
   int64_t chunk_numel = int64_t{1} << 22, micro_batch_rows = 0, accumulation_steps = 1;
-  int ring_slots = 4, window = 2, max_kept_layers = -1, leader_threads = 0;
+  int ring_slots = 4, window = 2, max_kept_layers = -1, leader_threads = 0, tail_units = 0;
   bool offload = false;
   std::string embedding_update = "split";
   std::string grad_buckets = "split";
@@ -202,6 +202,7 @@ int run(const Options& o) {
     p.micro_batch_rows = o.micro_batch_rows;
     p.accumulation_steps = o.accumulation_steps;
     p.offload = o.offload;
+    p.tail_units = o.tail_units;
     p.bf16_staging = r.bf16_staging;
     p.leader_threads = o.leader_threads > 0 ? o.leader_threads : plan.machine.leaderCores(w.G);
     const ActivationPolicy a = parseActivationPolicy(o.activations);
@@ -316,6 +317,7 @@ int main(int argc, char** argv) {
   app.add_option("--max-kept-layers", o.max_kept_layers, "(--evaluate) cap on kept layers");
   app.add_flag("--offload-activations", o.offload, "(--evaluate) recomputed layers' inputs on the host");
   app.add_option("--leader-threads", o.leader_threads, "(--evaluate) AdamW threads");
+  app.add_option("--update-tail-units", o.tail_units, "(--evaluate) layers 1..M updated beside the next forward");
   app.add_option("--nodes", o.nodes, "Nodes (each 1 leader + --gpus workers); 0: the machine file's network.nodes")->check(CLI::NonNegativeNumber)->capture_default_str();
   app.add_option("--network-gbps", o.network_gbps, "Network rate per node, Gb/s (e.g. 400 for one 400G NIC)")->check(kFiniteNonNegative);
   app.add_option("--network-latency-us", o.network_latency_us, "Latency per ring step, microseconds (default 5)")->check(kFiniteNonNegative);

@@ -210,10 +210,7 @@ int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trai
     if (synthetic) synthetic->setRows(v.batch_rows > 0 ? v.batch_rows : o.batch_size);
     std::vector<StepRecord> recs;
     std::optional<PredictionWatch> watch;  // --policy auto: the plan against the measured steps (rank 0)
-    // (not with an early agreement: the step-time model does not price the update tail's overlap
-    // yet, so a step faster than its prediction would be reported as the machine's drift)
-    if (ctx.world_rank == 0 && v.predicted.step_s > 0 && std::isfinite(v.predicted.step_s) &&
-        !earlyStepAgreement(v.opts, trainer.plan().tail_units, ctx.num_nodes))
+    if (ctx.world_rank == 0 && v.predicted.step_s > 0 && std::isfinite(v.predicted.step_s))
       watch.emplace(v.predicted);
     const int64_t end = variants.size() > 1 ? static_cast<int64_t>(vi + 1) * o.steps : last;
     while (step < end) {

@@ -137,10 +137,45 @@ double gpuPeak(const Workload& w, const MachineDescription& m, const Policy& p,
   // conditions hold (else that step keeps the estimate; later steps use their own measurement)
   const double reserve = std::min(reserveBytes(w, n, n_mb, p), calibratedReserveBytes(m, w, n));
   return (p.window * double(max_window) + double(resident)) * es + acts + batch + reserve +
-         accumulatorBytes(w, p);
+         accumulatorBytes(w, p) + tailGradientBytes(w, p, layers);
 }
 
 }  // namespace
+
+bool earlyAgreement(const Workload& w, const Policy& p) {
+  TrainOptions o;
+  p.apply(o, w.L);
+  o.max_grad_norm = w.clip ? 1.0 : 0.0;
+  return earlyStepAgreement(o, p.tail_units, std::max(1, w.nodes));
+}
+
+double tailGradientBytes(const Workload& w, const Policy& p, const std::vector<LayerActivation>& layers) {
+  if (!w.cuda || p.tail_units <= 0 || accumulationSteps(w, p) > 1) return 0;
+  const double n = passTokens(w, p);
+  const double b = double(passRows(w, p));
+  const double mbr = p.micro_batch_rows > 0 ? std::min<double>(double(p.micro_batch_rows), b) : b;
+  const double boundary = n * double(w.C) * w.compute_bytes;
+  // While layer u's backward runs (u = L .. 1), and again in the next forward at layer u while
+  // the leader has not yet taken the tail's chunks from u on: the gradients of layers u..M
+  // (those <= M) are held, and the layers above u have freed what they kept.
+  auto actBytes = [&](int64_t v) {
+    const LayerActivation a = layers[static_cast<size_t>(v - 1)];
+    return a == LayerActivation::kKeep              ? keptBytes(w, n, mbr * double(w.T)) + boundary
+           : a == LayerActivation::kAttentionOutput ? attentionOutputBytes(w, n) + boundary
+           : a == LayerActivation::kRecompute       ? boundary
+                                                    : 0.0;  // offloaded: in host memory
+  };
+  const int64_t M = std::min<int64_t>(p.tail_units, w.L);
+  double held = 0, freed_above = 0, most = 0;
+  for (int64_t u = w.L; u >= 1; --u) {
+    if (u <= M) {
+      held += 4.0 * double(w.unit_numels[static_cast<size_t>(u)]);
+      most = std::max(most, held - freed_above);
+    }
+    freed_above += actBytes(u);
+  }
+  return most;
+}
 
 double gpuPeakBytes(const Workload& w, const MachineDescription& m, const Policy& p) {
   return gpuPeak(w, m, p, p.layers(w.L));
@@ -196,6 +231,8 @@ Prediction predict(const Workload& w, const MachineDescription& m, const Policy&
   SLIDEDP_ASSERT(static_cast<int64_t>(layers.size()) == w.L, "layer choices != L");
   if (p.window < 2) throwUserError("the window depth K must be >= 2, got {}", p.window);
   if (p.ring_slots < 1) throwUserError("--ring-slots must be >= 1, got {}", p.ring_slots);
+  if (p.tail_units < 0 || p.tail_units > w.L)
+    throwUserError("--update-tail-units {} is outside 0..{} (the model's decoder layers)", p.tail_units, w.L);
   // Gradient buckets (ChunkPlan::bucket_splits) as the runtime's plan has them (trainer.cpp):
   // every layer cut at the same element, except with the state sharded across nodes.
   const bool node_sharded = w.nodes > 1 && w.node_sharded;
@@ -322,15 +359,99 @@ Prediction predict(const Workload& w, const MachineDescription& m, const Policy&
     return t;
   };
 
+  // ---- hand-offs and the leader, chunk by chunk --------------------------------------------
+  // A hand-off: (unit, gradient ready, elements, leader host bytes per element).
+  struct Handoff {
+    int64_t unit;
+    double ready;
+    int64_t numel;
+    double bpp;
+  };
+  const int k_slots = gpu_red ? 1 : G;
+  const double bpp = 26.0 + k_slots * gs;
+  const double clip_bpp = k_slots * gs + 8.0;
+  const double pass_bpp = w.clip ? clip_bpp : bpp;
+  const int S = p.ring_slots;
+  // DMA beside the pass on the same memory bus (host.update_dma_share): every worker's gradient
+  // bytes into the slots and the backward deliveries of the next units, per element updated.
+  const double dma_bpp = m.host.update_dma_share * ((gpu_red ? 1.0 : double(G)) * gs +
+                                                    (sharded ? 1.0 : double(G)) * es);
+  std::vector<double> d2h_free(G, 0.0);
+  std::vector<double> leader_end;
+  double leader = 0;
+  double leader_bytes = 0;
+  // The exchange of a chunk's gradient (c elements, fp32) and, sharded, the all-gather of the
+  // updated delivery copy; seconds on the NIC.
+  auto gradExchange = [&](double c) {
+    if (!xnode) return 0.0;
+    const double bytes = (nsh ? 1.0 : 2.0) * frac * 4.0 * c;
+    net_bytes += bytes;
+    return bytes / r_net + (nsh ? 1.0 : 2.0) * (NN - 1) * lat;
+  };
+  auto paramGather = [&](double c) {
+    if (!nsh || csh) return 0.0;  // fully sharded: nothing is published between the leaders
+    const double bytes = frac * w.compute_bytes * c;
+    net_bytes += bytes;
+    return bytes / r_net + (NN - 1) * lat;
+  };
+  // The leader takes a hand-off chunk by chunk: each chunk once every worker's D2H of it is in
+  // (after the gradient is ready and its ring slot is free), then its pass.
+  auto leaderTakes = [&](const Handoff& h) {
+    const int64_t N = h.numel;
+    const double t_ready = h.ready, unit_bpp = h.bpp;
+    const int64_t shard = ChunkPlan::shardNumel(N, G);
+    for (int64_t c0 = 0; c0 < N; c0 += p.chunk_numel) {
+      const int64_t c1 = std::min(N, c0 + p.chunk_numel);
+      const size_t i = leader_end.size();
+      const double slot_ok = i >= static_cast<size_t>(S) ? leader_end[i - S] : 0.0;
+      double arrival = 0;
+      for (int wk = 0; wk < G; ++wk) {
+        double bytes = double(c1 - c0) * gs;
+        if (gpu_red) {
+          const int64_t a = std::max(c0, std::min(N, wk * shard)), e = std::min(c1, std::min(N, (wk + 1) * shard));
+          bytes = e > a ? double(e - a) * gs : 0.0;
+        }
+        const double start = std::max({d2h_free[wk], t_ready, slot_ok});
+        d2h_free[wk] = start + bytes / r.d2h_bwd;
+        arrival = std::max(arrival, d2h_free[wk]);
+      }
+      // per-worker D2H bytes: the whole chunk (CPU route) or 1/G of it on average (GPU route)
+      const double mine = double(c1 - c0) * gs / (gpu_red ? G : 1);
+      d2h_bytes += mine;
+      busy.d2h_gpu += mine / r.d2h_bwd;
+      const double c = double(c1 - c0);
+      double pass = 0, net = 0;
+      if (!xnode) {
+        pass = c * (unit_bpp + dma_bpp) / r.adam;
+        leader_bytes += c * unit_bpp;
+      } else {
+        // sum the staged slots, exchange, then update this node's part (or, clipping, keep it)
+        const double sum_b = c * (k_slots * gs + 4.0);
+        const double own = nsh ? c / NN : c;
+        const double upd_b = w.clip ? own * 8.0 : own * 30.0;
+        pass = (sum_b + upd_b + c * dma_bpp) / r.adam;
+        leader_bytes += sum_b + upd_b;
+        net = gradExchange(c) + (w.clip ? 0.0 : paramGather(c));
+      }
+      pass += m.host.chunk_overhead_s;
+      leader = std::max(leader, arrival) + pass + net;
+      busy.cpu_update += pass;
+      busy.network += net;
+      leader_end.push_back(leader);
+    }
+  };
+
   // ---- the worker's streams ------------------------------------------------------------------
   const WindowSchedule ws = w.windowSchedule(p.window);
   std::vector<double> slot_free(ws.slots(), 0.0);
   std::vector<double> ready(w.unit_numels.size(), 0.0);
+  // When each unit's version of this step is in host memory (the update tail's carry; else 0)
+  std::vector<double> version_ready(w.unit_numels.size(), 0.0);
   double comp = 0, copy = 0, offl = 0;  // stream free times
   auto copyStream = [&]() -> double& { return serial_copy ? comp : copy; };
   auto deliver = [&](int64_t u, int slot, bool backward) {
     double& c = copyStream();
-    const double start = std::max(c, slot_free[slot]);
+    const double start = std::max({c, slot_free[slot], version_ready[u]});
     c = start + deliverTime(u, backward);
     ready[u] = c;
   };
@@ -342,23 +463,28 @@ Prediction predict(const Workload& w, const MachineDescription& m, const Policy&
   };
   double boundary_bytes = 0;
   double first_compute = -1;
-  struct Handoff {
-    int64_t unit;
-    double ready;
-    int64_t numel;
-    double bpp;
-  };
-  std::vector<Handoff> handoffs;
-  const int k_slots = gpu_red ? 1 : G;
-  const double bpp = 26.0 + k_slots * gs;
-  const double clip_bpp = k_slots * gs + 8.0;
-  const double pass_bpp = w.clip ? clip_bpp : bpp;
+  std::vector<Handoff> handoffs, tail_handoffs;
   // Several nodes are priced as the dense schedule (the runtime runs the split replicated,
   // not sharded across nodes; the leader's per-chunk cost there is the exchange's, below).
   const bool split = w.split_embedding && p.reduction == ReductionRoute::kCpu && !w.clip &&
                      w.nodes <= 1;
   const int64_t token_numel = std::min<int64_t>(w.unit_numels[0], w.tokenRowsBound() * w.C);
   const double token_frac = double(token_numel) / double(w.unit_numels[0]);
+  // The update tail: layers 1..M handed off after the embedding, each whole (no early bucket).
+  // With the early agreement their hand-offs, and the embedding's last, are the previous step's
+  // (the carry), taken by the leader from this step's start while the forward runs.
+  const int tail = p.tail_units;
+  const bool early = earlyAgreement(w, p);
+  const Handoff embedding_last = split ? Handoff{0, 0.0, token_numel, bpp + 4.0}
+                                       : Handoff{0, 0.0, w.unit_numels[0], pass_bpp};
+  if (early) {
+    std::vector<Handoff> carry{embedding_last};
+    for (int64_t u = 1; u <= tail; ++u) carry.push_back({u, 0.0, w.unit_numels[u], pass_bpp});
+    for (const Handoff& h : carry) {
+      leaderTakes(h);
+      version_ready[h.unit] = leader;  // the unit's new version: what its next delivery waits for
+    }
+  }
   for (int64_t q = 0; q < passes; ++q) {
   const bool last_pass = q + 1 == passes;
   mb_tokens = pass_mb_tokens[q];
@@ -429,7 +555,10 @@ Prediction predict(const Workload& w, const MachineDescription& m, const Policy&
     slot_free[ws.backwardSlot(static_cast<int>(u))] = comp;
     const int64_t N = w.unit_numels[u];
     if (!last_pass) continue;
-    if (bsplit > 0 && bsplit < N) {
+    if (u <= tail) {
+      // the tail: after the embedding's hand-off (the carry's, with the early agreement)
+      if (!early) tail_handoffs.push_back({u, 0.0, N, pass_bpp});
+    } else if (bsplit > 0 && bsplit < N) {
       const double attention_bwd = 2.0 * mb_tokens.back() * (2.0 * double(bsplit) + attn) / r.bwd;
       const double rest_rs = rs * double(bsplit) / double(N);
       handoffs.push_back({u, comp - attention_bwd - rest_rs, N - bsplit, pass_bpp});
@@ -444,79 +573,14 @@ Prediction predict(const Workload& w, const MachineDescription& m, const Policy&
     // backward is done with it (the slots' free times hold that)
     continue;
   }
-  if (split)
-    handoffs.push_back({0, comp, token_numel, bpp + 4.0});
-  else
-    handoffs.push_back({0, comp, w.unit_numels[0], pass_bpp});
+  if (!early) {
+    handoffs.push_back({0, comp, embedding_last.numel, embedding_last.bpp});
+    for (Handoff h : tail_handoffs) handoffs.push_back({h.unit, comp, h.numel, h.bpp});
+  }
   }  // accumulation steps
   const double last_compute = comp;
 
-  // ---- hand-offs and the leader, chunk by chunk --------------------------------------------
-  const int S = p.ring_slots;
-  // DMA beside the pass on the same memory bus (host.update_dma_share): every worker's gradient
-  // bytes into the slots and the backward deliveries of the next units, per element updated.
-  const double dma_bpp = m.host.update_dma_share * ((gpu_red ? 1.0 : double(G)) * gs +
-                                                    (sharded ? 1.0 : double(G)) * es);
-  std::vector<double> d2h_free(G, 0.0);
-  std::vector<double> leader_end;
-  double leader = 0;
-  double leader_bytes = 0;
-  // The exchange of a chunk's gradient (c elements, fp32) and, sharded, the all-gather of the
-  // updated delivery copy; seconds on the NIC.
-  auto gradExchange = [&](double c) {
-    if (!xnode) return 0.0;
-    const double bytes = (nsh ? 1.0 : 2.0) * frac * 4.0 * c;
-    net_bytes += bytes;
-    return bytes / r_net + (nsh ? 1.0 : 2.0) * (NN - 1) * lat;
-  };
-  auto paramGather = [&](double c) {
-    if (!nsh || csh) return 0.0;  // fully sharded: nothing is published between the leaders
-    const double bytes = frac * w.compute_bytes * c;
-    net_bytes += bytes;
-    return bytes / r_net + (NN - 1) * lat;
-  };
-  for (const auto& [u, t_ready, N, unit_bpp] : handoffs) {
-    const int64_t shard = ChunkPlan::shardNumel(N, G);
-    for (int64_t c0 = 0; c0 < N; c0 += p.chunk_numel) {
-      const int64_t c1 = std::min(N, c0 + p.chunk_numel);
-      const size_t i = leader_end.size();
-      const double slot_ok = i >= static_cast<size_t>(S) ? leader_end[i - S] : 0.0;
-      double arrival = 0;
-      for (int wk = 0; wk < G; ++wk) {
-        double bytes = double(c1 - c0) * gs;
-        if (gpu_red) {
-          const int64_t a = std::max(c0, std::min(N, wk * shard)), e = std::min(c1, std::min(N, (wk + 1) * shard));
-          bytes = e > a ? double(e - a) * gs : 0.0;
-        }
-        const double start = std::max({d2h_free[wk], t_ready, slot_ok});
-        d2h_free[wk] = start + bytes / r.d2h_bwd;
-        arrival = std::max(arrival, d2h_free[wk]);
-      }
-      // per-worker D2H bytes: the whole chunk (CPU route) or 1/G of it on average (GPU route)
-      const double mine = double(c1 - c0) * gs / (gpu_red ? G : 1);
-      d2h_bytes += mine;
-      busy.d2h_gpu += mine / r.d2h_bwd;
-      const double c = double(c1 - c0);
-      double pass = 0, net = 0;
-      if (!xnode) {
-        pass = c * (unit_bpp + dma_bpp) / r.adam;
-        leader_bytes += c * unit_bpp;
-      } else {
-        // sum the staged slots, exchange, then update this node's part (or, clipping, keep it)
-        const double sum_b = c * (k_slots * gs + 4.0);
-        const double own = nsh ? c / NN : c;
-        const double upd_b = w.clip ? own * 8.0 : own * 30.0;
-        pass = (sum_b + upd_b + c * dma_bpp) / r.adam;
-        leader_bytes += sum_b + upd_b;
-        net = gradExchange(c) + (w.clip ? 0.0 : paramGather(c));
-      }
-      pass += m.host.chunk_overhead_s;
-      leader = std::max(leader, arrival) + pass + net;
-      busy.cpu_update += pass;
-      busy.network += net;
-      leader_end.push_back(leader);
-    }
-  }
+  for (const Handoff& h : handoffs) leaderTakes(h);
   if (w.clip) {
     const double own = double(w.totalNumel()) / (nsh ? NN : 1);
     const double upd = own * (26.0 + 4.0) / r.adam;

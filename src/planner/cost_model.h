@@ -45,7 +45,18 @@
 // Step: one worker's compute/copy/D2H streams and the leader simulated unit by unit and chunk
 //   by chunk (the real dependencies: window slots K, prefetch one unit ahead, ring slots S,
 //   chunk arrival = the last worker's); step = max(compute end, last update) + step_overhead.
-//   The next step starts after the step's agreement (trainer.cpp), so steps do not overlap.
+//   The next step starts after the step's agreement (trainer.cpp), so steps do not overlap,
+//   except for the update tail below.
+// Update tail (Policy::tail_units = M; ChunkPlan::tail_units): layers 1..M are handed off after
+//   the embedding, each whole (no early bucket), in forward order. With the early agreement
+//   (earlyAgreement) the step is agreed once the leader has taken every hand-off before the
+//   embedding's last and the workers' backward is over: step = max(that leader time, compute
+//   end) + step_overhead. The leader takes the rest (the embedding's last hand-off, then layers
+//   1..M: the carry) from the next step's start, their gradients already on the GPU (D2H from
+//   then on), and each of units 0..M is delivered for the forward only once its update is done;
+//   the simulated step is that steady state: carry first, then the step's own hand-offs. Without
+//   the early agreement M only reorders the hand-offs (the tail's ready at the embedding's end).
+//   GPU memory: the tail's fp32 gradients beyond the activations freed (tailGradientBytes).
 // Busy time per resource = the sum of its work (the per-GPU PCIe directions at the per-GPU
 //   rates; "total" = G x bytes at the all-GPU rate; host memory = the leader's bytes + every
 //   DMA byte, at mem_bw). Exposed = step - max busy: fill (step start -> first forward compute:
@@ -181,6 +192,20 @@ double accumulatorBytes(const Workload& w, const Policy& p);
 double gpuPeakBytes(const Workload& w, const MachineDescription& m, const Policy& p);
 /// The node's host bytes.
 double hostBytes(const Workload& w, const MachineDescription& m, const Policy& p);
+
+/// Whether `p`'s update tail comes with the early agreement: the runtime's rule
+/// (runtime/train_options.h earlyStepAgreement) on the run options p.apply writes, with w's
+/// clipping and nodes: p.tail_units > 0, the cpu reduction route, one accumulation step, no
+/// clipping, one node.
+bool earlyAgreement(const Workload& w, const Policy& p);
+
+/// GPU bytes the update tail's fp32 gradients (layers 1..M, 4 B per element, held from their
+/// backward until the leader has taken them, into the next step's forward) add to a worker's
+/// peak: the most, over layers u = M..1, by which the gradients of layers u..M exceed what the
+/// layers above u have freed (their kept bytes and inputs on the GPU; the peak counts every
+/// layer's). 0 with several accumulation steps (accumulatorBytes holds every gradient already),
+/// with CPU workers, or without a tail.
+double tailGradientBytes(const Workload& w, const Policy& p, const std::vector<LayerActivation>& layers);
 
 /// The model's prediction for one step. `gpu_budget_bytes` <= 0: the machine's usable memory.
 /// Layer choices other than the runtime's (Policy::layers) may be given in `layers` (size L).

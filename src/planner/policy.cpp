@@ -41,7 +41,7 @@ std::string Policy::label(int64_t L) const {
   const int64_t kept = kept_layers < 0 ? L : std::min<int64_t>(kept_layers, L);
   const int64_t attn = std::clamp<int64_t>(attention_output_layers, 0, L - kept);
   const int64_t offl = offload ? 0 : std::min<int64_t>(std::max(offloaded_layers, 0), L - kept - attn);
-  return fmt::format("{}/{} c{} r{} K{} {}mb{} keep{}/{}{}{}{}", routeName(delivery), routeName(reduction),
+  return fmt::format("{}/{} c{} r{} K{} {}mb{} keep{}/{}{}{}{}{}", routeName(delivery), routeName(reduction),
                      elems(chunk_numel), ring_slots, window,
                      accumulation_steps > 1 ? fmt::format("ga{} ", accumulation_steps) : "",
                      micro_batch_rows > 0 ? std::to_string(micro_batch_rows) : "all", kept, L,
@@ -49,7 +49,8 @@ std::string Policy::label(int64_t L) const {
                      offload && kept + attn < L ? " offl"
                      : offl > 0                 ? fmt::format(" offl{}", offl)
                                                 : std::string(),
-                     leader_threads > 0 ? fmt::format(" t{}", leader_threads) : "");
+                     leader_threads > 0 ? fmt::format(" t{}", leader_threads) : "",
+                     tail_units > 0 ? fmt::format(" tail{}", tail_units) : "");
 }
 
 std::string Policy::flags(int64_t L) const {
@@ -68,6 +69,7 @@ std::string Policy::flags(int64_t L) const {
   if (offload && kept + attn < L) f += " --offload-activations";
   if (leader_threads > 0) f += fmt::format(" --leader-threads {}", leader_threads);
   if (bf16_staging) f += " --grad-dtype bf16";
+  if (tail_units > 0) f += fmt::format(" --update-tail-units {}", tail_units);
   return f;
 }
 
@@ -86,6 +88,7 @@ void Policy::apply(TrainOptions& o, int64_t L) const {
   o.offload_activations = offload && kept + attn < L;
   o.leader_threads = leader_threads;
   o.bf16_staging = bf16_staging;
+  o.update_tail_units = tail_units;
 }
 
 }  // namespace slidedp::planner

@@ -1,7 +1,7 @@
 // A policy: every knob of a run that changes speed but not the result (design.md, "The
 // step-time model and policies"): delivery x reduction route, gradient chunk size, staging ring
 // depth, GPU window depth, micro-batch rows, gradient accumulation steps, the per-layer
-// activation choice and the leader's AdamW threads. The planner prices policies (cost_model.h), searches them (search.h) and maps
+// activation choice, the leader's AdamW threads and the update tail. The planner prices policies (cost_model.h), searches them (search.h) and maps
 // the chosen one onto TrainOptions / command-line flags (what `--policy auto` runs).
 //
 // Per decoder layer the activation choice is four-way: keep (the tensors its backward needs
@@ -46,12 +46,16 @@ struct Policy {
                                            // layers' inputs in pinned host memory (the runtime's
                                            // placement when the GPU cannot hold them all)
   int leader_threads = 0;                  // AdamW threads (0: every leader core)
+  int tail_units = 0;                      // update tail (--update-tail-units): layers 1..M
+                                           // handed off after the embedding; with an early
+                                           // agreement (earlyAgreement) the next forward runs
+                                           // beside their update
   bool bf16_staging = false;               // gradients cross in bf16 (--grad-dtype bf16)
 
   /// Per decoder layer 1..L (index 0 = layer 1), from kept_layers, attention_output_layers,
   /// offload and offloaded_layers.
   std::vector<LayerActivation> layers(int64_t L) const;
-  /// "sharded/gpu chunk 4M ring 4 K2 mb 4 keep 30/36 offload thr 12".
+  /// "sharded/gpu c4M r4 K2 mb4 keep30/36 offl t12 tail16".
   std::string label(int64_t L) const;
   /// The slidedp_worker flags that run this policy (offloaded_layers has none: the runtime
   /// places the inputs itself, worker/input_placement.h).

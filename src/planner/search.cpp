@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
 #include <set>
 
 #include "common/errors.h"
@@ -158,7 +159,8 @@ SearchResult searchPolicies(const Workload& w, const MachineDescription& m, cons
                     min_host = std::min(min_host, pr.host_bytes + pr.host_headroom_bytes);
                     if (!pr.fits_gpu) ++res.over_gpu_budget;
                     if (!pr.fits_host) ++res.over_host_ram;
-                    if (pr.fits_gpu && pr.fits_host) res.ranked.push_back({p, pr});
+                    if (pr.fits_gpu && pr.fits_host)
+                      res.ranked.push_back(chooseUpdateTail(w, m, p, pr, budget, &res.evaluated));
                   }
                 }
   if (res.ranked.empty()) {
@@ -189,6 +191,46 @@ SearchResult searchPolicies(const Workload& w, const MachineDescription& m, cons
       d->prediction.step_s <= res.ranked.front().prediction.step_s * (1 + kLeaveDefaultsMargin))
     res.chosen = static_cast<size_t>(d - res.ranked.begin());
   return res;
+}
+
+RankedPolicy chooseUpdateTail(const Workload& w, const MachineDescription& m, Policy p,
+                              const Prediction& without, double budget, int64_t* evaluated) {
+  p.tail_units = 0;
+  RankedPolicy none{p, without};
+  Policy probe = p;
+  probe.tail_units = 1;
+  if (w.L < 1 || !earlyAgreement(w, probe)) return none;  // M would only reorder the hand-offs
+  std::map<int, Prediction> priced;
+  auto price = [&](int M) -> const Prediction* {
+    if (M < 1 || M > w.L) return nullptr;
+    auto it = priced.find(M);
+    if (it == priced.end()) {
+      Policy q = p;
+      q.tail_units = M;
+      it = priced.emplace(M, predict(w, m, q, budget)).first;
+      if (evaluated) ++*evaluated;
+    }
+    return it->second.fits_gpu && it->second.fits_host ? &it->second : nullptr;
+  };
+  const int step = std::max<int>(1, static_cast<int>(w.L / 8));
+  int best = 0;
+  double best_s = without.step_s;
+  auto consider = [&](int M) {
+    if (const Prediction* pr = price(M); pr && pr->step_s < best_s) best = M, best_s = pr->step_s;
+  };
+  for (int M = step; M <= w.L; M += step) consider(M);
+  consider(static_cast<int>(w.L));
+  const int coarse = best;
+  for (int M = coarse - step + 1; M < coarse + step; ++M) consider(M);
+  if (best == 0 || !(best_s < without.step_s * (1 - kUpdateTailMargin))) return none;
+  // the smallest M within 0.5% of the best (fewer gradients held on the GPU)
+  for (const auto& [M, pr] : priced)
+    if (M < best && pr.fits_gpu && pr.fits_host && pr.step_s <= best_s * 1.005) {
+      best = M;
+      break;
+    }
+  p.tail_units = best;
+  return {p, priced.at(best)};
 }
 
 bool hasPipelineDefaults(const Policy& p) {

@@ -1,7 +1,7 @@
 // The policy search (design.md, "The step-time model and policies"): every combination of
 // delivery x reduction x chunk size x ring slots x window depth x micro-batch rows x leader
 // threads, each with the per-layer activation choice that keeps the most layers the GPU memory
-// budget allows (keeping is never slower than recomputing; what does not fit is recomputed,
+// budget allows and its best update tail (chooseUpdateTail) (keeping is never slower than recomputing; what does not fit is recomputed,
 // with its input on the GPU or offloaded to pinned host memory, both priced), priced by
 // predict() and ranked by predicted step time among those that fit the GPU budget and host RAM.
 #pragma once
@@ -35,6 +35,20 @@ struct RankedPolicy {
 /// machine the fastest prediction (chunk 16 Mi, window 3, 1.7% ahead) measured slower than the
 /// defaults, by 3.9% and 6.0% (README, "The step-time model").
 inline constexpr double kLeaveDefaultsMargin = 0.03;
+
+/// The update tail (Policy::tail_units) is chosen per policy only where it may leave 0 (the
+/// runtime's default) for a prediction faster by more than this fraction, the model's own
+/// error (as kLeaveDefaultsMargin). On the 1xH200 at Qwen3-4B batch 4 (leader-bound) the model
+/// predicts 8.2% at M = 16 where 8.9% was measured (README, "Update tail").
+inline constexpr double kUpdateTailMargin = 0.03;
+
+/// The best update tail for `p` (its tail_units ignored): where earlyAgreement holds for some
+/// M > 0, the fastest fitting M of a coarse scan (every max(1, L/8) layers) refined layer by
+/// layer around its best, the smallest M within 0.5% of that, taken only when faster than
+/// `without` (p's prediction with no tail) by more than kUpdateTailMargin. Returns p with the
+/// chosen tail_units and its prediction (`without` when 0); `evaluated` counts the predictions.
+RankedPolicy chooseUpdateTail(const Workload& w, const MachineDescription& m, Policy p,
+                              const Prediction& without, double budget, int64_t* evaluated = nullptr);
 
 struct SearchResult {
   std::vector<RankedPolicy> ranked;  // feasible, fastest first

@@ -368,11 +368,24 @@ struct Worker::Impl {
   /// The estimate is about twice what a step measures at the 4B shape (2.0-2.7x from 4K to 576K
   /// tokens, tools/bench/results/2026-12-04e-h200x1-reserve/); under --policy auto the first
   /// step takes calibration's measured reserve for its model and shape where that is smaller
-  /// (opts.first_step_reserve_bytes, set by train_job.cpp where its conditions hold).
+  /// (opts.first_step_reserve_bytes, set by train_job.cpp where its conditions hold). Until
+  /// measured, the update tail's fp32 gradients are added whole (tailGradientBytes); a measured
+  /// reserve holds them already (they are allocated in the backward, above the forward's level).
   int64_t reserveBytes(int64_t tokens, int64_t mb_tokens) const {
     if (measured_reserve >= 0) return measured_reserve + measured_reserve / 20 + (int64_t{256} << 20);
     const int64_t estimate = shapeReserveBytes(tokens, mb_tokens);
-    return opts.first_step_reserve_bytes > 0 ? std::min(estimate, opts.first_step_reserve_bytes) : estimate;
+    return (opts.first_step_reserve_bytes > 0 ? std::min(estimate, opts.first_step_reserve_bytes) : estimate) +
+           tailGradientBytes();
+  }
+
+  /// The update tail's fp32 gradients (layers 1..ChunkPlan::tail_units), held from their
+  /// backward until their hand-off; 0 with several accumulation steps (the accumulators,
+  /// allocated up front, are those gradients). Bytes.
+  int64_t tailGradientBytes() const {
+    if (opts.accumulation_steps > 1) return 0;
+    int64_t bytes = 0;
+    for (int u = 1; u <= plan.tail_units; ++u) bytes += 4 * layout.units[u].numel;
+    return bytes;
   }
 
   /// reserveBytes' shape estimate (model::reserveEstimateBytes; the step-time model prices

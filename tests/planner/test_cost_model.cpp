@@ -260,6 +260,86 @@ TEST(CostModel, HandComputedRowSplitEmbedding) {
   near(predict(w, toyMachine(), gpu).step_s, predict(dense, toyMachine(), gpu).step_s);
 }
 
+// The update tail, M = 1 (the toy's one layer), with the early agreement (G = 1, cpu route, one
+// accumulation step, no clipping). The step starts with the previous step's carry: the
+// embedding's hand-off (D2H 0-0.5, leader 0.5-1.5), then the layer's (D2H 0.5-1.5, leader
+// 1.5-3.5). Each delivery for the forward waits for its unit's update:
+//   deliver emb 1.5-2.0 | emb fwd 2.0 | deliver layer 3.5-4.5 | deliver head 4.5-5.0 | layer
+//   fwd 4.5-5.5 | head 5.5-6.5 | layer again 6.5-7.5 | layer bwd 7.5-8.5 | emb bwd 8.5.
+//   the step's own hand-off: head D2H 6.5-7.0, leader 7.0-8.0; agreed at max(8.0, 8.5) = 8.5,
+//   against 9.5 without the tail (HandComputedTimelineKeepAll).
+// Without the early agreement (clipping; or the gpu route) M only reorders: the embedding's
+// hand-off before the layer's, both once the embedding's backward is done (5.5):
+//   emb D2H 5.5-6.0, leader 6.0-7.0; layer D2H 6.0-7.0, leader 7.0-9.0 -> 9.0 (the gpu route,
+//   one worker: nothing to reduce-scatter).
+// GPU memory: the layer's fp32 gradient (4 x 2e6 B) is held with nothing freed above it.
+TEST(CostModel, HandComputedUpdateTail) {
+  Policy tail = bigChunks();
+  tail.tail_units = 1;
+  const Workload w = toyWorkload();
+  EXPECT_TRUE(earlyAgreement(w, tail));
+  const Prediction p = predict(w, toyMachine(), tail);
+  near(p.step_s, 8.5);
+  near(p.fill_s, 2.0);
+  near(p.drain_s, 0.0);
+  near(p.busy.cpu_update, 4.0);
+  near(p.busy.d2h_gpu, 2.0);
+  near(p.busy.gpu_compute, 3.0);
+  const Prediction none = predict(w, toyMachine(), bigChunks());
+  near(p.gpu_peak_bytes - none.gpu_peak_bytes, 8e6);
+  Policy gpu = tail;
+  gpu.reduction = ReductionRoute::kGpu;
+  EXPECT_FALSE(earlyAgreement(w, gpu));
+  near(predict(w, toyMachine(), gpu).step_s, 9.0);
+  Workload clip = w;
+  clip.clip = true;
+  EXPECT_FALSE(earlyAgreement(clip, tail));
+  // two accumulation steps: the accumulators already hold every gradient, and no early agreement
+  Workload two = w;
+  two.global_rows = 2;
+  Policy ga = tail;
+  ga.accumulation_steps = 2;
+  EXPECT_FALSE(earlyAgreement(two, ga));
+  near(tailGradientBytes(two, ga, ga.layers(two.L)), 0.0);
+  Policy beyond = bigChunks();
+  beyond.tail_units = 2;
+  EXPECT_THROW(predict(w, toyMachine(), beyond), UserError);
+}
+
+// The search takes an update tail where the leader bounds the step by more than the model's
+// margin: Qwen3-4B at batch 4 on the 1xH200 description (the measured case, README "Update
+// tail": leader 1.0-1.3 s a step against 0.8 s of GPU compute), not at batch 8 (GPU-bound), and
+// never with clipping (no early agreement).
+TEST(Search, AnUpdateTailWhereTheLeaderBoundsTheStep) {
+  const auto cfg = model::ModelConfig::load(std::string(SLIDEDP_SOURCE_DIR) + "/tools/configs/qwen3-4b.json");
+  const MachineDescription m = loadMachine(std::string(SLIDEDP_SOURCE_DIR) + "/tools/machines/h200x1.json");
+  const Workload w4 = makeWorkload(cfg, "qwen3-4b", 1, 4, 4096, true);
+  const SearchResult r4 = searchPolicies(w4, m, SearchOptions{});
+  const RankedPolicy& c4 = r4.choice();
+  EXPECT_GT(c4.policy.tail_units, w4.L / 4) << c4.policy.label(w4.L);
+  EXPECT_LT(c4.policy.tail_units, w4.L) << c4.policy.label(w4.L);
+  Policy no_tail = c4.policy;
+  no_tail.tail_units = 0;
+  const double without = predict(w4, m, no_tail).step_s;
+  EXPECT_LT(c4.prediction.step_s, without * (1 - kUpdateTailMargin));
+  // the choice is the scan's best up to the smallest-M rule: no M is faster by more than 0.5%
+  for (int M = 1; M <= w4.L; ++M) {
+    Policy q = c4.policy;
+    q.tail_units = M;
+    EXPECT_GE(predict(w4, m, q).step_s * 1.005, c4.prediction.step_s) << "M " << M;
+  }
+  EXPECT_NE(c4.policy.flags(w4.L).find(fmt::format("--update-tail-units {}", c4.policy.tail_units)),
+            std::string::npos);
+  TrainOptions o;
+  c4.policy.apply(o, w4.L);
+  EXPECT_EQ(o.update_tail_units, c4.policy.tail_units);
+  const Workload w8 = makeWorkload(cfg, "qwen3-4b", 1, 8, 4096, true);
+  EXPECT_EQ(searchPolicies(w8, m, SearchOptions{}).choice().policy.tail_units, 0);
+  Workload clip = w4;
+  clip.clip = true;
+  for (const auto& r : searchPolicies(clip, m, SearchOptions{}).ranked) EXPECT_EQ(r.policy.tail_units, 0);
+}
+
 // Recompute: the layer's backward costs 1 (recompute) + 1 (backward): 4.5-6.5; hand-offs
 // layer 6.5-7.5, emb 7.5-8.0; leader head 4.0-5.0, layer 7.5-9.5, emb 9.5-10.5.
 TEST(CostModel, HandComputedTimelineRecompute) {

@@ -104,6 +104,7 @@ TEST(PolicyChoice, TheSavedConfigurationOfAPlannedRunRunsThePlan) {
   p.kept_layers = 30;
   p.offload = true;
   p.leader_threads = 12;
+  p.tail_units = 16;
   const std::string saved = withPlannedPolicy(resolved, p.flags(36), "--policy auto chose it\nline two");
   EXPECT_EQ(saved.rfind("# --policy auto chose it\n# line two\n", 0), 0u) << saved;
   const FedBack f = feedBack(saved);
@@ -118,16 +119,19 @@ TEST(PolicyChoice, TheSavedConfigurationOfAPlannedRunRunsThePlan) {
   EXPECT_EQ(f.o.train.train.max_kept_layers, 30);
   EXPECT_TRUE(f.o.train.train.offload_activations);
   EXPECT_EQ(f.o.train.train.leader_threads, 12);
+  EXPECT_EQ(f.o.train.train.update_tail_units, 16);
   EXPECT_EQ(f.o.train.seq_len, 4096);  // the other lines as they were
   // An explicit --policy auto over knob flags: the knobs the plan leaves out take their off
   // values, not the flags the plan overrode.
   const std::string given = resolvedOf({"--model-config", "/x.json", "--policy", "auto", "--offload-activations",
-                                        "--leader-threads", "4", "--max-kept-layers", "3"});
+                                        "--leader-threads", "4", "--max-kept-layers", "3",
+                                        "--update-tail-units", "5"});
   const FedBack keep = feedBack(withPlannedPolicy(given, planner::Policy{}.flags(36), "kept"));
   EXPECT_EQ(keep.o.train.activations, "keep");
   EXPECT_FALSE(keep.o.train.train.offload_activations);
   EXPECT_EQ(keep.o.train.train.leader_threads, 0);
   EXPECT_EQ(keep.o.train.train.max_kept_layers, -1);
+  EXPECT_EQ(keep.o.train.train.update_tail_units, 0);
   EXPECT_EQ(keep.o.train.policy, "auto");  // still planned when fed back, as the run asked
   EXPECT_THROW(withPlannedPolicy(given, "sharded --window 3", ""), std::invalid_argument);
 }
