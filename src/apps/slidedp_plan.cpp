@@ -17,6 +17,7 @@
 #include <fstream>
 
 #include "apps/option_suggest.h"         // defines: closestName, didYouMean, explainConfigError
+#include "apps/policy_choice.h"          // defines: policyKnobsGiven (a run's knob flags given)
 #include "apps/worker_options.h"          // defines: addWorkerOptions (a run's flags, accepted)
 #include "common/errors.h"                // defines: UserError
 #include "model/config.h"                 // defines: ModelConfig (the HF config)
@@ -349,6 +350,17 @@ int main(int argc, char** argv) {
     return 2;
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
+  }
+  if (!o.evaluate) {
+    // A run's knob flags passed through: the search ranks every value itself (they would
+    // otherwise be ignored without a word).
+    const std::vector<std::string> knobs = policyKnobsGiven(app);
+    std::string names;
+    for (const auto& k : knobs) names += (names.empty() ? "" : ", ") + k;
+    if (!knobs.empty())
+      std::fprintf(stderr, "slidedp plan: note: %s given: the search chooses %s itself (the table "
+                   "ranks every value); --evaluate prices the run's own values instead\n", names.c_str(),
+                   knobs.size() > 1 ? "these knobs" : "this knob");
   }
   try {
     return run(o);

@@ -87,6 +87,27 @@ TEST(PlanCli, AccumulationStepsArePricedOrRefusedAsTheRunWould) {
   EXPECT_NE(zero.output.find("--gradient-accumulation-steps must be >= 1"), std::string::npos) << zero.output;
 }
 
+// --evaluate --update-tail-units M: priced (the label's "tailM"), or refused outside 0..L (the
+// 72B model: 80 layers); without --evaluate a run's knob flags are named as the search's to
+// choose, not silently ignored.
+TEST(PlanCli, TheUpdateTailIsPricedOrRefusedAndKnobsWithoutEvaluateAreNamed) {
+  Result ten = wait(start(plan({"--seq-len", "4096", "--evaluate", "--update-tail-units", "10"})));
+  ASSERT_EQ(ten.exit_code, 0) << ten.output;
+  EXPECT_NE(ten.output.find(" tail10 "), std::string::npos) << ten.output;
+  for (const std::string m : {"81", "-1"}) {
+    Result r = wait(start(plan({"--seq-len", "4096", "--evaluate", "--update-tail-units", m})));
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find("slidedp plan: error: --update-tail-units " + m + " is outside 0..80 (the "
+                            "model's decoder layers)"), std::string::npos) << r.output;
+  }
+  Result knobs = wait(start(plan({"--seq-len", "4096", "--window", "3", "--update-tail-units", "4"})));
+  ASSERT_EQ(knobs.exit_code, 0) << knobs.output;
+  EXPECT_NE(knobs.output.find("note: --window, --update-tail-units given: the search chooses these knobs "
+                              "itself"), std::string::npos) << knobs.output;
+  Result none = wait(start(plan({"--seq-len", "4096"})));
+  EXPECT_EQ(none.output.find("note:"), std::string::npos) << none.output;
+}
+
 TEST(PlanCli, NodesArePricedWithTheNetworkOrRefusedSayingWhatToAdd) {
   Result one = wait(start(plan({"--seq-len", "4096"})));
   Result two = wait(start(plan({"--seq-len", "4096", "--nodes", "2", "--network-gbps", "400"})));
