@@ -4,7 +4,7 @@
 # comparison (tools/bench/peers.sh); logs to $OUT (or ./gpu-logs). Works on 1..8 GPUs.
 #
 #   bash tools/gpu-check.sh [steps...]
-#     steps, run in the order given: build test layer profile slidedp default memory reserve placement packed peers longest ipc plan ckpt main realrun finetune adamw
+#     steps, run in the order given: build test layer profile slidedp default memory reserve placement packed peers longest ipc plan ckpt tail main realrun finetune adamw
 #     (default: build test layer slidedp)
 #   Environment (each optional):
 #     SLIDEDP_BENCH_CONFIG    model shape of `slidedp` and `peers` (default tools/configs/qwen3-4b.json
@@ -61,6 +61,10 @@
 #                             run it detached, tools/gpu-detached.sh);
 #                             SLIDEDP_CKPT_DIRTY_BYTES (opt-in, root): vm.dirty_bytes during the
 #                             checkpoint run (e.g. 60000000000), restored after
+#     SLIDEDP_TAIL_BATCH / SLIDEDP_TAIL_PAIRS / SLIDEDP_TAIL_STEPS / SLIDEDP_TAIL_SEQ  `tail`: the
+#                             update tail --policy auto chooses against the same plan without it,
+#                             interleaved pairs (default batch 4, 2 pairs, 10 steps, seq 4096);
+#                             SLIDEDP_TAIL_UNITS: compare this M instead of the plan's
 #     SLIDEDP_PLAN_CONFIG     model shape of `plan` (default tools/configs/qwen3-4b.json)
 #     SLIDEDP_PLAN_JOBS       `plan`'s jobs, "seq|budget GiB|variant,..." joined by ';' (default:
 #                             tools/bench/plan_check.py DEFAULT_JOBS, 13 variants, seq 4K-128K;
@@ -432,6 +436,53 @@ do_ckpt() {
   rm -rf "$dir"
   return 0
 }
+do_tail() {
+  # The update tail --policy auto chooses (the model's leader-bound case: batch 4 on 1xH200)
+  # against none: the plan's own flags (what --policy auto runs) with its --update-tail-units M
+  # and with 0, SLIDEDP_TAIL_PAIRS pairs interleaved (the leader's AdamW rate drifts +-10%
+  # between jobs minutes apart on the shared host); SLIDEDP_TAIL_UNITS=M compares that M
+  # instead. tools/bench/tail_ab.py's RESULT line: the measured step ratio beside the model's
+  # (slidedp_plan --evaluate of both on the same calibration). ~5 min on 1xH200 (calibration
+  # ~1 min, 4 jobs ~1 min each).
+  local rows=${SLIDEDP_TAIL_BATCH:-4} pairs=${SLIDEDP_TAIL_PAIRS:-2} steps=${SLIDEDP_TAIL_STEPS:-10}
+  local T=${SLIDEDP_TAIL_SEQ:-4096} config=$CONFIG cal=$OUT/tail-calibration.json
+  local dev=(--gpus "$GPUS") plan_dev=(--gpus "$NGPU" --device cuda)
+  # CPU (no GPU): a dry run of the logic on the small shape CI plans with
+  if [ "$NGPU" -eq 0 ]; then
+    dev=(--cpu-workers 1) plan_dev=(--gpus 1 --device cpu) config=tests/planner/qwen3-cpu-check.json T=${SLIDEDP_TAIL_SEQ:-256}
+  fi
+  step "tail: the update tail vs none ($config, batch $rows, seq $T, $pairs pair(s) of $steps steps)"
+  local common=(--model-config "$config" --batch-size "$rows" --seq-len "$T" --calibration "$cal")
+  SLIDEDP_PLAN=$BIN/slidedp_plan SLIDEDP_WORKER=$BIN/slidedp_worker timeout 300 launcher/slidedp-run "${dev[@]}" --plan -- \
+    "${common[@]}" --top 3 > "$OUT/tail-plan.log" 2>&1 || { rc=1; tail -5 "$OUT/tail-plan.log"; return 0; }
+  grep -E "^best:|run it with:" "$OUT/tail-plan.log"
+  local flags m base
+  flags=$(sed -n 's/^  run it with: //p' "$OUT/tail-plan.log" | tail -1)
+  m=${SLIDEDP_TAIL_UNITS:-$(grep -o -- '--update-tail-units [0-9]*' <<< "$flags" | awk '{print $2}')}
+  [ -z "$m" ] && echo "tail: the plan chose no update tail at this shape (SLIDEDP_TAIL_UNITS=M compares one)" && return 0
+  base=$(sed 's/ --update-tail-units [0-9]*//' <<< "$flags")
+  # the model's step of each side, on the same calibration
+  predict() {  # shellcheck disable=SC2086  # the plan's flags, word-split
+    "$BIN/slidedp_plan" "${common[@]}" "${plan_dev[@]}" --evaluate $base --update-tail-units "$1" 2>&1 \
+      | sed -n 's/^PREDICTION step_s=\([0-9.]*\).*/\1/p'
+  }
+  local tail_s none_s; tail_s=$(predict "$m"); none_s=$(predict 0)
+  echo "tail: M = $m; predicted $tail_s s/step with it, $none_s without"
+  local run=(--steps "$steps" --warmup-steps 1 --lr 1e-5 --policy manual) tails=() nones=() p side
+  for (( p = 1; p <= pairs; p++ )); do
+    for side in tail none; do
+      local units=$m; [ "$side" = none ] && units=0
+      # shellcheck disable=SC2086  # the plan's flags, word-split
+      SLIDEDP_WORKER=$BIN/slidedp_worker timeout 300 launcher/slidedp-run "${dev[@]}" --worker-threads 2 -- \
+        "${common[@]}" "${run[@]}" $base --update-tail-units "$units" --metrics "$OUT/tail-$side-$p.jsonl" \
+        > "$OUT/tail-$side-$p.log" 2>&1 || rc=1
+      grep -h -E "update tail:|rror" "$OUT/tail-$side-$p.log" | cut -c1-300 | head -2
+    done
+    tails+=("$OUT/tail-tail-$p.jsonl"); nones+=("$OUT/tail-none-$p.jsonl")
+  done
+  python3 tools/bench/tail_ab.py --tail "${tails[@]}" --none "${nones[@]}" --predicted-tail "${tail_s:-0}" \
+    --predicted-none "${none_s:-0}" | tee "$OUT/tail-ab.txt" || rc=1
+}
 do_adamw() {
   step "adamw"
   timeout 120 bash tools/bench/bench_adamw.sh --build "$B" --n 256M --threads $(nproc) > "$OUT/bench-adamw.log" 2>&1 || rc=1
@@ -445,7 +496,7 @@ do_ipc() {
   grep -E "bench_ipc|RESULT|rror" "$OUT/bench-ipc.log"
 }
 for s in $STEPS; do
-  declare -F "do_$s" >/dev/null || { echo "gpu-check.sh: unknown step '$s' (steps: build test layer profile slidedp default memory reserve placement packed peers longest ipc plan ckpt main realrun finetune adamw)"; exit 2; }
+  declare -F "do_$s" >/dev/null || { echo "gpu-check.sh: unknown step '$s' (steps: build test layer profile slidedp default memory reserve placement packed peers longest ipc plan ckpt tail main realrun finetune adamw)"; exit 2; }
   "do_$s"
 done
 echo "=== done rc=$rc ($(date +%T))"
