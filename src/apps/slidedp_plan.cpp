@@ -358,8 +358,8 @@ int main(int argc, char** argv) {
     std::string names;
     for (const auto& k : knobs) names += (names.empty() ? "" : ", ") + k;
     if (!knobs.empty())
-      std::fprintf(stderr, "slidedp plan: note: %s given: the search chooses %s itself (the table "
-                   "ranks every value); --evaluate prices the run's own values instead\n", names.c_str(),
+      std::fprintf(stderr, "slidedp plan: note: %s given: the search chooses %s itself; --evaluate "
+                   "prices the run's own values instead\n", names.c_str(),
                    knobs.size() > 1 ? "these knobs" : "this knob");
   }
   try {

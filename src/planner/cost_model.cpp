@@ -156,8 +156,9 @@ double tailGradientBytes(const Workload& w, const Policy& p, const std::vector<L
   const double mbr = p.micro_batch_rows > 0 ? std::min<double>(double(p.micro_batch_rows), b) : b;
   const double boundary = n * double(w.C) * w.compute_bytes;
   // While layer u's backward runs (u = L .. 1), and again in the next forward at layer u while
-  // the leader has not yet taken the tail's chunks from u on: the gradients of layers u..M
-  // (those <= M) are held, and the layers above u have freed what they kept.
+  // the leader has not yet taken the tail's chunks from u on: the gradients of layers u+1..M
+  // are held (layer u's own, being summed, is one of the reserve's unit gradients), and the
+  // layers above u have freed what they kept.
   auto actBytes = [&](int64_t v) {
     const LayerActivation a = layers[static_cast<size_t>(v - 1)];
     return a == LayerActivation::kKeep              ? keptBytes(w, n, mbr * double(w.T)) + boundary
@@ -168,8 +169,8 @@ double tailGradientBytes(const Workload& w, const Policy& p, const std::vector<L
   const int64_t M = std::min<int64_t>(p.tail_units, w.L);
   double held = 0, freed_above = 0, most = 0;
   for (int64_t u = w.L; u >= 1; --u) {
-    if (u <= M) {
-      held += 4.0 * double(w.unit_numels[static_cast<size_t>(u)]);
+    if (u < M) {
+      held += 4.0 * double(w.unit_numels[static_cast<size_t>(u + 1)]);
       most = std::max(most, held - freed_above);
     }
     freed_above += actBytes(u);
@@ -477,9 +478,19 @@ Prediction predict(const Workload& w, const MachineDescription& m, const Policy&
   const bool early = earlyAgreement(w, p);
   const Handoff embedding_last = split ? Handoff{0, 0.0, token_numel, bpp + 4.0}
                                        : Handoff{0, 0.0, w.unit_numels[0], pass_bpp};
+  // A tail layer's hand-offs: its chunks in the plan's order, the MLP bucket [split, N) then the
+  // rest (ChunkPlan keeps the cut; the worker sends both after the embedding's)
+  const int64_t tail_split = p.reduction != ReductionRoute::kGpuIpc ? layer_split : 0;
+  auto tailHandoffs = [&](int64_t u) {
+    const int64_t N = w.unit_numels[u];
+    if (tail_split > 0 && tail_split < N)
+      return std::vector<Handoff>{{u, 0.0, N - tail_split, pass_bpp}, {u, 0.0, tail_split, pass_bpp}};
+    return std::vector<Handoff>{{u, 0.0, N, pass_bpp}};
+  };
   if (early) {
     std::vector<Handoff> carry{embedding_last};
-    for (int64_t u = 1; u <= tail; ++u) carry.push_back({u, 0.0, w.unit_numels[u], pass_bpp});
+    for (int64_t u = 1; u <= tail; ++u)
+      for (const Handoff& h : tailHandoffs(u)) carry.push_back(h);
     for (const Handoff& h : carry) {
       leaderTakes(h);
       version_ready[h.unit] = leader;  // the unit's new version: what its next delivery waits for
@@ -556,8 +567,9 @@ Prediction predict(const Workload& w, const MachineDescription& m, const Policy&
     const int64_t N = w.unit_numels[u];
     if (!last_pass) continue;
     if (u <= tail) {
-      // the tail: after the embedding's hand-off (the carry's, with the early agreement)
-      if (!early) tail_handoffs.push_back({u, 0.0, N, pass_bpp});
+      // the tail: after the embedding's hand-off (the carry's, with the early agreement), both
+      // buckets (the plan keeps a layer's chunks; nothing goes early)
+      if (!early) for (const Handoff& h : tailHandoffs(u)) tail_handoffs.push_back(h);
     } else if (bsplit > 0 && bsplit < N) {
       const double attention_bwd = 2.0 * mb_tokens.back() * (2.0 * double(bsplit) + attn) / r.bwd;
       const double rest_rs = rs * double(bsplit) / double(N);

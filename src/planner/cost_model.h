@@ -56,6 +56,9 @@
 //   then on), and each of units 0..M is delivered for the forward only once its update is done;
 //   the simulated step is that steady state: carry first, then the step's own hand-offs. Without
 //   the early agreement M only reorders the hand-offs (the tail's ready at the embedding's end).
+//   A tail layer keeps its two buckets (ChunkPlan), both handed off after the embedding. Not
+//   priced: the worker issues unit u's forward only once unit u+1's version is in (its wait
+//   comes before the launch), a few ms a step at 4B.
 //   GPU memory: the tail's fp32 gradients beyond the activations freed (tailGradientBytes).
 // Busy time per resource = the sum of its work (the per-GPU PCIe directions at the per-GPU
 //   rates; "total" = G x bytes at the all-GPU rate; host memory = the leader's bytes + every
@@ -201,9 +204,9 @@ bool earlyAgreement(const Workload& w, const Policy& p);
 
 /// GPU bytes the update tail's fp32 gradients (layers 1..M, 4 B per element, held from their
 /// backward until the leader has taken them, into the next step's forward) add to a worker's
-/// peak: the most, over layers u = M..1, by which the gradients of layers u..M exceed what the
+/// peak: the most, over layers u = M..1, by which the gradients of layers u+1..M exceed what the
 /// layers above u have freed (their kept bytes and inputs on the GPU; the peak counts every
-/// layer's). 0 with several accumulation steps (accumulatorBytes holds every gradient already),
+/// layer's; layer u's own gradient is one of the reserve's). 0 with several accumulation steps (accumulatorBytes holds every gradient already),
 /// with CPU workers, or without a tail.
 double tailGradientBytes(const Workload& w, const Policy& p, const std::vector<LayerActivation>& layers);
 

@@ -9,14 +9,14 @@ constexpr double kGiB = double(1ull << 30);
 }
 
 std::string tableHeader() {
-  return fmt::format("{:<46} {:>7} {:>8} | {:>6} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6} | {:>6} {:>6} {:>6} | {:<10} {:>6} {:>7}",
+  return fmt::format("{:<56} {:>7} {:>8} | {:>6} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6} | {:>6} {:>6} {:>6} | {:<10} {:>6} {:>7}",
                      "policy", "step_s", "tok/s", "gpu", "h2d", "d2h", "h2dAll", "d2hAll", "nvlink",
                      "hostBW", "update", "fill", "drain", "expos", "bottleneck", "GPUGiB", "hostGiB");
 }
 
 std::string formatRow(const std::string& label, const Prediction& p) {
   const ResourceBusy& b = p.busy;
-  return fmt::format("{:<46} {:>7.3f} {:>8.0f} | {:>6.3f} {:>6.3f} {:>6.3f} {:>6.3f} {:>6.3f} {:>6.3f} {:>6.3f} {:>6.3f} | {:>6.3f} {:>6.3f} {:>6.3f} | {:<10} {:>6.1f} {:>7.1f}",
+  return fmt::format("{:<56} {:>7.3f} {:>8.0f} | {:>6.3f} {:>6.3f} {:>6.3f} {:>6.3f} {:>6.3f} {:>6.3f} {:>6.3f} {:>6.3f} | {:>6.3f} {:>6.3f} {:>6.3f} | {:<10} {:>6.1f} {:>7.1f}",
                      label, p.step_s, p.tokens_per_s, b.gpu_compute, b.h2d_gpu, b.d2h_gpu, b.h2d_total,
                      b.d2h_total, b.collective, b.host_memory, b.cpu_update, p.fill_s, p.drain_s,
                      p.exposed_s, p.bottleneck, p.gpu_peak_bytes / kGiB, p.host_bytes / kGiB);
@@ -28,14 +28,17 @@ std::string formatPlan(const Workload& w, const MachineDescription& m, const Sea
   std::string s = fmt::format(
       "plan: {} ({:.3g} B parameters, L {}), {} x {} tokens per step ({} rows per worker), {} {} "
       "worker(s) on {} ({})\n  GPU budget {:.1f} GiB per worker, host RAM {:.0f} GiB, leader {} "
-      "cores; {} policies priced, {} over the GPU budget, {} over host RAM\n"
+      "cores; {} policies priced, {} over the GPU budget, {} over host RAM{}\n"
       "  busy seconds per resource per step (gpu = one worker's compute stream; h2d/d2h = one "
       "GPU's PCIe direction; *All = every GPU at the all-GPU rate; hostBW = host memory traffic; "
       "update = leader AdamW); fill/drain/expos = exposed pipeline time\n",
       w.model_name, w.parameters / 1e9, w.L, w.global_rows, w.T, w.rowsPerWorker(), w.G,
       w.cuda ? "GPU" : "CPU", m.name, m.source.empty() ? "no source given" : m.source,
       w.cuda ? budget / kGiB : 0.0, m.host.ram_gib, m.leaderCores(w.G), r.evaluated, r.over_gpu_budget,
-      r.over_host_ram);
+      r.over_host_ram,
+      r.tails_evaluated > 0 ? fmt::format("; each fitting one with its best update tail ({} tails priced)",
+                                          r.tails_evaluated)
+                            : std::string());
   s += "rank " + tableHeader() + "\n";
   const int n = std::min<int>(top, static_cast<int>(r.ranked.size()));
   for (int i = 0; i < n; ++i)
@@ -66,7 +69,7 @@ nlohmann::json toJson(const Prediction& p) {
 nlohmann::json planJson(const Workload& w, const MachineDescription& m, const SearchResult& r, int top) {
   nlohmann::json j = {{"model", w.model_name}, {"parameters", w.parameters}, {"workers", w.G},
                       {"global_rows", w.global_rows}, {"seq_len", w.T}, {"machine", m.name},
-                      {"evaluated", r.evaluated}, {"ranked", nlohmann::json::array()}};
+                      {"evaluated", r.evaluated}, {"tails_evaluated", r.tails_evaluated}, {"ranked", nlohmann::json::array()}};
   if (!r.ranked.empty()) {  // what --policy auto runs (SearchResult::chosen)
     nlohmann::json c = toJson(r.choice().prediction);
     c["policy"] = r.choice().policy.label(w.L);

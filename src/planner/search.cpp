@@ -160,7 +160,7 @@ SearchResult searchPolicies(const Workload& w, const MachineDescription& m, cons
                     if (!pr.fits_gpu) ++res.over_gpu_budget;
                     if (!pr.fits_host) ++res.over_host_ram;
                     if (pr.fits_gpu && pr.fits_host)
-                      res.ranked.push_back(chooseUpdateTail(w, m, p, pr, budget, &res.evaluated));
+                      res.ranked.push_back(chooseUpdateTail(w, m, p, pr, budget, &res.tails_evaluated));
                   }
                 }
   if (res.ranked.empty()) {
@@ -223,9 +223,10 @@ RankedPolicy chooseUpdateTail(const Workload& w, const MachineDescription& m, Po
   const int coarse = best;
   for (int M = coarse - step + 1; M < coarse + step; ++M) consider(M);
   if (best == 0 || !(best_s < without.step_s * (1 - kUpdateTailMargin))) return none;
-  // the smallest M within 0.5% of the best (fewer gradients held on the GPU)
+  // the smallest M within 0.5% of the best (fewer gradients held on the GPU), itself past the margin
   for (const auto& [M, pr] : priced)
-    if (M < best && pr.fits_gpu && pr.fits_host && pr.step_s <= best_s * 1.005) {
+    if (M < best && pr.fits_gpu && pr.fits_host && pr.step_s <= best_s * 1.005 &&
+        pr.step_s < without.step_s * (1 - kUpdateTailMargin)) {
       best = M;
       break;
     }

@@ -45,14 +45,15 @@ inline constexpr double kUpdateTailMargin = 0.03;
 /// The best update tail for `p` (its tail_units ignored): where earlyAgreement holds for some
 /// M > 0, the fastest fitting M of a coarse scan (every max(1, L/8) layers) refined layer by
 /// layer around its best, the smallest M within 0.5% of that, taken only when faster than
-/// `without` (p's prediction with no tail) by more than kUpdateTailMargin. Returns p with the
+/// `without` (p's prediction with no tail) by more than kUpdateTailMargin (the smaller M too). Returns p with the
 /// chosen tail_units and its prediction (`without` when 0); `evaluated` counts the predictions.
 RankedPolicy chooseUpdateTail(const Workload& w, const MachineDescription& m, Policy p,
                               const Prediction& without, double budget, int64_t* evaluated = nullptr);
 
 struct SearchResult {
   std::vector<RankedPolicy> ranked;  // feasible, fastest first
-  int64_t evaluated = 0;
+  int64_t evaluated = 0;        // policies priced (without their update tails)
+  int64_t tails_evaluated = 0;  // update tails priced besides (chooseUpdateTail)
   int64_t over_gpu_budget = 0, over_host_ram = 0;
   /// Index in `ranked` of the policy --policy auto runs and `plan` recommends: the fastest,
   /// unless the fastest with the runtime's pipeline defaults is within kLeaveDefaultsMargin

@@ -272,7 +272,10 @@ TEST(CostModel, HandComputedRowSplitEmbedding) {
 // hand-off before the layer's, both once the embedding's backward is done (5.5):
 //   emb D2H 5.5-6.0, leader 6.0-7.0; layer D2H 6.0-7.0, leader 7.0-9.0 -> 9.0 (the gpu route,
 //   one worker: nothing to reduce-scatter).
-// GPU memory: the layer's fp32 gradient (4 x 2e6 B) is held with nothing freed above it.
+// GPU memory: the one layer's own gradient is one of the reserve's (nothing more held). With two
+// layers of 2e6 recomputed (each keeps its input, n C e = 1000 x 100 x 2 = 2e5 B) and M = 2:
+// during layer 1's backward layer 2's fp32 gradient (8e6 B) is held and layer 2's input freed:
+// 7.8e6 B; M = 1 holds none.
 TEST(CostModel, HandComputedUpdateTail) {
   Policy tail = bigChunks();
   tail.tail_units = 1;
@@ -286,7 +289,16 @@ TEST(CostModel, HandComputedUpdateTail) {
   near(p.busy.d2h_gpu, 2.0);
   near(p.busy.gpu_compute, 3.0);
   const Prediction none = predict(w, toyMachine(), bigChunks());
-  near(p.gpu_peak_bytes - none.gpu_peak_bytes, 8e6);
+  near(p.gpu_peak_bytes - none.gpu_peak_bytes, 0.0);
+  Workload two_layers = w;
+  two_layers.unit_numels = {1000000, 2000000, 2000000, 1000000};
+  two_layers.L = 2;
+  Policy rec = bigChunks();
+  rec.kept_layers = 0;
+  rec.tail_units = 2;
+  near(tailGradientBytes(two_layers, rec, rec.layers(2)), 7.8e6);
+  rec.tail_units = 1;
+  near(tailGradientBytes(two_layers, rec, rec.layers(2)), 0.0);
   Policy gpu = tail;
   gpu.reduction = ReductionRoute::kGpu;
   EXPECT_FALSE(earlyAgreement(w, gpu));

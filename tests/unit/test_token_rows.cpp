@@ -12,7 +12,7 @@ using namespace slidedp;
 
 TEST(TokenRows, RankPackedIndexAndPiecesMatchBruteForce) {
   std::mt19937_64 rng(7);
-  for (const auto [V, C] : {std::pair<int64_t, int64_t>{1, 3}, {64, 5}, {130, 7}, {1000, 64}}) {
+  for (const auto& [V, C] : {std::pair<int64_t, int64_t>{1, 3}, {64, 5}, {130, 7}, {1000, 64}}) {
     std::vector<int64_t> ids(static_cast<size_t>(V / 3 + 1));
     for (auto& id : ids) id = static_cast<int64_t>(rng() % V);
     std::vector<uint64_t> words(static_cast<size_t>(TokenRows::wordsFor(V)), 0);
