@@ -438,12 +438,12 @@ do_ckpt() {
 }
 do_tail() {
   # The update tail --policy auto chooses (the model's leader-bound case: batch 4 on 1xH200)
-  # against none: the plan's own flags (what --policy auto runs) with its --update-tail-units M
-  # and with 0, SLIDEDP_TAIL_PAIRS pairs interleaved (the leader's AdamW rate drifts +-10%
-  # between jobs minutes apart on the shared host); SLIDEDP_TAIL_UNITS=M compares that M
-  # instead. tools/bench/tail_ab.py's RESULT line: the measured step ratio beside the model's
-  # (slidedp_plan --evaluate of both on the same calibration). ~5 min on 1xH200 (calibration
-  # ~1 min, 4 jobs ~1 min each).
+  # against none: the plan's own flags (what --policy auto runs) in one job whose --route-sweep
+  # alternates +tailM and none, SLIDEDP_TAIL_PAIRS pairs (the leader's AdamW rate drifts +-10%
+  # between jobs minutes apart on the shared host; alternating variants of one job falls on both
+  # sides alike); SLIDEDP_TAIL_UNITS=M compares that M instead. tools/bench/tail_ab.py's RESULT
+  # line: the measured step ratio beside the model's (slidedp_plan --evaluate of both, on the
+  # same calibration). ~4 min on 1xH200 (calibration ~1 min, start-up, 4 x 10 steps).
   local rows=${SLIDEDP_TAIL_BATCH:-4} pairs=${SLIDEDP_TAIL_PAIRS:-2} steps=${SLIDEDP_TAIL_STEPS:-10}
   local T=${SLIDEDP_TAIL_SEQ:-4096} config=$CONFIG cal=$OUT/tail-calibration.json
   local dev=(--gpus "$GPUS") plan_dev=(--gpus "$NGPU" --device cuda)
@@ -468,20 +468,19 @@ do_tail() {
   }
   local tail_s none_s; tail_s=$(predict "$m"); none_s=$(predict 0)
   echo "tail: M = $m; predicted $tail_s s/step with it, $none_s without"
-  local run=(--steps "$steps" --warmup-steps 1 --lr 1e-5 --policy manual) tails=() nones=() p side
-  for (( p = 1; p <= pairs; p++ )); do
-    for side in tail none; do
-      local units=$m; [ "$side" = none ] && units=0
-      # shellcheck disable=SC2086  # the plan's flags, word-split
-      SLIDEDP_WORKER=$BIN/slidedp_worker timeout 300 launcher/slidedp-run "${dev[@]}" --worker-threads 2 -- \
-        "${common[@]}" "${run[@]}" $base --update-tail-units "$units" --metrics "$OUT/tail-$side-$p.jsonl" \
-        > "$OUT/tail-$side-$p.log" 2>&1 || rc=1
-      grep -h -E "update tail:|rror" "$OUT/tail-$side-$p.log" | cut -c1-300 | head -2
-    done
-    tails+=("$OUT/tail-tail-$p.jsonl"); nones+=("$OUT/tail-none-$p.jsonl")
-  done
-  python3 tools/bench/tail_ab.py --tail "${tails[@]}" --none "${nones[@]}" --predicted-tail "${tail_s:-0}" \
-    --predicted-none "${none_s:-0}" | tee "$OUT/tail-ab.txt" || rc=1
+  # The sweep's items carry the route and offload; the plan's other flags are the job's.
+  local route mods="" job sweep="" p
+  route="$(grep -o -- '--delivery [a-z-]*' <<< "$base" | awk '{print $2}')/$(grep -o -- '--reduction [a-z-]*' <<< "$base" | awk '{print $2}')"
+  [[ "$base" == *--offload-activations* ]] && mods="+offload"
+  job=$(sed -E 's/ ?--(delivery|reduction) [a-z-]+//g; s/ ?--offload-activations//' <<< "$base")
+  for (( p = 1; p <= pairs; p++ )); do sweep+="${sweep:+,}$route$mods+tail$m@$rows,$route$mods@$rows"; done
+  # shellcheck disable=SC2086  # the plan's flags, word-split
+  SLIDEDP_WORKER=$BIN/slidedp_worker timeout 500 launcher/slidedp-run "${dev[@]}" --worker-threads 2 -- \
+    "${common[@]}" --steps "$steps" --warmup-steps 2 --lr 1e-5 --policy manual $job --route-sweep "$sweep" \
+    --metrics "$OUT/tail.jsonl" > "$OUT/tail.log" 2>&1 || rc=1
+  grep -E "rror|^variant|@$rows " "$OUT/tail.log" | cut -c1-200 | tail -8
+  python3 tools/bench/tail_ab.py "$OUT/tail.jsonl" --predicted-tail "${tail_s:-0}" --predicted-none "${none_s:-0}" \
+    | tee "$OUT/tail-ab.txt" || rc=1
 }
 do_adamw() {
   step "adamw"

@@ -53,13 +53,13 @@ std::vector<RunVariant> parseVariants(const TrainJobOptions& o) {
     const auto slash = parts.empty() ? std::string::npos : parts[0].find('/');
     if (slash == std::string::npos)
       throw AgreedError(fmt::format("--route-sweep item '{}': expected delivery/reduction"
-                                    "[+clip][+offload][+keep|+recompute|+auto][+gaN][@rows]", item));
+                                    "[+clip][+offload][+keep|+recompute|+auto][+gaN][+tailM][@rows]", item));
     v.opts.delivery = parseDeliveryRoute(parts[0].substr(0, slash));
     v.opts.reduction = parseReductionRoute(parts[0].substr(slash + 1));
     v.opts.max_grad_norm = 0;
     v.opts.offload_activations = false;
     int policies = 0;
-    bool passes_given = false;
+    bool passes_given = false, tail_given = false;
     for (size_t i = 1; i < parts.size(); ++i) {
       const bool policy = parts[i] == "keep" || parts[i] == "recompute" || parts[i] == "auto" ||
                           parts[i] == "attention-output";
@@ -83,6 +83,15 @@ std::vector<RunVariant> parseVariants(const TrainJobOptions& o) {
           throw AgreedError(fmt::format("--route-sweep item '{}': give +gaN once", item));
         passes_given = true;
         v.opts.accumulation_steps = std::stoll(n);
+      } else if (parts[i].rfind("tail", 0) == 0) {
+        // +tailM: --update-tail-units of this variant (the model's layers: checked at start-up)
+        const std::string n = parts[i].substr(4);
+        if (n.empty() || n.size() > 6 || n.find_first_not_of("0123456789") != std::string::npos)
+          throw AgreedError(fmt::format("--route-sweep item '{}': '+{}': +tailM takes a whole number of "
+                                        "decoder layers (0: no update tail)", item, parts[i]));
+        if (tail_given) throw AgreedError(fmt::format("--route-sweep item '{}': give +tailM once", item));
+        tail_given = true;
+        v.opts.update_tail_units = std::stoi(n);
       } else
         throw AgreedError(fmt::format("--route-sweep item '{}': unknown modifier '+{}'", item, parts[i]));
     }

@@ -12,7 +12,8 @@
 
 namespace slidedp {
 
-/// One entry of --route-sweep: "delivery/reduction[+clip][+offload][+keep|+recompute|+auto][@B]".
+/// One entry of --route-sweep: "delivery/reduction[+clip][+offload][+keep|+recompute|+auto]
+/// [+gaN][+tailM][@B]" (+tailM: --update-tail-units M for this variant; one node).
 struct RunVariant {
   std::string label;
   TrainOptions opts;

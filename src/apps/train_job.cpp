@@ -596,6 +596,19 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
     // covers (max_position_embeddings, rope scaling) is refused at once.
     const model::ModelConfig cfg = model::ModelConfig::load(o.model.empty() ? o.model_config : o.model);
     if (o.data.rfind("reference:", 0) != 0) cfg.checkSequenceLength(o.seq_len);
+    // +tailM: within the model's layers; another tail than the job's reorders the chunk plan
+    // between variants, which one node only does (Trainer::setRunOptions)
+    for (const auto& v : variants) {
+      if (v.opts.update_tail_units == o.train.update_tail_units) continue;  // the job's: ChunkPlan checks it
+      if (v.opts.update_tail_units > cfg.numLayers)
+        throwUserError("--route-sweep item '{}': +tail{} is more than the model's {} decoder layers",
+                       v.label, v.opts.update_tail_units, cfg.numLayers);
+      if (ctx.num_nodes > 1)
+        throwUserError("--route-sweep item '{}': +tail{} changes the update tail between variants, "
+                       "which one node only does (the leaders' parts follow the chunk plan).\nHINT: "
+                       "--update-tail-units {} for the whole job, or a job per tail", v.label,
+                       v.opts.update_tail_units, v.opts.update_tail_units);
+    }
     // Where the run continues from, and what its outputs need: checked by rank 0 (single node:
     // the leader's file systems) before the model is loaded, and agreed before the data is read
     // (tokenising a large text corpus takes minutes; a read-only --export must not wait for it).

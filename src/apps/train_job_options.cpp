@@ -57,9 +57,10 @@ void addTrainOptions(CLI::App& app, TrainJobOptions& o) {
                 "every node over the network) or replicated (every node holds the whole state, "
                 "14 B/param; gradients all-reduced)")->capture_default_str();
   g->add_option("--route-sweep", o.route_sweep, "Benchmark: comma-separated variants "
-                "delivery/reduction[+clip][+offload][+keep|+recompute|+auto][+gaN][@rows], --steps each, "
-                "e.g. replicated/cpu,sharded/gpu+recompute@32,sharded-ipc/gpu-ipc,replicated/cpu+ga2@16 "
-                "(@rows: that variant's global batch; +gaN: N gradient accumulation steps)");
+                "delivery/reduction[+clip][+offload][+keep|+recompute|+auto][+gaN][+tailM][@rows], --steps "
+                "each, e.g. replicated/cpu,sharded/gpu+recompute@32,sharded-ipc/gpu-ipc,replicated/cpu+ga2@16 "
+                "(@rows: that variant's global batch; +gaN: N gradient accumulation steps; +tailM: "
+                "--update-tail-units M)");
   g->add_option("--warmup-steps", o.warmup_steps, "Steps left out of the summary (per route)")->capture_default_str();
   g->add_option("--precision", o.precision, "Worker compute dtype: auto (bf16 on GPUs, fp32 on CPU "
                 "workers), bf16 (from the leader's bf16 copy) or fp32 (from the FP32 master)")

@@ -33,10 +33,7 @@ Leader::Leader(const RankContext& ctx, const shm::Segment& seg, const HostStateS
                                                                 &shards, &engine_});
   SLIDEDP_ASSERT(sharded() == (std::string(node_layout_->name()).find("sharded") != std::string::npos),
                  "segment sharded {} but node layout {}", sharded(), node_layout_->name());
-  unit_chunks_.resize(layout.numUnits());
-  for (int64_t i = 0; i < plan.chunksPerStep(); ++i)  // each range once: the row-split
-    if (plan.chunks[i].pass != ChunkPass::kEmbeddingDense)  // embedding's token pass covers it
-      unit_chunks_[plan.chunks[i].unit].push_back(i);
+  indexPlan();
   if (opts.max_grad_norm > 0 && !spec.grad_accumulation)
     throwUserError("clipping needs the gradient accumulation region (HostStateSpec.grad_accumulation)");
   // Weight-decay spans per unit: ndim >= 2 decays, ndim < 2 does not (shared/README.md recipe);
@@ -61,6 +58,13 @@ Leader::Leader(const RankContext& ctx, const shm::Segment& seg, const HostStateS
     SLIDEDP_ASSERT(!state_.sharded, "the row-split embedding update is not planned sharded across nodes");
     split_ = std::make_unique<EmbeddingRowSplit>(shape[0], shape[1], plan.chunk_numel);
   }
+}
+
+void Leader::indexPlan() {
+  unit_chunks_.assign(static_cast<size_t>(layout_.numUnits()), {});
+  for (int64_t i = 0; i < plan_.chunksPerStep(); ++i)  // each range once: the row-split
+    if (plan_.chunks[i].pass != ChunkPass::kEmbeddingDense)  // embedding's token pass covers it
+      unit_chunks_[plan_.chunks[i].unit].push_back(i);
 }
 
 Leader::~Leader() = default;

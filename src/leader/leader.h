@@ -108,6 +108,9 @@ class Leader {
     opts_.reduction = o.reduction;
     opts_.max_grad_norm = o.max_grad_norm;
   }
+  /// The chunk plan this leader was given changed between steps (another update tail:
+  /// ChunkPlan::withTail, one node): indexes its chunks again. Main thread, between steps.
+  void planChanged() { indexPlan(); }
 
   /// Called before the first update of each unit in a step, with the unit; returns the seconds
   /// it blocked. The trainer's streamed checkpoint (train/checkpoint_stream.h) waits there until
@@ -163,6 +166,8 @@ class Leader {
   void embeddingChunk(const Chunk& c, const optim::GradView& grad, int64_t step, double lr,
                       bool clip, double* norm_sq);
   bool sharded() const { return state_.sharded; }
+  /// unit_chunks_ from plan_.
+  void indexPlan();
 
   const RankContext& ctx_;
   const shm::Segment& seg_;

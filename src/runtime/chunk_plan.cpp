@@ -92,6 +92,12 @@ ChunkPlan ChunkPlan::build(const std::vector<int64_t>& unit_numels, int64_t chun
   return p;
 }
 
+ChunkPlan ChunkPlan::withTail(int tail) const {
+  ChunkPlan p = build(unit_numels, chunk_numel, split_embedding, bucket_splits, tail);
+  p.dense_pass_written = dense_pass_written;
+  return p;
+}
+
 std::vector<int> ChunkPlan::unitOrder() const {
   std::vector<int> order;
   for (int u = static_cast<int>(unit_numels.size()) - 1; u > tail_units; --u) order.push_back(u);

@@ -78,6 +78,11 @@ struct ChunkPlan {
   static ChunkPlan build(const std::vector<int64_t>& unit_numels, int64_t chunk_numel,
                          bool split_embedding = false,
                          const std::vector<int64_t>& bucket_splits = {}, int tail_units = 0);
+  /// This plan with update tail `tail_units` (build()'s other arguments this plan's; the
+  /// chunks the same, in the tail's order): as many chunks per step, so the hand-off sequence
+  /// numbers stay continuous across a change between steps (Trainer::setRunOptions). Throws
+  /// UserError outside 0..decoder layers.
+  ChunkPlan withTail(int tail_units) const;
   /// The chunks of one step (what build() makes, without making them).
   static int64_t countChunks(const std::vector<int64_t>& unit_numels, int64_t chunk_numel,
                              bool split_embedding = false,

@@ -587,8 +587,27 @@ void Trainer::setRunOptions(const TrainOptions& o) {
   opts_.max_kept_layers = o.max_kept_layers;
   opts_.mlp_tile_tokens = o.mlp_tile_tokens;
   opts_.accumulation_steps = o.accumulation_steps;
+  const bool new_tail = o.update_tail_units != plan_.tail_units;
+  if (new_tail && ctx_.num_nodes > 1)
+    throw AgreedError(fmt::format("--update-tail-units {} after a start with {}: the tail changes "
+                                  "between steps on one node only (the leaders' parts follow the "
+                                  "chunk plan)", o.update_tail_units, plan_.tail_units));
+  // A streamed checkpoint follows the leader's update order (plan_.updateOrder): finished first.
+  if (new_tail) finishCheckpoints();
   if (leader_) leader_->setRunOptions(opts_);
   if (worker_) worker_->setRunOptions(opts_);
+  if (new_tail) {
+    // Every worker's hand-offs of the last step are in (the leader took them all before its
+    // step returned; Worker::setRunOptions waited for the hand-off thread), so no chunk is in
+    // flight while the plan is reordered. The same chunks per step: the ring's sequence
+    // numbers run on.
+    MPI_CHECK(MPI_Barrier(ctx_.world));
+    plan_ = plan_.withTail(o.update_tail_units);
+    shards_ = NodeShards::build(plan_, 1, 0);
+    opts_.update_tail_units = o.update_tail_units;
+    if (leader_) leader_->planChanged();
+    if (worker_) worker_->planChanged();
+  }
   MPI_CHECK(MPI_Barrier(ctx_.world));
 }
 

@@ -172,7 +172,10 @@ class Trainer {
   /// Switches, for the following steps, what may change between steps without touching the
   /// state layout: delivery and reduction routes, clipping (max_grad_norm; needs the run to
   /// have been created with clipping or TrainOptions::reserve_grad_accumulation) and
-  /// activation offload. Collective: every rank calls it between the same two steps.
+  /// activation offload, and the update tail (o.update_tail_units: the chunk plan reordered,
+  /// ChunkPlan::withTail, once every hand-off of the last step is in and a streamed checkpoint
+  /// is written (finishCheckpoints); one node, else AgreedError). Collective: every rank calls
+  /// it between the same two steps.
   void setRunOptions(const TrainOptions& o);
   const TrainOptions& options() const { return opts_; }
   int numWorkers() const { return spec_.num_workers; }

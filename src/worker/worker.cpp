@@ -173,16 +173,7 @@ struct Worker::Impl {
     if (opts.offload_activations && !cuda)
       throwUserError("--offload-activations applies to GPU workers only (CPU workers keep "
                      "activations in host memory already)");
-    unit_chunks.resize(layout.numUnits());
-    for (int64_t i = 0; i < plan.chunksPerStep(); ++i) {
-      const ChunkPass pass = plan.chunks[i].pass;
-      (pass == ChunkPass::kWhole ? unit_chunks[plan.chunks[i].unit]
-       : pass == ChunkPass::kEmbeddingDense ? dense_chunks : token_chunks).push_back(i);
-    }
-    first_bucket_chunks.assign(layout.numUnits(), 0);
-    for (int u = 0; u < layout.numUnits(); ++u)
-      for (int64_t i : unit_chunks[u])
-        first_bucket_chunks[u] += plan.bucketSplit(u) > 0 && plan.chunks[i].begin >= plan.bucketSplit(u);
+    indexPlan();
     // The resident embedding: tied, the delivery copy whole on the node (fully sharded across
     // nodes, each slot has a pinned gather buffer the host budget counts K of).
     sched.K = opts.window_slots;
@@ -294,6 +285,22 @@ struct Worker::Impl {
     }
 #endif
     return {};
+  }
+  /// unit_chunks, dense_chunks, token_chunks and first_bucket_chunks from `plan` (at
+  /// construction, and after the plan changed between steps: Worker::planChanged).
+  void indexPlan() {
+    unit_chunks.assign(static_cast<size_t>(layout.numUnits()), {});
+    dense_chunks.clear();
+    token_chunks.clear();
+    for (int64_t i = 0; i < plan.chunksPerStep(); ++i) {
+      const ChunkPass pass = plan.chunks[i].pass;
+      (pass == ChunkPass::kWhole ? unit_chunks[plan.chunks[i].unit]
+       : pass == ChunkPass::kEmbeddingDense ? dense_chunks : token_chunks).push_back(i);
+    }
+    first_bucket_chunks.assign(layout.numUnits(), 0);
+    for (int u = 0; u < layout.numUnits(); ++u)
+      for (int64_t i : unit_chunks[u])
+        first_bucket_chunks[u] += plan.bucketSplit(u) > 0 && plan.chunks[i].begin >= plan.bucketSplit(u);
   }
   /// A new batch shape: what was measured for the old one no longer holds, and the cached blocks
   /// of its sizes go back to the device.
@@ -1315,6 +1322,15 @@ std::pair<double, int64_t> Worker::evaluate(int64_t after_step, const LocalBatch
 }
 
 void Worker::setBaseStep(int64_t s0) { impl_->base_step = s0; }
+
+void Worker::planChanged() {
+  impl_->waitIdle();
+  impl_->indexPlan();
+  // The reserve a step measured held the old tail's gradients (or none): the next step takes
+  // the estimate again, with the new tail's (reserveBytes).
+  impl_->measured_reserve = -1;
+  impl_->measured_tokens = -1;
+}
 
 void Worker::setRunOptions(const TrainOptions& o) {
   impl_->waitIdle();

@@ -113,6 +113,11 @@ class Worker {
 
   /// Switches routes and activation offload between steps (see Trainer::setRunOptions).
   void setRunOptions(const TrainOptions& o);
+  /// The chunk plan this worker was given changed between steps (another update tail:
+  /// ChunkPlan::withTail): waits for its hand-offs, then indexes the plan's chunks again and
+  /// measures the GPU reserve again. Main thread, between steps, while the leader takes no
+  /// chunk (Trainer::setRunOptions).
+  void planChanged();
 
  private:
   // step() under the torch profiler (TrainOptions::gpu_profile), GPU workers only.

@@ -456,7 +456,7 @@ class CpuRun(unittest.TestCase):
         p = run([COMPARE, "--device", "cpu", "--cpu-workers", "1", "--config", TINY,
                  "--seq-lens", "32,64", "--batches", "2,4", "--systems", ",".join(systems),
                  "--steps", "2", "--warmup", "1", "--timeout-per-system", "240",
-                 "--slidedp-accumulation", "4:2",
+                 "--slidedp-accumulation", "4:2", "--slidedp-tail", "2:1",
                  "--time-budget", "1500", "--out", out], env=env, timeout=1700)
         self.assertEqual(p.returncode, 0, p.stdout[-3000:] + p.stderr[-3000:])
         jl = [json.loads(x) for x in open(os.path.join(out, "results.jsonl"))]
@@ -467,8 +467,10 @@ class CpuRun(unittest.TestCase):
             self.assertIsNone(r["mfu_causal"])  # no peak on CPU ranks
             if r["system"] != "slidedp":
                 self.assertIs(r["liger"], False)
-            else:  # batch 4 in 2 gradient accumulation steps (--route-sweep's +ga2)
+            else:  # batch 4 in 2 gradient accumulation steps (--route-sweep's +ga2), batch 2
+                # with an update tail of 1 layer (+tail1: the plan reordered between the variants)
                 self.assertEqual(r["accum"], 2 if r["global_batch"] == 4 else None, r)
+                self.assertEqual(r["update_tail"], 1 if r["global_batch"] == 2 else None, r)
         for s in systems:
             for T in (32, 64):
                 self.assertTrue(os.path.isfile(os.path.join(out, f"{s}-T{T}.log")))

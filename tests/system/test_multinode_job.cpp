@@ -127,6 +127,16 @@ TEST(MultiNodeJob, ReferenceDataWithFewerRowsThanWorkersIsRefusedBeforeStartUp) 
   EXPECT_EQ(r.output.find("step 1/"), std::string::npos) << r.output;
 }
 
+// A --route-sweep variant's +tailM reorders the chunk plan between variants, which one node only
+// does (the leaders' parts follow the plan): refused before start-up on 2 virtual nodes.
+TEST(MultiNodeJob, ASweepChangingTheUpdateTailIsRefusedBeforeStartUp) {
+  Result r = wait(start(train(2, 1, {"--steps", "1", "--route-sweep", "replicated/cpu@4,replicated/cpu+tail2@4"})));
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("--route-sweep item 'replicated/cpu+tail2@4': +tail2 changes the update tail "
+                          "between variants, which one node only does"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("step 1/"), std::string::npos) << r.output;
+}
+
 // Streamed checkpoints on several nodes (train/checkpoint_stream.h): each leader holding a part
 // streams its own file into the shared step directory while the next steps run, and world rank
 // 0 commits it once every file is complete. With the disk slowed (50 ms per unit, so the write

@@ -332,6 +332,43 @@ TEST(TrainingJob, UpdateTailTrainsAsTheBackwardOrder) {
   std::system(("rm -rf " + d0 + " " + d0 + ".csv").c_str());
 }
 
+// A --route-sweep variant's +tailM switches the update tail between variants (the chunk plan
+// reordered between steps, ChunkPlan::withTail, once the hand-offs are in and a streamed
+// checkpoint is written): none, 3, all 5 layers, none again, 2 steps each, with a streamed
+// checkpoint every 3 steps (in flight across the switch after step 6). The training is the
+// same as 8 steps without a tail: every loss and every optimizer-state tensor byte-identical.
+TEST(TrainingJob, RouteSweepVariantsSwitchTheUpdateTail) {
+  const std::string a = tmpDir("tail-sweep"), b = tmpDir("tail-sweep-plain");
+  Result ra = wait(start(train({"--steps", "2", "--route-sweep",
+                                "replicated/cpu@4,replicated/cpu+tail3@4,replicated/cpu+tail5@4,replicated/cpu@4",
+                                "--checkpoint-dir", a, "--checkpoint-every", "3", "--metrics", a + ".csv"})));
+  ASSERT_EQ(ra.exit_code, 0) << ra.output;
+  EXPECT_NE(ra.output.find("| replicated/cpu+tail3@4 |"), std::string::npos) << ra.output;
+  Result rb = wait(start(train({"--steps", "8", "--checkpoint-dir", b, "--metrics", b + ".csv"})));
+  ASSERT_EQ(rb.exit_code, 0) << rb.output;
+  const auto la = metricsLosses(a + ".csv"), lb = metricsLosses(b + ".csv");
+  ASSERT_EQ(la.size(), 8u);
+  EXPECT_EQ(la, lb);
+  const auto sa = tensorsByName(a + "/step-00000008/optimizer.safetensors");
+  ASSERT_EQ(sa.size(), 21u);
+  EXPECT_TRUE(sa == tensorsByName(b + "/step-00000008/optimizer.safetensors")) << "the optimizer state differs";
+  // the step-6 checkpoint, written across the switch, is the plain run's step 6 (resumed: the same step 8)
+  const std::string c = tmpDir("tail-sweep-resumed");
+  Result rc = wait(start(train({"--steps", "8", "--resume", a + "/step-00000006", "--checkpoint-dir", c})));
+  EXPECT_EQ(rc.exit_code, 0) << rc.output;
+  EXPECT_TRUE(tensorsByName(c + "/step-00000008/optimizer.safetensors") == sa) << "resumed from step 6";
+  // out of the model's layers, or malformed: refused before start-up
+  for (const auto& [item, want] : std::vector<std::pair<std::string, std::string>>{
+           {"replicated/cpu+tail6@4", "+tail6 is more than the model's 5 decoder layers"},
+           {"replicated/cpu+tailx@4", "'+tailx': +tailM takes a whole number of decoder layers"},
+           {"replicated/cpu+tail1+tail2@4", "give +tailM once"}}) {
+    Result r = wait(start(train({"--steps", "1", "--route-sweep", item})));
+    EXPECT_EQ(r.exit_code, 2) << item << "\n" << r.output;
+    EXPECT_NE(r.output.find(want), std::string::npos) << item << "\n" << r.output;
+  }
+  std::system(("rm -rf " + a + " " + a + ".csv " + b + " " + b + ".csv " + c).c_str());
+}
+
 // Refused before start-up: more tail layers than the model has.
 TEST(TrainingJob, UpdateTailBeyondTheModelIsRefused) {
   Result r = wait(start(train({"--steps", "1", "--update-tail-units", "6"})));

@@ -4,7 +4,9 @@
 // split at the post-attention norm.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "common/errors.h"
@@ -77,6 +79,38 @@ TEST(GradientBuckets, PlanHandsTheSecondPartOffFirstAndPublishesAfterTheLast) {
         EXPECT_EQ(one.parts[i].offset, p.chunks[i].begin) << "chunk " << i;
       }
     }
+  }
+}
+
+// ChunkPlan::withTail (a --route-sweep variant's +tailM): the same chunks, as many per step (the
+// hand-off sequence numbers run on across the change), in the tail's order: head, L..M+1, the
+// embedding, then layers 1..M, each with its buckets; and back.
+TEST(GradientBuckets, ATailReordersTheSameChunks) {
+  const std::vector<int64_t> numels = {10, 11, 9, 3};
+  const std::vector<int64_t> splits = {0, 5, 6, 0};
+  for (const bool split_embedding : {false, true}) {
+    ChunkPlan p = ChunkPlan::build(numels, 4, split_embedding, splits);
+    p.dense_pass_written = true;
+    const ChunkPlan t = p.withTail(1);
+    EXPECT_EQ(t.tail_units, 1);
+    EXPECT_TRUE(t.dense_pass_written);
+    EXPECT_EQ(t.chunksPerStep(), p.chunksPerStep());
+    EXPECT_EQ(t.unitOrder(), (std::vector<int>{3, 2, 0, 1}));
+    auto key = [](const Chunk& c) { return std::make_tuple(c.unit, c.begin, c.end, static_cast<int>(c.pass), c.last_of_unit); };
+    std::vector<decltype(key(p.chunks[0]))> a, b;
+    for (const Chunk& c : p.chunks) a.push_back(key(c));
+    for (const Chunk& c : t.chunks) b.push_back(key(c));
+    EXPECT_NE(a, b);  // reordered
+    std::sort(a.begin(), a.end());
+    std::sort(b.begin(), b.end());
+    EXPECT_EQ(a, b);  // the same chunks
+    // layer 1's chunks last, its MLP bucket first as without the tail
+    EXPECT_EQ(t.chunks.back().unit, 1);
+    EXPECT_EQ(t.chunks[t.chunksPerStep() - 4].begin, 5);
+    const ChunkPlan back = t.withTail(0);
+    ASSERT_EQ(back.chunksPerStep(), p.chunksPerStep());
+    for (int64_t i = 0; i < p.chunksPerStep(); ++i) EXPECT_EQ(key(back.chunks[i]), key(p.chunks[i])) << i;
+    EXPECT_THROW(p.withTail(3), UserError);
   }
 }
 

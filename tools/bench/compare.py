@@ -418,21 +418,32 @@ def slidedp_route(o):
     return o.slidedp_route or ("sharded/gpu" if o.G > 1 else "replicated/cpu")
 
 
-def slidedp_accumulation(o):
-    """--slidedp-accumulation "B:N,...": global batch -> gradient accumulation steps."""
+def batch_map(spec, flag, example, least):
+    """"B:N,..." (flag's value): global batch -> N (a whole number >= least)."""
     out = {}
-    for item in filter(None, (o.slidedp_accumulation or "").split(",")):
+    for item in filter(None, (spec or "").split(",")):
         b, _, n = item.partition(":")
-        if not (b.strip().isdigit() and n.strip().isdigit() and int(n) >= 1):
-            sys.exit(f"compare.py: --slidedp-accumulation item '{item}': expected BATCH:STEPS, e.g. 16:2")
+        if not (b.strip().isdigit() and n.strip().isdigit() and int(n) >= least):
+            sys.exit(f"compare.py: {flag} item '{item}': expected BATCH:N with N >= {least}, e.g. {example}")
         out[int(b)] = int(n)
     return out
 
 
+def slidedp_accumulation(o):
+    """--slidedp-accumulation "B:N,...": global batch -> gradient accumulation steps."""
+    return batch_map(o.slidedp_accumulation, "--slidedp-accumulation", "16:2", 1)
+
+
+def slidedp_tail(o):
+    """--slidedp-tail "B:M,...": global batch -> update tail layers (--update-tail-units)."""
+    return batch_map(o.slidedp_tail, "--slidedp-tail", "4:20", 0)
+
+
 def slidedp_variant(o, B):
-    """The --route-sweep item of global batch B (its label in the metrics): ROUTE[+gaN]@B."""
+    """The --route-sweep item of global batch B (its label in the metrics): ROUTE[+gaN][+tailM]@B."""
     n = slidedp_accumulation(o).get(B, 1)
-    return f"{slidedp_route(o)}{f'+ga{n}' if n > 1 else ''}@{B}"
+    m = slidedp_tail(o).get(B)
+    return f"{slidedp_route(o)}{f'+ga{n}' if n > 1 else ''}{f'+tail{m}' if m is not None else ''}@{B}"
 
 
 def slidedp_command(o, metrics, T):
@@ -496,7 +507,7 @@ def slidedp_rows(o, metrics_path, sampler):
         row = {"status": "ok", "global_batch": B, "route": route, "step_s": step_s,
                "step_times": [r.get("step_s") for r in timed],
                "loss": timed[-1].get("loss"), "micro_batch": None,
-               "accum": slidedp_accumulation(o).get(B)}
+               "accum": slidedp_accumulation(o).get(B), "update_tail": slidedp_tail(o).get(B)}
         for k in SLIDEDP_BREAKDOWN:
             row[k] = median_or_none([r.get(k) for r in timed])
         for k, v in timed[-1].items():  # fields newer than this script (e.g. kept_layers)
@@ -997,6 +1008,9 @@ def parse_args(argv):
     ap.add_argument("--slidedp-accumulation", default="",
                     help="slidedp gradient accumulation steps per global batch, e.g. \"16:2,64:8\" "
                          "(--route-sweep's +gaN; default none: one forward + backward per step)")
+    ap.add_argument("--slidedp-tail", default="",
+                    help="slidedp update tail per global batch, e.g. \"4:20\" (--route-sweep's +tailM, "
+                         "--update-tail-units; for leader-bound batches: `slidedp_plan` prices it)")
     ap.add_argument("--slidedp-args", default="",
                     help="extra slidedp_worker flags, e.g. \"--chunk-numel 4194304 --activations auto\"")
     ap.add_argument("--launcher-args", default="",
@@ -1143,7 +1157,7 @@ def main(argv):
             "steps": o.steps, "warmup": o.warmup, "systems": o.systems,
             "micro_batch": o.micro_batch, "threads_per_rank": o.threads,
             "slidedp_route": slidedp_route(o), "slidedp_args": o.slidedp_args,
-            "slidedp_accumulation": o.slidedp_accumulation,
+            "slidedp_accumulation": o.slidedp_accumulation, "slidedp_tail": o.slidedp_tail,
             "peer_args": o.peer_args, "alloc_conf_peers": os.environ.get("PYTORCH_CUDA_ALLOC_CONF", o.alloc_conf),
             "host": socket.gethostname(), "cpu_count": os.cpu_count(),
             "device_name": (f"{nv.names[0]} x{o.G}" if nv.names else

@@ -1,60 +1,76 @@
 #!/usr/bin/env python3
-"""An update tail (--update-tail-units M) against none: interleaved jobs' metrics (--metrics
+"""An update tail (--route-sweep's +tailM) against none in one job: its metrics (--metrics
 *.jsonl) summarised, the measured step ratio beside the model's (tools/gpu-check.sh tail).
 
-  tail_ab.py --tail T1.jsonl [T2.jsonl ...] --none N1.jsonl [N2.jsonl ...]
-             [--predicted-tail S --predicted-none S] [--skip K]
+  tail_ab.py METRICS.jsonl [--predicted-tail S --predicted-none S] [--skip K]
 
-Jobs are paired in the order given (tail 1 with none 1, ...: run them interleaved, so that a
-drift of the shared host's memory bandwidth, which paces the leader's AdamW, moves both sides of
-a pair alike). Per job: the median over its steps after the first K (default 2: the pipeline's
-fill and the allocator's warm-up) of step_s, leader_wait_s (the leader's idle time in a step) and
-leader_update_s; per pair the ratio none / tail of the median steps (> 1: the tail is faster).
---predicted-tail and --predicted-none (slidedp_plan --evaluate of both, on the calibration the
-jobs' plan used) give the model's ratio.
+The job alternates the variants (e.g. R+tail21@4,R@4,R+tail21@4,R@4: a drift of the shared
+host's memory bandwidth, which paces the leader's AdamW, moves both sides of a pair alike). Each
+run of consecutive steps of one variant is a block; a block whose label has +tailM with M > 0 is
+a tail block, any other a block without. Blocks pair in order (the first tail block with the
+first block without, ...). Per block: the median over its steps after the first K (default 2:
+the pipeline's fill and, after a switch, the allocator's warm-up) of step_s, leader_wait_s (the
+leader's idle time in a step) and leader_update_s; per pair the ratio none / tail of the median
+steps (> 1: the tail is faster). --predicted-tail and --predicted-none (slidedp_plan --evaluate
+of both, on the calibration the job's plan used) give the model's ratio.
 
-Prints one RESULT line: pairs, the median measured ratio, its range, the model's ratio.
-Exits with a message when a file is missing, unreadable or has no step after the first K.
+Prints one RESULT line: pairs, the median measured ratio, its range, the model's ratio. Exits
+with a message when the file is missing or unreadable, a block has no step after the first K,
+or the blocks do not pair.
 """
 import argparse
 import json
+import re
 import statistics
 import sys
 
 
-def job(path, skip):
-    """Median step_s, leader_wait_s, leader_update_s over the steps after the first `skip`, and
-    the job's variant label."""
-    rows = []
+def blocks(path):
+    """[(variant label, [rows])] for each run of consecutive steps of one variant."""
     try:
         with open(path) as f:
             rows = [json.loads(line) for line in f if line.strip()]
     except (OSError, ValueError) as e:
         sys.exit(f"tail_ab.py: {path}: {e}")
+    out = []
+    for r in rows:
+        if out and out[-1][0] == r.get("variant"):
+            out[-1][1].append(r)
+        else:
+            out.append((r.get("variant"), [r]))
+    return out
+
+
+def has_tail(label):
+    m = re.search(r"\+tail(\d+)", label or "")
+    return bool(m) and int(m.group(1)) > 0
+
+
+def summary(label, rows, skip):
     timed = rows[skip:]
     if not timed:
-        sys.exit(f"tail_ab.py: {path}: {len(rows)} step(s), none after the first {skip}: a job "
-                 "that ended early (see its log)")
+        sys.exit(f"tail_ab.py: variant {label}: {len(rows)} step(s), none after the first {skip}")
     med = lambda k: statistics.median(r[k] for r in timed)
     return {"step_s": med("step_s"), "leader_wait_s": med("leader_wait_s"),
-            "leader_update_s": med("leader_update_s"), "steps": len(timed),
-            "variant": timed[0].get("variant", "")}
+            "leader_update_s": med("leader_update_s"), "steps": len(timed), "variant": label}
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--tail", nargs="+", required=True, help="metrics of the jobs with the tail")
-    ap.add_argument("--none", nargs="+", required=True, help="metrics of the twins with --update-tail-units 0")
+    ap.add_argument("metrics", help="the job's --metrics file (.jsonl)")
     ap.add_argument("--predicted-tail", type=float, default=0, help="the model's step with the tail, s")
     ap.add_argument("--predicted-none", type=float, default=0, help="the model's step without the tail, s")
-    ap.add_argument("--skip", type=int, default=2, help="first steps of each job left out (default 2)")
+    ap.add_argument("--skip", type=int, default=2, help="first steps of each block left out (default 2)")
     a = ap.parse_args()
-    if len(a.tail) != len(a.none):
-        sys.exit(f"tail_ab.py: {len(a.tail)} job(s) with the tail against {len(a.none)} without: give pairs")
+    bs = blocks(a.metrics)
+    tails = [summary(l, r, a.skip) for l, r in bs if has_tail(l)]
+    nones = [summary(l, r, a.skip) for l, r in bs if not has_tail(l)]
+    if not tails or len(tails) != len(nones):
+        sys.exit(f"tail_ab.py: {a.metrics}: {len(tails)} block(s) with a tail and {len(nones)} without: "
+                 "give a sweep that alternates them")
     ratios = []
     print(f"{'pair':>4} {'side':>5} {'steps':>5} {'step_s':>8} {'wait_s':>8} {'update_s':>8}  variant")
-    for i, (pt, pn) in enumerate(zip(a.tail, a.none), 1):
-        jt, jn = job(pt, a.skip), job(pn, a.skip)
+    for i, (jt, jn) in enumerate(zip(tails, nones), 1):
         for side, j in (("tail", jt), ("none", jn)):
             print(f"{i:>4} {side:>5} {j['steps']:>5} {j['step_s']:8.3f} {j['leader_wait_s']:8.3f} "
                   f"{j['leader_update_s']:8.3f}  {j['variant']}")
