@@ -54,6 +54,16 @@ namespace slidedp {
 
 namespace {
 
+/// "update tail: layers 1..M after the embedding (...)": whether the next forward runs beside
+/// their update (earlyStepAgreement) or the tail only orders the hand-offs, and why.
+std::string updateTailText(const TrainOptions& o, int tail_units, int num_nodes) {
+  return fmt::format("update tail: layers 1..{} after the embedding{}", tail_units,
+                     earlyStepAgreement(o, tail_units, num_nodes)
+                         ? " (the next forward runs beside their update)"
+                         : " (in order only: early agreement needs the cpu route, one accumulation "
+                           "step, no clipping, one node)");
+}
+
 constexpr double kH200PeakBf16Tflops = 989.4;  // dense, per GPU (NVIDIA H200 SXM datasheet)
 
 /// The value of `key` in a resolved configuration (the `key=value` lines slidedp_worker prints
@@ -143,13 +153,8 @@ int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trai
                        ? fmt::format(", {} gradient accumulation steps (the model delivered for each)",
                                      o.train.accumulation_steps)
                        : "",
-                   trainer.plan().tail_units > 0
-                       ? fmt::format(", update tail: layers 1..{} after the embedding{}", trainer.plan().tail_units,
-                                     earlyStepAgreement(o.train, trainer.plan().tail_units, ctx.num_nodes)
-                                         ? " (the next forward runs beside their update)"
-                                         : " (in order only: early agreement needs the cpu route, one "
-                                           "accumulation step, no clipping, one node)")
-                       : "",
+                   trainer.plan().tail_units > 0 ? ", " + updateTailText(o.train, trainer.plan().tail_units, ctx.num_nodes)
+                                                 : "",
                    trainer.firstStep(), o.steps * static_cast<int64_t>(variants.size()));
   std::ofstream metrics;
   const bool csv = o.metrics.size() > 4 && o.metrics.compare(o.metrics.size() - 4, 4, ".csv") == 0;
@@ -207,6 +212,8 @@ int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trai
     run.memory_snapshot = o.memory_snapshot;
     run.memory_snapshot_step = o.memory_snapshot.empty() ? 0 : traced_step;
     trainer.setRunOptions(run);
+    if (variants.size() > 1 && trainer.plan().tail_units > 0)  // the start-up line is the job's
+      SLIDEDP_LOG_INFO("{}: {}", v.label, updateTailText(run, trainer.plan().tail_units, ctx.num_nodes));
     if (synthetic) synthetic->setRows(v.batch_rows > 0 ? v.batch_rows : o.batch_size);
     std::vector<StepRecord> recs;
     std::optional<PredictionWatch> watch;  // --policy auto: the plan against the measured steps (rank 0)
@@ -566,6 +573,12 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
       throwUserError("--memory-snapshot records the CUDA caching allocator of GPU workers, and this "
                      "run's workers are on the CPU.\nHINT: drop --memory-snapshot, or run with --device cuda");
     variants = parseVariants(o);
+    // A sweep whose variants all run one update tail (+tailM on every item): the job's, so the
+    // chunk plan starts with it and never changes (several nodes take it so too).
+    if (std::all_of(variants.begin(), variants.end(), [&](const RunVariant& v) {
+          return v.opts.update_tail_units == variants.front().opts.update_tail_units;
+        }))
+      o.train.update_tail_units = variants.front().opts.update_tail_units;
     // @rows sizes synthetic batches (SyntheticBatches::setRows); a data file's and a reference's
     // batches have the rows they have: a variant claiming other rows would be timed on them.
     const bool synthetic_data = o.data == "synthetic" || o.data.rfind("synthetic-packed:", 0) == 0;
@@ -599,11 +612,10 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
     // +tailM: within the model's layers; another tail than the job's reorders the chunk plan
     // between variants, which one node only does (Trainer::setRunOptions)
     for (const auto& v : variants) {
-      if (v.opts.update_tail_units == o.train.update_tail_units) continue;  // the job's: ChunkPlan checks it
-      if (v.opts.update_tail_units > cfg.numLayers)
+      if (!o.route_sweep.empty() && v.opts.update_tail_units > cfg.numLayers)
         throwUserError("--route-sweep item '{}': +tail{} is more than the model's {} decoder layers",
                        v.label, v.opts.update_tail_units, cfg.numLayers);
-      if (ctx.num_nodes > 1)
+      if (v.opts.update_tail_units != o.train.update_tail_units && ctx.num_nodes > 1)
         throwUserError("--route-sweep item '{}': +tail{} changes the update tail between variants, "
                        "which one node only does (the leaders' parts follow the chunk plan).\nHINT: "
                        "--update-tail-units {} for the whole job, or a job per tail", v.label,

@@ -575,6 +575,11 @@ void Trainer::setRunOptions(const TrainOptions& o) {
     throw AgreedError(fmt::format("reduction route {} after a start with the row-split embedding "
                                   "update (planned for the cpu route).\nHINT: --embedding-update dense",
                                   routeName(o.reduction)));
+  const bool new_tail = o.update_tail_units != plan_.tail_units;
+  if (new_tail && ctx_.num_nodes > 1)
+    throw AgreedError(fmt::format("--update-tail-units {} after a start with {}: the tail changes "
+                                  "between steps on one node only (the leaders' parts follow the "
+                                  "chunk plan)", o.update_tail_units, plan_.tail_units));
   opts_.delivery = o.delivery;
   opts_.reduction = o.reduction;
   opts_.max_grad_norm = o.max_grad_norm;
@@ -587,11 +592,6 @@ void Trainer::setRunOptions(const TrainOptions& o) {
   opts_.max_kept_layers = o.max_kept_layers;
   opts_.mlp_tile_tokens = o.mlp_tile_tokens;
   opts_.accumulation_steps = o.accumulation_steps;
-  const bool new_tail = o.update_tail_units != plan_.tail_units;
-  if (new_tail && ctx_.num_nodes > 1)
-    throw AgreedError(fmt::format("--update-tail-units {} after a start with {}: the tail changes "
-                                  "between steps on one node only (the leaders' parts follow the "
-                                  "chunk plan)", o.update_tail_units, plan_.tail_units));
   // A streamed checkpoint follows the leader's update order (plan_.updateOrder): finished first.
   if (new_tail) finishCheckpoints();
   if (leader_) leader_->setRunOptions(opts_);

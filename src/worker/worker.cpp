@@ -1324,7 +1324,11 @@ std::pair<double, int64_t> Worker::evaluate(int64_t after_step, const LocalBatch
 void Worker::setBaseStep(int64_t s0) { impl_->base_step = s0; }
 
 void Worker::planChanged() {
-  impl_->waitIdle();
+  {
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    SLIDEDP_ASSERT(impl_->in_flight == 0, "the chunk plan changed with {} hand-off(s) in flight",
+                   impl_->in_flight);
+  }
   impl_->indexPlan();
   // The reserve a step measured held the old tail's gradients (or none): the next step takes
   // the estimate again, with the new tail's (reserveBytes).

@@ -114,9 +114,9 @@ class Worker {
   /// Switches routes and activation offload between steps (see Trainer::setRunOptions).
   void setRunOptions(const TrainOptions& o);
   /// The chunk plan this worker was given changed between steps (another update tail:
-  /// ChunkPlan::withTail): waits for its hand-offs, then indexes the plan's chunks again and
-  /// measures the GPU reserve again. Main thread, between steps, while the leader takes no
-  /// chunk (Trainer::setRunOptions).
+  /// ChunkPlan::withTail): indexes the plan's chunks again and measures the GPU reserve again.
+  /// Main thread, between steps, with no hand-off in flight (setRunOptions waited for them
+  /// before the plan changed: Trainer::setRunOptions); asserts it.
   void planChanged();
 
  private:

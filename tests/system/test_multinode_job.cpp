@@ -135,6 +135,11 @@ TEST(MultiNodeJob, ASweepChangingTheUpdateTailIsRefusedBeforeStartUp) {
   EXPECT_NE(r.output.find("--route-sweep item 'replicated/cpu+tail2@4': +tail2 changes the update tail "
                           "between variants, which one node only does"), std::string::npos) << r.output;
   EXPECT_EQ(r.output.find("step 1/"), std::string::npos) << r.output;
+  // every item with the same tail: the job's from the start (nothing changes between variants)
+  Result same = wait(start(train(2, 1, {"--steps", "1", "--route-sweep", "replicated/cpu+tail2@4,sharded/cpu+tail2@4"})));
+  EXPECT_EQ(same.exit_code, 0) << same.output;
+  EXPECT_NE(same.output.find("update tail: layers 1..2 after the embedding (in order only"), std::string::npos)
+      << same.output;
 }
 
 // Streamed checkpoints on several nodes (train/checkpoint_stream.h): each leader holding a part

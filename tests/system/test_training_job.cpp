@@ -344,6 +344,8 @@ TEST(TrainingJob, RouteSweepVariantsSwitchTheUpdateTail) {
                                 "--checkpoint-dir", a, "--checkpoint-every", "3", "--metrics", a + ".csv"})));
   ASSERT_EQ(ra.exit_code, 0) << ra.output;
   EXPECT_NE(ra.output.find("| replicated/cpu+tail3@4 |"), std::string::npos) << ra.output;
+  EXPECT_NE(ra.output.find("replicated/cpu+tail3@4: update tail: layers 1..3 after the embedding (the next "
+                           "forward runs beside their update)"), std::string::npos) << ra.output;
   Result rb = wait(start(train({"--steps", "8", "--checkpoint-dir", b, "--metrics", b + ".csv"})));
   ASSERT_EQ(rb.exit_code, 0) << rb.output;
   const auto la = metricsLosses(a + ".csv"), lb = metricsLosses(b + ".csv");
