@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <optional>
 #include <random>
 #include <thread>
@@ -299,8 +300,19 @@ int reportParseError(const CLI::App& app, const CLI::ParseError& e,
                                      "quote a string: key = \"text\")",
                                      flag, msg.substr(at + repeated.size()));
   }
-  std::fprintf(stderr, "slidedp: error: %s\nHINT: slidedp_worker --help lists every option with "
-               "its default\n", msg.c_str());
+  // A bare word that is a file: a configuration file given where a flag was expected (e.g. after
+  // launcher/slidedp-run's --, which passes the rest to this program as it is).
+  std::string hint = "slidedp_worker --help lists every option with its default";
+  if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr)
+    for (const std::string& a : args)
+      if (!a.empty() && a[0] != '-' && std::filesystem::is_regular_file(a) &&
+          msg.find(a) != std::string::npos) {
+        hint = fmt::format("{} is a file: a configuration file is given as --config {} (or to "
+                           "launcher/slidedp-run before --: slidedp-run [options] {} [-- flags])",
+                           a, a, a);
+        break;
+      }
+  std::fprintf(stderr, "slidedp: error: %s\nHINT: %s\n", msg.c_str(), hint.c_str());
   return exitAfterRankZeroPrinted();
 }
 

@@ -451,6 +451,12 @@ TEST(Configuration, SavedConfigurationMatchesTheRunAndFeedsBack) {
   EXPECT_EQ(countOccurrences(bad.output, "unknown key 'warmupp' in --config " + typo +
                                              " (did you mean warmup?)"), 1) << bad.output;
   EXPECT_EQ(bad.output.find("resolved configuration"), std::string::npos) << bad.output;
+  // The file as a bare word (e.g. after launcher/slidedp-run's --): refused, saying how to give it.
+  Result bare = wait(start({SLIDEDP_MPIRUN_BIN, "--oversubscribe", "--bind-to", "none", "-np", "3",
+                            SLIDEDP_WORKER_BIN, cfg}));
+  EXPECT_EQ(bare.exit_code, 2) << bare.output;
+  EXPECT_EQ(countOccurrences(bare.output, "HINT: " + cfg + " is a file: a configuration file is given as "
+                                              "--config " + cfg), 1) << bare.output;
   Result off = wait(start(train({"--steps", "1", "--no-shuffle", "--export-fp32"})));
   ASSERT_EQ(off.exit_code, 0) << off.output;
   EXPECT_NE(off.output.find("shuffle=false"), std::string::npos) << off.output;
