@@ -34,7 +34,8 @@ struct PredictedStep {
 struct MeasuredStep {
   double step_s = 0;    // the step's wall time, seconds
   double update_s = 0;  // the leader's update time (the step line's leader_update_s), seconds
-  double gpu_s = 0;     // forward + head + backward on the GPU (fwd_s + head_s + bwd_s), seconds
+  double gpu_s = 0;     // forward + head + backward on the GPU (fwd_s + head_s + bwd_s, less
+                        // version_wait_s: the waits for layer versions inside them), seconds
 };
 
 class PredictionWatch {

@@ -313,7 +313,10 @@ int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trai
       }
       // a step beside a streamed checkpoint's write is not the plan's step: not judged
       if (watch && !rec.checkpoint_in_flight)
-        if (auto warning = watch->observe({rec.seconds, rec.leader_update_s, rec.fwd_s + rec.head_s + rec.bwd_s}))
+        // the workers' compute: their spans less the waits for layer versions inside them (the
+        // model's busy compute has none; with the update tail the forward waits for the leader)
+        if (auto warning = watch->observe({rec.seconds, rec.leader_update_s,
+                                           std::max(0.0, rec.fwd_s + rec.head_s + rec.bwd_s - rec.version_wait_s)}))
           SLIDEDP_LOG_WARN("{}", *warning);
       if (!std::isfinite(rec.loss))
         throw std::runtime_error(fmt::format("step {}: the loss is {} (diverged)", step, rec.loss));
