@@ -111,6 +111,22 @@ double accumulatorBytes(const Workload& w, const Policy& p) {
 
 namespace {
 
+/// GPU bytes one decoder layer holds from its forward to its backward under choice `a`, for
+/// one accumulation step's tokens under `p` (the offloaded input is in host memory).
+double layerActivationBytes(const Workload& w, const Policy& p, LayerActivation a) {
+  const double n = passTokens(w, p);
+  const double b = double(passRows(w, p));
+  const double mbr = p.micro_batch_rows > 0 ? std::min<double>(double(p.micro_batch_rows), b) : b;
+  const double boundary = n * double(w.C) * w.compute_bytes;
+  switch (a) {
+    case LayerActivation::kKeep: return keptBytes(w, n, mbr * double(w.T)) + boundary;
+    case LayerActivation::kAttentionOutput: return attentionOutputBytes(w, n) + boundary;
+    case LayerActivation::kRecompute: return boundary;
+    case LayerActivation::kOffload: return 0.0;
+  }
+  return 0.0;
+}
+
 double gpuPeak(const Workload& w, const MachineDescription& m, const Policy& p,
                const std::vector<LayerActivation>& layers) {
   if (!w.cuda) return 0;
@@ -124,11 +140,7 @@ double gpuPeak(const Workload& w, const MachineDescription& m, const Policy& p,
   const auto [max_window, resident] = w.windowSchedule(p.window).slotNumels(w.unit_numels, w.G);
   const double boundary = n * double(w.C) * es;
   double acts = 0;
-  for (LayerActivation a : layers) {
-    if (a == LayerActivation::kKeep) acts += keptBytes(w, n, n_mb) + boundary;
-    if (a == LayerActivation::kAttentionOutput) acts += attentionOutputBytes(w, n) + boundary;
-    if (a == LayerActivation::kRecompute) acts += boundary;
-  }
+  for (LayerActivation a : layers) acts += layerActivationBytes(w, p, a);
   // the running hidden state; ids, labels (int64) and rotary tables of every micro-batch
   const double batch = boundary + 3 * 8 * n + 2 * n * double(w.D) * es;
   // allocator bytes, as the runtime's budget and its step line's "GPU peak" count them (the CUDA
@@ -151,21 +163,10 @@ bool earlyAgreement(const Workload& w, const Policy& p) {
 
 double tailGradientBytes(const Workload& w, const Policy& p, const std::vector<LayerActivation>& layers) {
   if (!w.cuda || p.tail_units <= 0 || accumulationSteps(w, p) > 1) return 0;
-  const double n = passTokens(w, p);
-  const double b = double(passRows(w, p));
-  const double mbr = p.micro_batch_rows > 0 ? std::min<double>(double(p.micro_batch_rows), b) : b;
-  const double boundary = n * double(w.C) * w.compute_bytes;
   // While layer u's backward runs (u = L .. 1), and again in the next forward at layer u while
   // the leader has not yet taken the tail's chunks from u on: the gradients of layers u+1..M
   // are held (layer u's own, being summed, is one of the reserve's unit gradients), and the
   // layers above u have freed what they kept.
-  auto actBytes = [&](int64_t v) {
-    const LayerActivation a = layers[static_cast<size_t>(v - 1)];
-    return a == LayerActivation::kKeep              ? keptBytes(w, n, mbr * double(w.T)) + boundary
-           : a == LayerActivation::kAttentionOutput ? attentionOutputBytes(w, n) + boundary
-           : a == LayerActivation::kRecompute       ? boundary
-                                                    : 0.0;  // offloaded: in host memory
-  };
   const int64_t M = std::min<int64_t>(p.tail_units, w.L);
   double held = 0, freed_above = 0, most = 0;
   for (int64_t u = w.L; u >= 1; --u) {
@@ -173,7 +174,7 @@ double tailGradientBytes(const Workload& w, const Policy& p, const std::vector<L
       held += 4.0 * double(w.unit_numels[static_cast<size_t>(u + 1)]);
       most = std::max(most, held - freed_above);
     }
-    freed_above += actBytes(u);
+    freed_above += layerActivationBytes(w, p, layers[static_cast<size_t>(u - 1)]);
   }
   return most;
 }
@@ -480,11 +481,15 @@ Prediction predict(const Workload& w, const MachineDescription& m, const Policy&
                                        : Handoff{0, 0.0, w.unit_numels[0], pass_bpp};
   // A tail layer's hand-offs: its chunks in the plan's order, the MLP bucket [split, N) then the
   // rest (ChunkPlan keeps the cut; the worker sends both after the embedding's)
-  const int64_t tail_split = p.reduction != ReductionRoute::kGpuIpc ? layer_split : 0;
+  // Gradient buckets (ChunkPlan::bucket_splits; the cpu and gpu routes, not gpu-ipc): a layer's
+  // MLP bucket goes when its last micro-batch's backward has done [split, numel), i.e. before
+  // the backward of the last micro-batch's [0, split) and its attention (and, on the gpu route,
+  // the rest's share of the reduce-scatter); the rest after the layer.
+  const int64_t bsplit = p.reduction != ReductionRoute::kGpuIpc ? layer_split : 0;
   auto tailHandoffs = [&](int64_t u) {
     const int64_t N = w.unit_numels[u];
-    if (tail_split > 0 && tail_split < N)
-      return std::vector<Handoff>{{u, 0.0, N - tail_split, pass_bpp}, {u, 0.0, tail_split, pass_bpp}};
+    if (bsplit > 0 && bsplit < N)
+      return std::vector<Handoff>{{u, 0.0, N - bsplit, pass_bpp}, {u, 0.0, bsplit, pass_bpp}};
     return std::vector<Handoff>{{u, 0.0, N, pass_bpp}};
   };
   if (early) {
@@ -551,11 +556,6 @@ Prediction predict(const Workload& w, const MachineDescription& m, const Policy&
     act_ready[u] = c;
   };
   prefetchAct(L);
-  // Gradient buckets (ChunkPlan::bucket_splits; the cpu and gpu routes, not gpu-ipc): a layer's
-  // MLP bucket goes when its last micro-batch's backward has done [split, numel), i.e. before
-  // the backward of the last micro-batch's [0, split) and its attention (and, on the gpu route,
-  // the rest's share of the reduce-scatter); the rest after the layer.
-  const int64_t bsplit = p.reduction != ReductionRoute::kGpuIpc ? layer_split : 0;
   for (int64_t u = L; u >= 1; --u) {
     if (u > 1) {
       deliver(u - 1, ws.backwardSlot(static_cast<int>(u - 1)), true);

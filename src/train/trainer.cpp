@@ -67,6 +67,12 @@ bool shardedAcrossNodes(const RankContext& ctx, const TrainOptions& o) {
   return ctx.num_nodes > 1 && shardsState(o.node_layout);
 }
 
+/// This node's parts of `plan`'s chunks: whole chunks unless the state is sharded across nodes.
+NodeShards nodeShardsOf(const ChunkPlan& plan, const RankContext& ctx, const TrainOptions& o) {
+  const bool sharded = shardedAcrossNodes(ctx, o);
+  return NodeShards::build(plan, sharded ? ctx.num_nodes : 1, sharded ? ctx.node_id : 0);
+}
+
 /// The checkpoint file of this node's optimizer state: one file for the whole state, or one
 /// per node when sharded across nodes.
 std::string optimizerFileName(const RankContext& ctx, const TrainOptions& o) {
@@ -149,8 +155,7 @@ Trainer::Trainer(const RankContext& ctx, const std::string& model_dir, const Tra
                              buckets ? layout_.gradientBucketSplits() : std::vector<int64_t>{},
                              opts.update_tail_units);
     plan_.dense_pass_written = config_.tieWordEmbeddings;
-    shards_ = NodeShards::build(plan_, shardedAcrossNodes(ctx, opts) ? ctx.num_nodes : 1,
-                                shardedAcrossNodes(ctx, opts) ? ctx.node_id : 0);
+    shards_ = nodeShardsOf(plan_, ctx, opts);
     if (ctx.local_size - 1 > 16) throwUserError("at most 16 workers per node, got {}", ctx.local_size - 1);
     if (opts.ring_slots < 1) throwUserError("ring_slots must be >= 1, got {}", opts.ring_slots);
   } catch (const UserError& e) {
@@ -603,7 +608,7 @@ void Trainer::setRunOptions(const TrainOptions& o) {
     // numbers run on.
     MPI_CHECK(MPI_Barrier(ctx_.world));
     plan_ = plan_.withTail(o.update_tail_units);
-    shards_ = NodeShards::build(plan_, 1, 0);
+    shards_ = nodeShardsOf(plan_, ctx_, opts_);
     opts_.update_tail_units = o.update_tail_units;
     if (leader_) leader_->planChanged();
     if (worker_) worker_->planChanged();
