@@ -12,8 +12,14 @@
 
 include(GoogleTest)
 
+# SLIDEDP_ASSUME_GPUS=N registers the GPU tests as if N GPUs were present: for building them on a
+# machine without one for a GPU machine that runs them there (tools/gpu-prebuild.sh --tests).
+set(SLIDEDP_ASSUME_GPUS 0 CACHE STRING "Register GPU tests for N GPUs without a GPU here (prebuilding)")
 execute_process(COMMAND nvidia-smi -L RESULT_VARIABLE _smi_rc OUTPUT_VARIABLE _smi_out ERROR_QUIET)
-if(_smi_rc EQUAL 0 AND _smi_out MATCHES "GPU 0" AND SLIDEDP_CUDA_ENABLED)
+if(SLIDEDP_ASSUME_GPUS GREATER 0 AND SLIDEDP_CUDA_ENABLED)
+  set(SLIDEDP_HAVE_GPU ON)
+  set(SLIDEDP_GPU_COUNT ${SLIDEDP_ASSUME_GPUS})
+elseif(_smi_rc EQUAL 0 AND _smi_out MATCHES "GPU 0" AND SLIDEDP_CUDA_ENABLED)
   set(SLIDEDP_HAVE_GPU ON)
   string(REGEX MATCHALL "GPU [0-9]+:" _gpus "${_smi_out}")
   list(LENGTH _gpus SLIDEDP_GPU_COUNT)
@@ -21,7 +27,7 @@ else()
   set(SLIDEDP_HAVE_GPU OFF)
   set(SLIDEDP_GPU_COUNT 0)
 endif()
-message(STATUS "slidedp: GPU tests ${SLIDEDP_HAVE_GPU}, ${SLIDEDP_GPU_COUNT} GPU(s) (registered only where nvidia-smi sees a GPU and CUDA is built)")
+message(STATUS "slidedp: GPU tests ${SLIDEDP_HAVE_GPU}, ${SLIDEDP_GPU_COUNT} GPU(s) (registered only where nvidia-smi sees a GPU and CUDA is built, or for SLIDEDP_ASSUME_GPUS)")
 
 # mpirun as root needs these (CI and the GPU machine run as root).
 set(SLIDEDP_MPIRUN ${MPIEXEC_EXECUTABLE_FOUND} --oversubscribe --bind-to none

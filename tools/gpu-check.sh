@@ -87,6 +87,8 @@
 # ../shared/models/stories260K .gpu/shared/models/ && cp ../shared/reference/* .gpu/shared/reference/
 # && cp ../shared/data/kjv.txt .gpu/shared/data/. DeepSpeed, Liger-Kernel and their missing
 # dependencies travel as wheels in .whl (tools/bench/fetch_peer_wheels.sh); carry it for `peers`.
+# `test` without `build` (no build here): the GPU tests `bash tools/gpu-prebuild.sh --tests` built
+# with the binaries (.prebuilt/ctest; tools/prebuilt-tests.sh); carry .prebuilt and .gpu.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$(pwd)/gpu-logs}
@@ -159,7 +161,12 @@ do_build() {
 }
 do_test() {
   step "test (GPU tests; the CPU suite runs in CI)"
-  timeout 300 ctest --test-dir "$B" --output-on-failure -L gpu -j 3 > "$OUT/ctest-gpu.log" 2>&1 || rc=1
+  if [ ! -f "$B/CTestTestfile.cmake" ] && [ "$BIN" = "$(pwd)/.prebuilt/bin" ] && [ -f .prebuilt/ctest/ORIGIN ]; then
+    # Nothing built here: the GPU tests prebuilt with the binaries (tools/gpu-prebuild.sh --tests).
+    timeout 300 bash tools/prebuilt-tests.sh --output-on-failure -L gpu -j 3 > "$OUT/ctest-gpu.log" 2>&1 || rc=1
+  else
+    timeout 300 ctest --test-dir "$B" --output-on-failure -L gpu -j 3 > "$OUT/ctest-gpu.log" 2>&1 || rc=1
+  fi
   grep -E "tests passed|Failed|\*\*\*|Test +#|step [0-9]: |worst|overlapping|Not Run" "$OUT/ctest-gpu.log" | tail -40
 }
 do_layer() {
