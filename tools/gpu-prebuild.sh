@@ -6,7 +6,7 @@
 # builds from source when it does not.
 #
 #   bash tools/gpu-prebuild.sh            # then carry .prebuilt in the device run
-#   bash tools/gpu-prebuild.sh --tests    # and the GPU tests (~24 MB more; ~1 min more on 2 cores)
+#   bash tools/gpu-prebuild.sh --tests    # and the GPU tests (2 MB more, xz; ~1 min more on 2 cores)
 #
 # --tests also builds the GPU test binaries (registered here as for 1 GPU: SLIDEDP_ASSUME_GPUS)
 # against the fixtures in .gpu/shared (which must exist: tools/gpu-check.sh's header says how
@@ -36,10 +36,14 @@ TARGETS="slidedp_worker slidedp_plan bench_layer"
 # shellcheck disable=SC2086  # the target list, word-split
 cmake --build "$BUILD" -j "$(nproc)" --target $TARGETS
 rm -rf .prebuilt && mkdir -p .prebuilt/bin .prebuilt/lib
-for b in $TARGETS; do strip -o ".prebuilt/bin/$b" "$BUILD/bin/$b"; done
+for b in slidedp_worker slidedp_plan bench_layer; do strip -o ".prebuilt/bin/$b" "$BUILD/bin/$b"; done
 if [ "$TESTS" = 1 ]; then
-  # The CTest files of the build (what ctest runs, with the paths the binaries were built for).
-  mkdir -p .prebuilt/ctest/tree
+  # The test binaries, xz-compressed (24 MB -> 2: they share most of their code; the device
+  # call's tree must stay under 64 MiB), and the build's CTest files (what ctest runs, with the
+  # paths the binaries were built for).
+  mkdir -p .prebuilt/ctest/tree .prebuilt/ctest/bin
+  for b in $GPU_TESTS; do strip -o ".prebuilt/ctest/bin/$b" "$BUILD/bin/$b"; done
+  tar -C .prebuilt/ctest -cJf .prebuilt/ctest/bin.tar.xz bin && rm -r .prebuilt/ctest/bin
   (cd "$BUILD" && find . -name CTestTestfile.cmake -exec cp --parents {} "$OLDPWD/.prebuilt/ctest/tree" \;)
   { echo "root=$(pwd)"; echo "build=$(cd "$BUILD" && pwd)"; echo "python=$PY"
     echo "mpirun=$(sed -n 's/^MPIEXEC_EXECUTABLE_FOUND:FILEPATH=//p' "$BUILD/CMakeCache.txt")"; echo "commit=$(git rev-parse HEAD)"

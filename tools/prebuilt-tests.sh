@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Runs, without building, the GPU tests that `tools/gpu-prebuild.sh --tests` built on a machine
 # without a GPU (the GPU machine's build of them takes most of a device call). The bundle is
-# .prebuilt/bin (the binaries) and .prebuilt/ctest (the CTest files of that build, ORIGIN). The
-# test binaries hold the paths of the build they came from (the build folder, the fixtures in
-# .gpu/shared, mpirun), so the CTest tree goes back to that build folder under the same checkout
-# path, its bin/ links to .prebuilt/bin, and the Python and mpirun named in the CTest files
-# become this machine's.
+# .prebuilt/bin (the programs), .prebuilt/ctest/bin.tar.xz (the test binaries), tree/ (the
+# CTest files of that build) and ORIGIN (the paths it was made with). The test binaries hold
+# the paths of the build they came from (the build folder, the fixtures in .gpu/shared, mpirun),
+# so the CTest tree goes back to that build folder under the same checkout path, its bin/ links
+# to the programs and the unpacked test binaries, and the Python and mpirun named in the CTest
+# files become this machine's.
 #
 #   bash tools/prebuilt-tests.sh -L gpu --output-on-failure -j 3     # arguments go to ctest
 #
@@ -24,11 +25,22 @@ root=$(origin root) build=$(origin build) python=$(origin python) mpirun=$(origi
 [ -f "$build/CMakeCache.txt" ] && fail "$build holds a build of its own (CMakeCache.txt): run ctest there, or remove it"
 py_here=$(command -v python3) || fail "no python3 on PATH (the reference fixtures are made with it)"
 mpi_here=$(command -v mpirun || true)
-# A bundle made with another commit's binaries says so (its ORIGIN names the commit).
 echo "prebuilt-tests: tests of $(origin commit | cut -c1-10), built for $build"
 rm -rf "$build" && mkdir -p "$build/bin"
 cp -r "$bundle/tree/." "$build/"
-for f in .prebuilt/bin/*; do ln -sfn "$(pwd)/$f" "$build/bin/$(basename "$f")"; done
+# The test binaries come xz-compressed (bin.tar.xz -> $bundle/bin); Python's tarfile, as xz
+# itself may be missing here.
+if [ -f "$bundle/bin.tar.xz" ]; then
+  rm -rf "$bundle/bin"
+  "$py_here" -c 'import sys, tarfile
+with tarfile.open(sys.argv[1]) as t:
+    t.extractall(sys.argv[2], **({"filter": "data"} if hasattr(tarfile, "data_filter") else {}))' \
+    "$bundle/bin.tar.xz" "$bundle" \
+    || fail "$bundle/bin.tar.xz does not unpack: rebuild the bundle (tools/gpu-prebuild.sh --tests)"
+fi
+for f in .prebuilt/bin/* "$bundle"/bin/*; do
+  if [ -e "$f" ]; then ln -sfn "$(pwd)/$f" "$build/bin/$(basename "$f")"; fi
+done
 # The interpreter and mpirun of the build machine, in the CTest files, become this machine's.
 subst=(-e "s|$python|$py_here|g")
 if [ -n "$mpirun" ] && [ -n "$mpi_here" ] && [ "$mpirun" != "$mpi_here" ]; then

@@ -21,10 +21,15 @@ echo "fake_test in $(pwd) as $0 with: $*"
 exit "${FAKE_RC:-0}"
 SH
 chmod +x "$co/.prebuilt/bin/fake_test"
+# a test binary that comes in the bundle's archive, as gpu-prebuild.sh --tests packs them
+mkdir -p "$tmp/pack/bin" && cp "$co/.prebuilt/bin/fake_test" "$tmp/pack/bin/packed_test"
+tar -C "$tmp/pack" -cJf "$co/.prebuilt/ctest/bin.tar.xz" bin
 echo 'subdirs("tests")' > "$co/.prebuilt/ctest/tree/CTestTestfile.cmake"
 cat > "$co/.prebuilt/ctest/tree/tests/CTestTestfile.cmake" <<CT
 add_test(gpu_one "$build/bin/fake_test" "/build-machine/venv/bin/python" "/build-machine/bin/mpirun")
 set_tests_properties(gpu_one PROPERTIES LABELS "gpu" WORKING_DIRECTORY "$build/tests")
+add_test(gpu_packed "$build/bin/packed_test" "packed")
+set_tests_properties(gpu_packed PROPERTIES LABELS "gpu" WORKING_DIRECTORY "$build/tests")
 add_test(cpu_one "$build/bin/not_in_the_bundle")
 set_tests_properties(cpu_one PROPERTIES LABELS "unit" WORKING_DIRECTORY "$build/tests")
 CT
@@ -33,7 +38,8 @@ origin "$co"
 py_here=$(command -v python3) mpi_here=$(command -v mpirun || echo /build-machine/bin/mpirun)
 
 out=$(bash "$co/tools/prebuilt-tests.sh" -L gpu -V 2>&1); rc=$?
-check "the gpu-labelled test runs and passes (rc $rc)" '[ $rc -eq 0 ] && grep -q "1 tests passed\|100% tests passed" <<< "$out"'
+check "the gpu-labelled tests run and pass (rc $rc)" '[ $rc -eq 0 ] && grep -q "100% tests passed, 0 tests failed out of 2" <<< "$out"'
+check "the packed test binary was unpacked and linked into bin/" 'grep -q "fake_test in $build/tests as $build/bin/packed_test with: packed" <<< "$out"'
 check "only the -L gpu test ran" '! grep -q "cpu_one" <<< "$out"'
 check "the build machine's python and mpirun became this machine's" 'grep -q "with: $py_here $mpi_here" <<< "$out"'
 check "it ran in the build folder's test directory, through bin/" 'grep -q "fake_test in $build/tests as $build/bin/fake_test" <<< "$out"'
@@ -41,7 +47,7 @@ check "bin/ links to .prebuilt/bin" '[ "$(readlink "$build/bin/fake_test")" = "$
 check "the bundle's own files are unchanged" 'grep -q "/build-machine/venv/bin/python" "$co/.prebuilt/ctest/tree/tests/CTestTestfile.cmake"'
 
 out=$(FAKE_RC=1 bash "$co/tools/prebuilt-tests.sh" -L gpu 2>&1); rc=$?
-check "a failing test fails the script (rc $rc), and a second run rebuilds the tree" '[ $rc -ne 0 ] && [ $rc -ne 2 ] && grep -q "0% tests passed" <<< "$out"'
+check "a failing test fails the script (rc $rc), and a second run rebuilds the tree" '[ $rc -ne 0 ] && [ $rc -ne 2 ] && grep -q "^0% tests passed" <<< "$out"'
 
 origin /somewhere/else
 out=$(bash "$co/tools/prebuilt-tests.sh" -L gpu 2>&1); rc=$?
