@@ -22,7 +22,7 @@
 #include "common/errors.h"                // defines: UserError
 #include "model/config.h"                 // defines: ModelConfig (the HF config)
 #include "planner/calibration.h"          // defines: measureHost, deviceFingerprint, the cache
-#include "planner/cost_model.h"           // defines: reserveShape
+#include "planner/cost_model.h"           // defines: reserveShape, earlyAgreement
 #include "planner/device_calibration.h"   // defines: measureDevice, calibratedMachine
 #include "planner/plan.h"                 // defines: PlanRequest, makePlan
 #include "planner/report.h"               // defines: formatPlan, formatRow, planJson
@@ -233,6 +233,10 @@ int run(const Options& o) {
                 plan.result.ranked.empty() ? 0.0 : plan.result.ranked.front().prediction.step_s, offloaded,
                 pr.busy.cpu_update);
     if (!no_fit.empty()) std::printf("note: %s\n", no_fit.c_str());
+    if (p.tail_units > 0 && !earlyAgreement(w, p))
+      std::printf("note: tail%d only orders the hand-offs here (the next forward starts beside the "
+                  "tail's update with the cpu reduction route, one accumulation step, no clipping "
+                  "and one node), as in the runtime\n", p.tail_units);
   } else {
     std::printf("%s", formatPlan(w, plan.machine, plan.result, plan.gpu_budget_bytes, o.top).c_str());
   }
@@ -365,9 +369,11 @@ int main(int argc, char** argv) {
   try {
     return run(o);
   } catch (const UserError& e) {
+    std::fflush(stdout);  // what was printed comes first where both go to one file
     std::fprintf(stderr, "slidedp plan: error: %s\n", e.what());
     return 2;
   } catch (const std::exception& e) {
+    std::fflush(stdout);
     // LibTorch's errors (c10::Error: the calibration's layer at the run's shape, e.g. more
     // memory than the machine has) carry a backtrace after their first line.
     std::string what = e.what();

@@ -92,6 +92,9 @@ std::string scheduleChangeNote(const std::string& saved, const TrainOptions& now
     was.baseLr = std::stod(configValue(saved, "lr"));
     was.warmupSteps = std::stoll(configValue(saved, "warmup"));
     was.trainingSteps = std::stoll(configValue(saved, "steps"));
+    // a --route-sweep's schedule ran over --steps for each of its items
+    const std::string sweep = configValue(saved, "route-sweep");
+    if (!sweep.empty()) was.trainingSteps *= 1 + std::count(sweep.begin(), sweep.end(), ',');
   } catch (const std::exception&) {
     return "";  // an older checkpoint without these keys: nothing to compare with
   }
@@ -562,7 +565,9 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
     o.train.attention = parseAttentionChoice(o.attention);
     o.train.split_embedding = o.embedding_update == "split";
     o.train.gradient_buckets = o.grad_buckets == "split";
-    o.train.total_steps = o.steps;
+    // The learning-rate schedule spans the job once: a --route-sweep runs --steps per variant, one
+    // step count across them (lastStep), so its schedule runs over all of them.
+    o.train.total_steps = lastStep(o);
     o.train.bf16_compute = o.precision == "bf16" || (o.precision == "auto" && ctx.device == DeviceKind::kCuda);
     checkSettings(o, num_workers);
     if (ctx.isLeader())
@@ -614,6 +619,9 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
     if (o.data.rfind("reference:", 0) != 0) cfg.checkSequenceLength(o.seq_len);
     // +tailM: within the model's layers; another tail than the job's reorders the chunk plan
     // between variants, which one node only does (Trainer::setRunOptions)
+    if (o.route_sweep.empty() && o.train.update_tail_units > cfg.numLayers)
+      throwUserError("--update-tail-units {} is outside 0..{} (the model's decoder layers)",
+                     o.train.update_tail_units, cfg.numLayers);
     for (const auto& v : variants) {
       if (!o.route_sweep.empty() && v.opts.update_tail_units > cfg.numLayers)
         throwUserError("--route-sweep item '{}': +tail{} is more than the model's {} decoder layers",

@@ -110,7 +110,12 @@ void addTrainOptions(CLI::App& app, TrainJobOptions& o) {
                 "first and layer N last): for steps bound by the leader's AdamW (small batches, several "
                 "GPUs per leader). 0: none, the backward's order. Takes effect with the cpu reduction "
                 "route, one accumulation step, no clipping and one node; the update is the same either way")
-      ->check(CLI::NonNegativeNumber)->capture_default_str();
+      ->check([](const std::string& v) -> std::string {
+        const double x = numberIn(v, 0, 1 << 20);
+        if (!std::isnan(x) && x == std::floor(x)) return "";
+        return "must be a whole number of decoder layers, 0 (none) up to the model's, e.g. 16";
+      })
+      ->capture_default_str();
   g->add_option("--max-kept-layers", o.train.max_kept_layers, "At most this many decoder layers "
                 "keep their activations per step (-1: no cap)")->capture_default_str();
   g->add_option("--gpu-memory-budget", o.train.gpu_memory_budget_gib, "GiB of its GPU a worker "

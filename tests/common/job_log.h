@@ -25,19 +25,36 @@ inline double stepField(const std::string& log, int step, const std::string& key
   return -1;
 }
 
-/// step -> loss (the third column, as written) of a --metrics CSV file; header lines ("step,...")
-/// are skipped wherever they are (a resumed run appends without one).
-inline std::map<int, std::string> metricsLosses(const std::string& csv) {
+/// step -> the value of column `name` (as written) of a --metrics CSV file, the column found
+/// in its first header line ("step,..."); later header lines are skipped (a resumed run appends
+/// without one). Empty when the file has no header or no such column.
+inline std::map<int, std::string> metricsColumn(const std::string& csv, const std::string& name) {
   std::map<int, std::string> out;
   std::istringstream in(readFile(csv));
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind("step,", 0) == 0) continue;
+  auto split = [](const std::string& line) {
     std::vector<std::string> cols;
     std::stringstream ls(line);
     for (std::string c; std::getline(ls, c, ',');) cols.push_back(c);
-    if (cols.size() > 2) out[std::stoi(cols[0])] = cols[2];
+    return cols;
+  };
+  size_t col = 0;
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("step,", 0) == 0) {
+      if (col == 0) {
+        const auto head = split(line);
+        for (size_t i = 1; i < head.size(); ++i)
+          if (head[i] == name) col = i;
+        if (col == 0) return out;
+      }
+      continue;
+    }
+    const auto cols = split(line);
+    if (col > 0 && cols.size() > col) out[std::stoi(cols[0])] = cols[col];
   }
   return out;
 }
+
+/// step -> loss (as written) of a --metrics CSV file.
+inline std::map<int, std::string> metricsLosses(const std::string& csv) { return metricsColumn(csv, "loss"); }
 
 }  // namespace slidedp::test

@@ -94,6 +94,11 @@ TEST(PlanCli, TheUpdateTailIsPricedOrRefusedAndKnobsWithoutEvaluateAreNamed) {
   Result ten = wait(start(plan({"--seq-len", "4096", "--evaluate", "--update-tail-units", "10"})));
   ASSERT_EQ(ten.exit_code, 0) << ten.output;
   EXPECT_NE(ten.output.find(" tail10 "), std::string::npos) << ten.output;
+  EXPECT_EQ(ten.output.find("only orders the hand-offs"), std::string::npos) << ten.output;
+  // where the runtime only reorders the hand-offs (here: the gpu reduction route), so says the plan
+  Result gpu = wait(start(plan({"--seq-len", "4096", "--evaluate", "--update-tail-units", "10", "--reduction", "gpu"})));
+  ASSERT_EQ(gpu.exit_code, 0) << gpu.output;
+  EXPECT_NE(gpu.output.find("note: tail10 only orders the hand-offs here"), std::string::npos) << gpu.output;
   for (const std::string m : {"81", "-1"}) {
     Result r = wait(start(plan({"--seq-len", "4096", "--evaluate", "--update-tail-units", m})));
     EXPECT_EQ(r.exit_code, 2) << r.output;

@@ -337,27 +337,38 @@ TEST(TrainingJob, UpdateTailTrainsAsTheBackwardOrder) {
 // checkpoint is written): none, 3, all 5 layers, none again, 2 steps each, with a streamed
 // checkpoint every 3 steps (in flight across the switch after step 6). The training is the
 // same as 8 steps without a tail: every loss and every optimizer-state tensor byte-identical.
+// With a cosine schedule: the sweep's schedule spans its 4 x 2 steps, as the plain run's 8.
 TEST(TrainingJob, RouteSweepVariantsSwitchTheUpdateTail) {
   const std::string a = tmpDir("tail-sweep"), b = tmpDir("tail-sweep-plain");
-  Result ra = wait(start(train({"--steps", "2", "--route-sweep",
-                                "replicated/cpu@4,replicated/cpu+tail3@4,replicated/cpu+tail5@4,replicated/cpu@4",
-                                "--checkpoint-dir", a, "--checkpoint-every", "3", "--metrics", a + ".csv"})));
+  const std::vector<std::string> cosine = {"--schedule", "cosine", "--warmup", "2", "--lr", "1e-3"};
+  auto with = [&](std::vector<std::string> x) {
+    x.insert(x.end(), cosine.begin(), cosine.end());
+    return train(x);
+  };
+  Result ra = wait(start(with({"--steps", "2", "--route-sweep",
+                               "replicated/cpu@4,replicated/cpu+tail3@4,replicated/cpu+tail5@4,replicated/cpu@4",
+                               "--checkpoint-dir", a, "--checkpoint-every", "3", "--metrics", a + ".csv"})));
   ASSERT_EQ(ra.exit_code, 0) << ra.output;
   EXPECT_NE(ra.output.find("| replicated/cpu+tail3@4 |"), std::string::npos) << ra.output;
   EXPECT_NE(ra.output.find("replicated/cpu+tail3@4: update tail: layers 1..3 after the embedding (the next "
                            "forward runs beside their update)"), std::string::npos) << ra.output;
-  Result rb = wait(start(train({"--steps", "8", "--checkpoint-dir", b, "--metrics", b + ".csv"})));
+  Result rb = wait(start(with({"--steps", "8", "--checkpoint-dir", b, "--metrics", b + ".csv"})));
   ASSERT_EQ(rb.exit_code, 0) << rb.output;
   const auto la = metricsLosses(a + ".csv"), lb = metricsLosses(b + ".csv");
   ASSERT_EQ(la.size(), 8u);
   EXPECT_EQ(la, lb);
+  const auto lra = metricsColumn(a + ".csv", "lr"), lrb = metricsColumn(b + ".csv", "lr");
+  ASSERT_EQ(lra.size(), 8u);
+  EXPECT_EQ(lra, lrb) << "the sweep's learning rates are not the 8-step schedule's";
+  EXPECT_GT(std::stod(lra.at(3)), std::stod(lra.at(8))) << "the cosine restarted between the sweep's variants";
   const auto sa = tensorsByName(a + "/step-00000008/optimizer.safetensors");
   ASSERT_EQ(sa.size(), 21u);
   EXPECT_TRUE(sa == tensorsByName(b + "/step-00000008/optimizer.safetensors")) << "the optimizer state differs";
   // the step-6 checkpoint, written across the switch, is the plain run's step 6 (resumed: the same step 8)
   const std::string c = tmpDir("tail-sweep-resumed");
-  Result rc = wait(start(train({"--steps", "8", "--resume", a + "/step-00000006", "--checkpoint-dir", c})));
+  Result rc = wait(start(with({"--steps", "8", "--resume", a + "/step-00000006", "--checkpoint-dir", c})));
   EXPECT_EQ(rc.exit_code, 0) << rc.output;
+  EXPECT_EQ(rc.output.find("the LR schedule changes"), std::string::npos) << "the sweep ran 8 steps\n" << rc.output;
   EXPECT_TRUE(tensorsByName(c + "/step-00000008/optimizer.safetensors") == sa) << "resumed from step 6";
   // out of the model's layers, or malformed: refused before start-up
   for (const auto& [item, want] : std::vector<std::pair<std::string, std::string>>{
@@ -371,11 +382,19 @@ TEST(TrainingJob, RouteSweepVariantsSwitchTheUpdateTail) {
   std::system(("rm -rf " + a + " " + a + ".csv " + b + " " + b + ".csv " + c).c_str());
 }
 
-// Refused before start-up: more tail layers than the model has.
+// Refused before start-up (before the data is read): more tail layers than the model has, and
+// what is not a whole number of layers (CLI11's own range check would print DBL_MAX).
 TEST(TrainingJob, UpdateTailBeyondTheModelIsRefused) {
   Result r = wait(start(train({"--steps", "1", "--update-tail-units", "6"})));
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("--update-tail-units 6 is outside 0..5"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("data:"), std::string::npos) << "refused only after the data was read\n" << r.output;
+  for (const char* bad : {"-1", "2.5", "x"}) {
+    Result b = wait(start(train({"--steps", "1", "--update-tail-units", bad})));
+    EXPECT_NE(b.exit_code, 0) << bad << "\n" << b.output;
+    EXPECT_NE(b.output.find("must be a whole number of decoder layers"), std::string::npos) << bad << "\n" << b.output;
+    EXPECT_EQ(b.output.find("179769"), std::string::npos) << bad << "\n" << b.output;
+  }
 }
 
 TEST(TrainingJob, SigtermCheckpointsAtTheStepEndAndTheRunResumes) {
