@@ -25,9 +25,9 @@ inline double stepField(const std::string& log, int step, const std::string& key
   return -1;
 }
 
-/// step -> the value of column `name` (as written) of a --metrics CSV file, the column found
-/// in its first header line ("step,..."); later header lines are skipped (a resumed run appends
-/// without one). Empty when the file has no header or no such column.
+/// step -> the value of column `name` (as written) of a --metrics CSV file written from step 1,
+/// the column found in its header line ("step,..."; a resumed run's file has none: empty then,
+/// as when no column has that name).
 inline std::map<int, std::string> metricsColumn(const std::string& csv, const std::string& name) {
   std::map<int, std::string> out;
   std::istringstream in(readFile(csv));
@@ -54,7 +54,19 @@ inline std::map<int, std::string> metricsColumn(const std::string& csv, const st
   return out;
 }
 
-/// step -> loss (as written) of a --metrics CSV file.
-inline std::map<int, std::string> metricsLosses(const std::string& csv) { return metricsColumn(csv, "loss"); }
+/// step -> loss (the third column, as written) of a --metrics CSV file; header lines ("step,...")
+/// are skipped wherever they are (a resumed run appends without one).
+inline std::map<int, std::string> metricsLosses(const std::string& csv) {
+  std::map<int, std::string> out;
+  std::istringstream in(readFile(csv));
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("step,", 0) == 0) continue;
+    std::vector<std::string> cols;
+    std::stringstream ls(line);
+    for (std::string c; std::getline(ls, c, ',');) cols.push_back(c);
+    if (cols.size() > 2) out[std::stoi(cols[0])] = cols[2];
+  }
+  return out;
+}
 
 }  // namespace slidedp::test
