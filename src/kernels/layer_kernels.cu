@@ -11,6 +11,7 @@
 #include <cfloat>
 #include <cstdint>
 #include <initializer_list>
+#include <numeric>
 #include <type_traits>
 
 namespace slidedp::kernels::cuda {
@@ -694,38 +695,53 @@ __global__ void qkNormRopeForwardGroupKernel(const T* __restrict__ qkv, int64_t 
 }
 
 // Backward of the group kernel: groups stride over (row, head) (every lane of a warp runs the
-// same iterations, for the shuffles); each lane keeps its 8 columns of the q_norm and k_norm
-// weight gradients in registers; the block sums them in shared memory and adds once.
+// same iterations, for the shuffles). The grid makes the stride a multiple of the heads
+// (qkNormRopeBackwardGroupGrid), so a lane keeps one head: its norm weight is loaded once and
+// its 8 columns of that weight's gradient stay in registers; the block sums them in shared
+// memory and adds once. Every load of an iteration is issued first (the norm's rstd, input and
+// weight with the gradient): one memory round trip an iteration. At most 64 registers (4
+// blocks an SM, a few bytes spilled): 441 against 477 us at 74 registers for Qwen3-4B's 12 x
+// 4096 tokens on an H200, 539 us before these changes (tools/bench/bench_kernels.cpp,
+// tools/bench/results/2026-12-05d-h200x1-kernels/).
 template <typename T, int D>
-__global__ void qkNormRopeBackwardGroupKernel(const T* __restrict__ dq, const T* __restrict__ dk,
-                                              const T* __restrict__ qkv, int64_t ld, int64_t N,
-                                              int H, int KV, const T* __restrict__ wq,
-                                              const T* __restrict__ wk, const float* __restrict__ rq,
-                                              const float* __restrict__ rk,
-                                              const T* __restrict__ cosv, const T* __restrict__ sinv,
-                                              T* __restrict__ dqkv, int64_t ldd, float* dwq,
-                                              float* dwk) {
+__global__ void __launch_bounds__(256, 4) qkNormRopeBackwardGroupKernel(
+    const T* __restrict__ dq, const T* __restrict__ dk, const T* __restrict__ qkv, int64_t ld,
+    int64_t N, int H, int KV, const T* __restrict__ wq, const T* __restrict__ wk,
+    const float* __restrict__ rq, const float* __restrict__ rk, const T* __restrict__ cosv,
+    const T* __restrict__ sinv, T* __restrict__ dqkv, int64_t ldd, float* dwq, float* dwk) {
   constexpr int LPH = D / 8, HALF = LPH / 2;
   __shared__ float dwacc[2 * D];
   const int heads = H + KV, lane = threadIdx.x & 31, sub = lane & (LPH - 1);
   const bool norm = wq != nullptr;
-  float accq[8], acck[8];
-#pragma unroll
-  for (int e = 0; e < 8; ++e) accq[e] = acck[e] = 0.f;
   const int64_t total = N * heads, stride = gridDim.x * static_cast<int64_t>(blockDim.x) / LPH;
+  const int64_t first = (blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x) / LPH;
+  const int h = static_cast<int>(first % heads);  // the same every iteration (stride % heads == 0)
+  const bool isQ = h < H;
+  const int64_t rowStride = stride / heads;
+  const T* g0 = isQ ? dq + static_cast<int64_t>(h) * D : dk + static_cast<int64_t>(h - H) * D;
+  const int64_t gld = static_cast<int64_t>(isQ ? H : KV) * D;
+  const float* r0 = isQ ? rq + h : rk + (h - H);
+  const int rld = isQ ? H : KV;
+  Pack8<T> wp;
+  if (norm) wp = reinterpret_cast<const Pack8<T>*>(isQ ? wq : wk)[sub];
+  float acc[8];
+#pragma unroll
+  for (int e = 0; e < 8; ++e) acc[e] = 0.f;
   const int64_t warpFirst = (blockIdx.x * static_cast<int64_t>(blockDim.x) + (threadIdx.x & ~31)) / LPH;
-  for (int64_t base = warpFirst; base < total; base += stride) {
-    const int64_t grp = base + lane / LPH;
-    const bool active = grp < total;
-    const int64_t row = active ? rowOf(grp, heads) : 0;
-    const int h = active ? static_cast<int>(grp - row * heads) : 0;
-    const bool isQ = h < H;
+  int64_t row = first / heads;
+  for (int64_t base = warpFirst; base < total; base += stride, row += rowStride) {
+    const bool active = row < N;
     float gv[8], c[8], sn[8];
+    Pack8<T> xp;
+    float r = 0.f;
     if (active) {
-      const T* g = isQ ? dq + (row * H + h) * static_cast<int64_t>(D) : dk + (row * KV + (h - H)) * static_cast<int64_t>(D);
-      const Pack8<T> gp = reinterpret_cast<const Pack8<T>*>(g)[sub];
+      const Pack8<T> gp = reinterpret_cast<const Pack8<T>*>(g0 + row * gld)[sub];
       const Pack8<T> cp = reinterpret_cast<const Pack8<T>*>(cosv + row * D)[sub];
       const Pack8<T> sp = reinterpret_cast<const Pack8<T>*>(sinv + row * D)[sub];
+      if (norm) {
+        r = r0[row * rld];
+        xp = reinterpret_cast<const Pack8<T>*>(qkv + row * ld + static_cast<int64_t>(h) * D)[sub];
+      }
 #pragma unroll
       for (int e = 0; e < 8; ++e) gv[e] = Io<T>::ld(gp.v[e]), c[e] = Io<T>::ld(cp.v[e]), sn[e] = Io<T>::ld(sp.v[e]);
     } else {
@@ -742,19 +758,11 @@ __global__ void qkNormRopeBackwardGroupKernel(const T* __restrict__ dq, const T*
     Pack8<T> o;
     if (norm) {
       float n[8], dot = 0.f;
-      float r = 0.f;
       if (active) {
-        r = isQ ? rq[row * H + h] : rk[row * KV + (h - H)];
-        const Pack8<T> xp = reinterpret_cast<const Pack8<T>*>(qkv + row * ld + static_cast<int64_t>(h) * D)[sub];
-        const Pack8<T> wp = reinterpret_cast<const Pack8<T>*>(isQ ? wq : wk)[sub];
 #pragma unroll
         for (int e = 0; e < 8; ++e) {
           n[e] = Io<T>::ld(xp.v[e]) * r;
-          const float gw = dn[e] * Io<T>::rnd(n[e]);
-          if (isQ)
-            accq[e] += gw;
-          else
-            acck[e] += gw;
+          acc[e] += dn[e] * Io<T>::rnd(n[e]);
           dn[e] *= Io<T>::ld(wp.v[e]);
           dot += dn[e] * n[e];
         }
@@ -774,13 +782,22 @@ __global__ void qkNormRopeBackwardGroupKernel(const T* __restrict__ dq, const T*
   if (!norm) return;
   for (int i = threadIdx.x; i < 2 * D; i += blockDim.x) dwacc[i] = 0.f;
   __syncthreads();
+  float* mine = dwacc + (isQ ? 0 : D) + 8 * sub;
 #pragma unroll
-  for (int e = 0; e < 8; ++e) {
-    atomicAdd(dwacc + 8 * sub + e, accq[e]);
-    atomicAdd(dwacc + D + 8 * sub + e, acck[e]);
-  }
+  for (int e = 0; e < 8; ++e) atomicAdd(mine + e, acc[e]);
   __syncthreads();
   for (int i = threadIdx.x; i < 2 * D; i += blockDim.x) atomicAdd(i < D ? dwq + i : dwk + (i - D), dwacc[i]);
+}
+
+/// The grid of qkNormRopeBackwardGroupKernel<T, D> (256 threads, 256 / (D / 8) groups a block)
+/// for N rows of `heads` heads: enough blocks for every (row, head), at most 8 an SM, and a
+/// multiple of heads / gcd(heads, groups a block) so that a lane's stride keeps its head.
+unsigned qkNormRopeBackwardGroupGrid(int64_t N, int heads, int D) {
+  const int64_t perBlock = 256 / (D / 8);
+  const int64_t need = (N * heads + perBlock - 1) / perBlock;
+  const int64_t unit = heads / std::gcd<int64_t>(heads, perBlock);
+  const int64_t cap = std::max<int64_t>(unit, static_cast<int64_t>(smCount()) * 8 / unit * unit);
+  return static_cast<unsigned>(std::min<int64_t>((need + unit - 1) / unit * unit, cap));
 }
 
 // ---- SwiGLU --------------------------------------------------------------------------------
@@ -1141,7 +1158,7 @@ cudaError_t qkNormRopeBackward(DType dtype, const void* dq, const void* dk, cons
     const unsigned grid = static_cast<unsigned>(std::min<int64_t>((warps + 7) / 8, static_cast<int64_t>(smCount()) * 8));
     const bool group = ld % 8 == 0 && ldd % 8 == 0 && aligned8<T>({dq, dk, qkv, wq, wk, cos, sin, dqkv});
 #define SLIDEDP_QK_BWD_GROUP(DD)                                                                    \
-  qkNormRopeBackwardGroupKernel<T, DD><<<static_cast<unsigned>(std::min<int64_t>((warps * (DD / 8) + 255) / 256, static_cast<int64_t>(smCount()) * 8)), 256, 0, stream>>>( \
+  qkNormRopeBackwardGroupKernel<T, DD><<<qkNormRopeBackwardGroupGrid(N, H + KV, DD), 256, 0, stream>>>( \
       static_cast<const T*>(dq), static_cast<const T*>(dk), static_cast<const T*>(qkv), ld, N, H, \
       KV, static_cast<const T*>(wq), static_cast<const T*>(wk), rq, rk,                           \
       static_cast<const T*>(cos), static_cast<const T*>(sin), static_cast<T*>(dqkv), ldd,         \

@@ -19,6 +19,7 @@
 #include "common/errors.h"
 #include "kernels/flash_attention3.h"
 #include "kernels/layer_ops.h"
+#include "kernels/residual_gemm.h"
 #include "model/decoder_parts.h"
 #include "model/mlp_tiles.h"
 
@@ -571,9 +572,9 @@ at::Tensor layerForward(const ModelConfig& c, const UnitLayout& unit, const at::
       return attentionForward(qk.q, qk.k, qkv.narrow(1, Q + KV * D, KV * D), s, ctx, keep);
     });
   }
-  // h1 = x + o_proj(attn): the residual add in the GEMM's epilogue.
+  // h1 = x + o_proj(attn): the residual add in the GEMM's epilogue (kernels/residual_gemm.h).
   Tensor h1 = scoped("fwd.o_proj", [&] {
-    Tensor t = at::addmm(x2, attn, p.o.t());
+    Tensor t = kernels::addmmResidual(x2, attn, p.o);
     if (p.ob.defined()) t.add_(p.ob);
     return t;
   });
@@ -596,7 +597,7 @@ at::Tensor layerForward(const ModelConfig& c, const UnitLayout& unit, const at::
   Tensor gu = scoped("fwd.gate_up_proj", [&] { return projectGateUp(p, n2.y); });  // [N, 2I]
   Tensor act = scoped("fwd.swiglu", [&] { return kernels::swigluForward(gu); });
   Tensor y = scoped("fwd.down_proj", [&] {
-    Tensor t = at::addmm(h1, act, p.down.t());
+    Tensor t = kernels::addmmResidual(h1, act, p.down);
     if (p.downb.defined()) t.add_(p.downb);
     return t;
   });

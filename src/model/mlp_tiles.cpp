@@ -8,6 +8,7 @@
 
 #include "common/errors.h"
 #include "kernels/layer_ops.h"
+#include "kernels/residual_gemm.h"
 #include "model/decoder_parts.h"
 
 namespace slidedp::model {
@@ -62,7 +63,7 @@ Tensor mlpForwardTiled(const MlpWeights& w, const Tensor& h1, int64_t tileRows, 
     gu = Tensor();
     Scope s("fwd.down_proj");
     Tensor yt = y.narrow(0, r0, m);
-    at::addmm_out(yt, h1t, act, w.down.t());  // the residual add in the GEMM's epilogue
+    kernels::addmmResidualOut(yt, h1t, act, w.down);  // the residual add in the GEMM's epilogue
   }
   return y;
 }

@@ -81,6 +81,9 @@ double opFlops(const CpuOp& op) {
         return 2.0 * s[i][0] * s[i][1] * s[i + 1][1];
     return 0;
   }
+  // kernels/residual_gemm.h: residual [N, M], x [N, K], w [M, K]
+  if (op.name == "slidedp::addmm_residual" && s.size() == 3 && s[1].size() == 2 && s[2].size() == 2)
+    return 2.0 * s[1][0] * s[1][1] * s[2][0];
   const bool attention = op.name.find("scaled_dot_product") != std::string::npos ||
                          op.name.find("flash_attention") != std::string::npos ||
                          op.name.find("cudnn_attention") != std::string::npos;

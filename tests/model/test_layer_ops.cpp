@@ -9,6 +9,7 @@
 #include <torch/torch.h>
 
 #include "kernels/layer_ops.h"
+#include "kernels/residual_gemm.h"
 #include "layer_ops_check.h"
 
 using namespace slidedp::kernels;
@@ -110,6 +111,23 @@ TEST(LayerOpsReference, SoftmaxCrossEntropyGradientMatchesAutograd) {
 
 TEST(LayerOpsReference, CpuTensorsTakeTheReferencePath) {
   EXPECT_FALSE(fused(at::zeros({2})));
+}
+
+// kernels/residual_gemm.h on CPU: at::addmm itself (the cuBLASLt path is CUDA bf16 only; its
+// GPU test is FusedOps.ResidualGemm), into a new tensor or a row tile, the residual untouched.
+TEST(LayerOpsReference, ResidualGemmOnCpuIsAddmm) {
+  const int64_t N = 37, K = 50, M = 24;
+  auto r = randn({N, M}, at::kFloat, kCpu), x = randn({N, K}, at::kFloat, kCpu), w = randn({M, K}, at::kFloat, kCpu);
+  const auto r0 = r.clone();
+  EXPECT_FALSE(residualGemmFused(r, x, w));
+  const auto ref = at::addmm(r, x, w.t());
+  EXPECT_TRUE(at::equal(addmmResidual(r, x, w), ref));
+  EXPECT_TRUE(at::equal(r, r0));
+  auto big = at::zeros({N + 3, M});
+  addmmResidualOut(big.narrow(0, 1, N), r, x, w);
+  EXPECT_TRUE(at::equal(big.narrow(0, 1, N), ref));
+  EXPECT_EQ(big.narrow(0, 0, 1).abs().max().item<double>(), 0.0);
+  EXPECT_EQ(big.narrow(0, N + 1, 2).abs().max().item<double>(), 0.0);
 }
 
 }  // namespace

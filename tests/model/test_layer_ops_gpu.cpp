@@ -15,6 +15,7 @@
 #include <cstdio>
 
 #include "kernels/layer_ops.h"
+#include "kernels/residual_gemm.h"
 #include "layer_ops_check.h"
 
 using namespace slidedp::kernels;
@@ -126,6 +127,33 @@ TEST_P(FusedOps, SoftmaxCrossEntropy) {
     auto la = softmaxCrossEntropyInPlace(za, y, 1.0 / 300), lb = reference::softmaxCrossEntropyInPlace(zb, y, 1.0 / 300);
     EXPECT_LE(relMaxError(la, lb), 2e-5) << "V=" << V;
     EXPECT_LE(relL2Error(za, zb), tol.bwd) << "V=" << V;
+  }
+}
+
+// kernels/residual_gemm.h: out = residual + x @ w^T as one cuBLASLt GEMM (C = residual, D =
+// out) where the operands allow it (bf16, 16-byte aligned rows), else at::addmm; either way
+// at::addmm's sum (the residual added to the fp32 accumulator, one rounding; the GEMM
+// algorithms may sum in another order: the forward tolerance), the residual left as it was,
+// and a row tile of a larger output written only in its rows.
+TEST_P(FusedOps, ResidualGemm) {
+  const auto dt = GetParam();
+  const Tol tol = tolFor(dt);
+  struct Case { int64_t N, K, M; bool aligned; };
+  // the o_proj and down_proj shapes of Qwen3-4B (a 1000-row slice), small aligned, and rows of
+  // 50 and 20 bf16 (100 / 40 bytes: not 16-byte multiples, so at::addmm)
+  for (const Case& k : {Case{1000, 4096, 2560, true}, Case{1000, 9728, 2560, true}, Case{37, 40, 24, true},
+                        Case{37, 50, 20, false}}) {
+    auto r = randn({k.N, k.M}, dt, dev), x = randn({k.N, k.K}, dt, dev, 0.1), w = randn({k.M, k.K}, dt, dev, 0.1);
+    const auto r0 = r.clone();
+    EXPECT_EQ(residualGemmFused(r, x, w), dt == at::kBFloat16 && k.aligned) << k.N << "x" << k.K << "x" << k.M;
+    const auto ref = at::addmm(r, x, w.t());
+    EXPECT_LE(relMaxError(addmmResidual(r, x, w), ref), tol.fwd) << k.N << "x" << k.K << "x" << k.M;
+    EXPECT_TRUE(at::equal(r, r0)) << "the residual was written";
+    auto big = at::zeros({k.N + 5, k.M}, r.options());
+    addmmResidualOut(big.narrow(0, 2, k.N), r, x, w);
+    EXPECT_LE(relMaxError(big.narrow(0, 2, k.N), ref), tol.fwd);
+    EXPECT_EQ(big.narrow(0, 0, 2).abs().max().item<double>(), 0.0);
+    EXPECT_EQ(big.narrow(0, k.N + 2, 3).abs().max().item<double>(), 0.0);
   }
 }
 

@@ -1,0 +1,181 @@
+// bench_kernels: the decoder layer's fused element-wise kernels (src/kernels/layer_kernels.h)
+// alone, at a model shape, on one GPU: each timed with CUDA events over --iters launches
+// (after 3 warm-up launches; median of --repeats such runs), as µs per launch and as GB/s of
+// the bytes it must move (each input read once, each output written once) against --hbm-gbps.
+// These kernels are memory-bound: the GB/s column is how far each is from the HBM roofline,
+// which a per-op profile of a whole step (slidedp_worker --gpu-profile) shows only per scope.
+//
+// Usage: bench_kernels --config tools/configs/qwen3-4b.json [--rows 12] [--seq-len 4096]
+//                      [--iters 20] [--repeats 5] [--hbm-gbps 4300] [--device-index 0]
+// Prints one "RESULT kernel=... us=... gbps=... of_roof=..." line per kernel. Inputs are
+// bf16 with values in [-1, 1) (their values do not change the kernels' memory traffic);
+// N = rows * seq-len tokens; q/k/v columns of the fused QKV projection output as the decoder
+// lays them out ([N, (H + 2 KV) D], q and k read, v untouched).
+// Errors: a missing/invalid config, no CUDA device or a failed launch print a message and
+// exit 2.
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "kernels/layer_kernels.h"
+#include "model/config.h"
+
+namespace kc = slidedp::kernels::cuda;
+
+namespace {
+
+[[noreturn]] void die(const std::string& what) {
+  std::fprintf(stderr, "bench_kernels: %s\n", what.c_str());
+  std::exit(2);
+}
+
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) die(std::string(what) + ": " + cudaGetErrorString(e));
+}
+
+/// A device buffer of `bytes`, filled with bf16 values in [-1, 1) (a fixed pattern).
+void* deviceBuffer(size_t bytes) {
+  void* p = nullptr;
+  check(cudaMalloc(&p, bytes), "cudaMalloc");
+  std::vector<uint16_t> host(bytes / 2);
+  uint32_t s = 12345;
+  for (auto& h : host) {
+    s = s * 1664525u + 1013904223u;
+    // bf16 bits: sign, exponent 120..126 (|v| in [2^-7, 1)), 7 mantissa bits
+    h = static_cast<uint16_t>(((s >> 31) << 15) | ((120u + (s >> 8) % 7u) << 7) | ((s >> 16) & 0x7fu));
+  }
+  check(cudaMemcpy(p, host.data(), host.size() * 2, cudaMemcpyHostToDevice), "cudaMemcpy");
+  return p;
+}
+
+/// Median over `repeats` runs of the mean µs of `iters` launches.
+double timeUs(int iters, int repeats, cudaStream_t stream, const std::function<cudaError_t()>& launch) {
+  for (int i = 0; i < 3; ++i) check(launch(), "launch");
+  cudaEvent_t a, b;
+  check(cudaEventCreate(&a), "cudaEventCreate");
+  check(cudaEventCreate(&b), "cudaEventCreate");
+  std::vector<double> us;
+  for (int r = 0; r < repeats; ++r) {
+    check(cudaEventRecord(a, stream), "cudaEventRecord");
+    for (int i = 0; i < iters; ++i) check(launch(), "launch");
+    check(cudaEventRecord(b, stream), "cudaEventRecord");
+    check(cudaEventSynchronize(b), "cudaEventSynchronize");
+    float ms = 0.f;
+    check(cudaEventElapsedTime(&ms, a, b), "cudaEventElapsedTime");
+    us.push_back(1e3 * ms / iters);
+  }
+  cudaEventDestroy(a);
+  cudaEventDestroy(b);
+  std::sort(us.begin(), us.end());
+  return us[us.size() / 2];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string config;
+  int64_t rows = 12, T = 4096;
+  int iters = 20, repeats = 5, dev = 0;
+  double hbm = 4300;
+  for (int i = 1; i < argc; i += 2) {
+    const std::string k = argv[i];
+    if (i + 1 >= argc) die("option " + k + " needs a value");
+    const std::string v = argv[i + 1];
+    if (k == "--config") config = v;
+    else if (k == "--rows") rows = std::atoll(v.c_str());
+    else if (k == "--seq-len") T = std::atoll(v.c_str());
+    else if (k == "--iters") iters = std::atoi(v.c_str());
+    else if (k == "--repeats") repeats = std::atoi(v.c_str());
+    else if (k == "--hbm-gbps") hbm = std::atof(v.c_str());
+    else if (k == "--device-index") dev = std::atoi(v.c_str());
+    else die("unknown option " + k + " (--config --rows --seq-len --iters --repeats --hbm-gbps --device-index)");
+  }
+  if (config.empty()) die("--config PATH (a model config.json, e.g. tools/configs/qwen3-4b.json) is required");
+  if (rows < 1 || T < 1 || iters < 1 || repeats < 1 || hbm <= 0) die("--rows, --seq-len, --iters, --repeats and --hbm-gbps must be positive");
+  slidedp::model::ModelConfig c;
+  try {
+    c = slidedp::model::ModelConfig::load(config);
+  } catch (const std::exception& e) {
+    die(e.what());
+  }
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess || dev < 0 || dev >= n) die("no CUDA device " + std::to_string(dev));
+  check(cudaSetDevice(dev), "cudaSetDevice");
+  cudaStream_t stream;
+  check(cudaStreamCreate(&stream), "cudaStreamCreate");
+
+  const int64_t N = rows * T, C = c.hiddenSize, I = c.intermediateSize;
+  const int H = static_cast<int>(c.numHeads), KV = static_cast<int>(c.numKvHeads), D = static_cast<int>(c.headDim);
+  const int64_t ldQkv = static_cast<int64_t>(H + 2 * KV) * D, qk = static_cast<int64_t>(H + KV) * D;
+  const auto bf = kc::DType::kBF16;
+  const size_t e2 = 2;  // bytes of a bf16
+  std::printf("bench_kernels: %s, %lld x %lld tokens (N %lld), C %lld, I %lld, H %d, KV %d, D %d, bf16\n",
+              config.c_str(), (long long)rows, (long long)T, (long long)N, (long long)C, (long long)I, H, KV, D);
+
+  // Inputs and outputs (bf16 unless named).
+  void* x = deviceBuffer(N * C * e2);
+  void* dy = deviceBuffer(N * C * e2);
+  void* res = deviceBuffer(N * C * e2);
+  void* w = deviceBuffer(std::max<int64_t>(C, D) * e2);
+  void* y = deviceBuffer(N * C * e2);
+  void* qkv = deviceBuffer(N * ldQkv * e2);
+  void* dqkv = deviceBuffer(N * ldQkv * e2);
+  void* cosv = deviceBuffer(N * D * e2);
+  void* sinv = deviceBuffer(N * D * e2);
+  void* qo = deviceBuffer(N * H * D * e2);
+  void* ko = deviceBuffer(N * KV * D * e2);
+  void* gu = deviceBuffer(N * 2 * I * e2);
+  void* dgu = deviceBuffer(N * 2 * I * e2);
+  void* act = deviceBuffer(N * I * e2);
+  void* dact = deviceBuffer(N * I * e2);
+  auto floats = [](int64_t count) {
+    void* p = nullptr;
+    check(cudaMalloc(&p, count * sizeof(float)), "cudaMalloc");
+    return static_cast<float*>(p);
+  };
+  float* rstd = floats(N);
+  float* rq = floats(N * H);
+  float* rk = floats(N * KV);
+  float* dw = floats(2 * std::max<int64_t>(C, D));
+  check(cudaMemset(dw, 0, 2 * std::max<int64_t>(C, D) * sizeof(float)), "cudaMemset");
+  const float eps = static_cast<float>(c.rmsNormEps);
+  // rstd of the real forward (the backward reads them)
+  check(kc::rmsNormForward(bf, x, w, y, rstd, N, C, eps, stream), "rmsNormForward");
+  check(kc::qkNormRopeForward(bf, qkv, ldQkv, N, H, KV, D, w, w, eps, cosv, sinv, qo, ko, rq, rk, stream),
+        "qkNormRopeForward");
+
+  struct Case {
+    const char* name;
+    double bytes;
+    std::function<cudaError_t()> launch;
+  };
+  const double f4 = sizeof(float);
+  const std::vector<Case> cases = {
+      {"rms_norm_forward", N * C * 2.0 * e2 + N * f4,
+       [&] { return kc::rmsNormForward(bf, x, w, y, rstd, N, C, eps, stream); }},
+      {"rms_norm_backward_residual", N * C * 4.0 * e2 + N * f4,
+       [&] { return kc::rmsNormBackward(bf, dy, x, rstd, w, res, y, dw, N, C, stream); }},
+      {"qk_norm_rope_forward", N * qk * 2.0 * e2 + N * D * 2.0 * e2 + N * (H + KV) * f4,
+       [&] { return kc::qkNormRopeForward(bf, qkv, ldQkv, N, H, KV, D, w, w, eps, cosv, sinv, qo, ko, rq, rk, stream); }},
+      {"qk_norm_rope_backward", N * qk * 3.0 * e2 + N * D * 2.0 * e2 + N * (H + KV) * f4,
+       [&] {
+         return kc::qkNormRopeBackward(bf, qo, ko, qkv, ldQkv, N, H, KV, D, w, w, rq, rk, cosv, sinv, dqkv,
+                                       ldQkv, dw, dw + D, stream);
+       }},
+      {"swiglu_forward", N * I * 3.0 * e2, [&] { return kc::swigluForward(bf, gu, act, N, I, stream); }},
+      {"swiglu_backward_with_act", N * I * 6.0 * e2,
+       [&] { return kc::swigluBackward(bf, dact, gu, dgu, act, N, I, stream); }},
+  };
+  for (const Case& k : cases) {
+    const double us = timeUs(iters, repeats, stream, k.launch);
+    const double gbps = k.bytes / us / 1e3;
+    std::printf("RESULT kernel=%s us=%.1f gbps=%.0f of_roof=%.0f%%\n", k.name, us, gbps, 100.0 * gbps / hbm);
+  }
+  return 0;
+}
