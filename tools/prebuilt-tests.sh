@@ -49,4 +49,9 @@ if [ -n "$mpirun" ] && [ -n "$mpi_here" ] && [ "$mpirun" != "$mpi_here" ]; then
        "start mpirun themselves (test_gpu_job) name the latter and will fail to start"
 fi
 find "$build" -name CTestTestfile.cmake -exec sed -i "${subst[@]}" {} +
+# The binaries load LibTorch's libraries and those in .prebuilt/lib (tools/gpu-check.sh sets the
+# same path; without it, run by hand, every test failed with "libtorch.so: cannot open").
+torch_lib=$("$py_here" -c 'import os, torch; print(os.path.join(os.path.dirname(torch.__file__), "lib"))' 2>/dev/null || true)
+[ -n "$torch_lib" ] || echo "prebuilt-tests: $py_here has no torch: the test binaries will find LibTorch only on LD_LIBRARY_PATH"
+export LD_LIBRARY_PATH="$(pwd)/.prebuilt/lib${torch_lib:+:$torch_lib}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 ctest --test-dir "$build" "$@"

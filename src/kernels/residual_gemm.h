@@ -27,9 +27,10 @@ at::Tensor addmmResidual(const at::Tensor& residual, const at::Tensor& x, const 
 void addmmResidualOut(const at::Tensor& out, const at::Tensor& residual, const at::Tensor& x,
                       const at::Tensor& w);
 
-/// Whether addmmResidual takes the single-GEMM path for these operands (cuBLASLt found in the
-/// process, CUDA bf16 tensors with unit column strides and 16-byte aligned rows); for tests and
-/// the start-up log.
+/// Whether addmmResidual tries the single-GEMM path for these operands (cuBLASLt found in the
+/// process, CUDA bf16 tensors on one device with unit column strides and 16-byte aligned rows;
+/// it still falls back to at::addmm where cuBLASLt's heuristic offers no algorithm for the
+/// shape and the operands' alignment); for tests.
 bool residualGemmFused(const at::Tensor& residual, const at::Tensor& x, const at::Tensor& w);
 
 }  // namespace slidedp::kernels

@@ -18,6 +18,7 @@ cp "$src/tools/prebuilt-tests.sh" "$co/tools/"
 cat > "$co/.prebuilt/bin/fake_test" <<'SH'
 #!/usr/bin/env bash
 echo "fake_test in $(pwd) as $0 with: $*"
+echo "fake_test LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
 exit "${FAKE_RC:-0}"
 SH
 chmod +x "$co/.prebuilt/bin/fake_test"
@@ -43,6 +44,7 @@ check "the packed test binary was unpacked and linked into bin/" 'grep -q "fake_
 check "only the -L gpu test ran" '! grep -q "cpu_one" <<< "$out"'
 check "the build machine's python and mpirun became this machine's" 'grep -q "with: $py_here $mpi_here" <<< "$out"'
 check "it ran in the build folder's test directory, through bin/" 'grep -q "fake_test in $build/tests as $build/bin/fake_test" <<< "$out"'
+check "the binaries find the libraries of .prebuilt/lib" 'grep -q "fake_test LD_LIBRARY_PATH=$co/.prebuilt/lib" <<< "$out"'
 check "bin/ links to .prebuilt/bin" '[ "$(readlink "$build/bin/fake_test")" = "$co/.prebuilt/bin/fake_test" ]'
 check "the bundle's own files are unchanged" 'grep -q "/build-machine/venv/bin/python" "$co/.prebuilt/ctest/tree/tests/CTestTestfile.cmake"'
 
