@@ -50,6 +50,7 @@ struct Options {
   int ring_slots = 4, window = 2, max_kept_layers = -1, leader_threads = 0, tail_units = 0;
   bool offload = false;
   std::string embedding_update = "split";
+  std::string embedding_lookup = "host";
   std::string grad_buckets = "split";
   // several nodes (issue 17)
   int nodes = 0;                   // 0: the machine file's network.nodes (default 1)
@@ -104,6 +105,7 @@ int run(const Options& o) {
   r.clip = o.max_grad_norm > 0;
   r.split_embedding = o.embedding_update == "split";
   r.gradient_buckets = o.grad_buckets == "split";
+  r.host_embedding_lookup = o.embedding_lookup == "host";
   r.bf16_staging = o.grad_dtype == "bf16";
   r.machine_file = o.machine;
   r.calibration_file = o.calibration;
@@ -299,6 +301,9 @@ int main(int argc, char** argv) {
   app.add_option("--embedding-update", o.embedding_update, "split or dense (the embedding's update "
                  "schedule; split prices the token rows only at the end of the step)")
       ->check(CLI::IsMember({"split", "dense"}))->capture_default_str();
+  app.add_option("--embedding-lookup", o.embedding_lookup, "host or window (where a GPU's forward "
+                 "lookup of a tied embedding reads its rows: host memory, or the GPU copy)")
+      ->check(CLI::IsMember({"host", "window"}))->capture_default_str();
   app.add_option("--grad-buckets", o.grad_buckets, "split or whole (a decoder layer's MLP gradient "
                  "handed off before its attention's backward, on the cpu route, or after the layer)")
       ->check(CLI::IsMember({"split", "whole"}))->capture_default_str();

@@ -141,7 +141,7 @@ int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trai
   const int G = ctx.num_workers;
   const double n_params = static_cast<double>(trainer.layout().parameterCount());
   SLIDEDP_LOG_INFO("model {} ({}): {:.4g} M parameters, {} layers; {} worker(s) on {}; chunk {} "
-                   "elements, ring {} slots, {} compute, {} staging, {} embedding update, gradient buckets {}{}{}{}; steps {}..{}",
+                   "elements, ring {} slots, {} compute, {} staging, {} embedding update{}, gradient buckets {}{}{}{}; steps {}..{}",
                    o.model_config.empty() ? o.model : o.model_config, model::familyName(cfg.family),
                    n_params / 1e6, cfg.numLayers,
                    ctx.num_nodes > 1 ? fmt::format("{} ({} node(s) x {})", G, ctx.num_nodes,
@@ -150,6 +150,12 @@ int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trai
                    deviceName(ctx.device), o.train.chunk_numel,
                    o.train.ring_slots, o.train.bf16_compute ? "bf16" : "fp32",
                    o.train.bf16_staging ? "bf16" : "fp32", o.train.split_embedding ? "split" : "dense",
+                   // the worker's condition (worker.cpp; runtime/window_schedule.h host lookup)
+                   ctx.device == DeviceKind::kCuda && cfg.tieWordEmbeddings && cfg.numLayers >= 1 &&
+                           o.train.host_embedding_lookup &&
+                           !(ctx.num_nodes > 1 && o.train.node_layout == NodeLayoutKind::kFullySharded)
+                       ? ", embedding lookup from host memory"
+                       : "",
                    trainer.plan().bucketed() ? "MLP first (sent early except on gpu-ipc)" : "whole layer",
                    o.train.max_grad_norm > 0 ? fmt::format(", clip {}", o.train.max_grad_norm) : "",
                    o.train.accumulation_steps > 1
@@ -564,6 +570,7 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
     o.train.activations = parseActivationPolicy(o.activations);
     o.train.attention = parseAttentionChoice(o.attention);
     o.train.split_embedding = o.embedding_update == "split";
+    o.train.host_embedding_lookup = o.embedding_lookup == "host";
     o.train.gradient_buckets = o.grad_buckets == "split";
     // The learning-rate schedule spans the job once: a --route-sweep runs --steps per variant, one
     // step count across them (lastStep), so its schedule runs over all of them.
@@ -775,6 +782,7 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
       req.clip = o.train.max_grad_norm > 0;
       req.split_embedding = o.train.split_embedding;
       req.gradient_buckets = o.train.gradient_buckets;
+      req.host_embedding_lookup = o.train.host_embedding_lookup;
       req.bf16_staging = o.train.bf16_staging;
       req.machine_file = o.machine;
       req.calibration_file = o.calibration;

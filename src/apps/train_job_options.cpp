@@ -97,6 +97,14 @@ void addTrainOptions(CLI::App& app, TrainJobOptions& o) {
                 "of the step) or dense (the whole embedding after the last layer). Results agree to "
                 "fp32 rounding; split needs the cpu reduction route and falls back to dense otherwise")
       ->check(CLI::IsMember({"split", "dense"}))->capture_default_str();
+  g->add_option("--embedding-lookup", o.embedding_lookup, "Where the forward's embedding lookup "
+                "reads its rows on GPU workers of a tied model: host (from the embedding's delivery "
+                "copy in host memory, bf16, or the fp32 master with fp32 compute, through PCIe, so the "
+                "step starts after B x T rows instead of the whole embedding's copy to the GPU, which "
+                "then runs beside the first layers for the LM head) or window (after that copy). The "
+                "same values either way; no effect on CPU workers, untied models or a delivery copy "
+                "sharded across nodes (--node-layout fully-sharded)")
+      ->check(CLI::IsMember({"host", "window"}))->capture_default_str();
   g->add_option("--grad-buckets", o.grad_buckets, "How a decoder layer's gradient goes to the "
                 "leader: split (two buckets, as DDP's: its MLP's and post-attention norm's as soon as "
                 "their backward is done, so the leader's AdamW of them runs beside the attention's "

@@ -46,8 +46,13 @@ bool peerAccessBetween(int n, std::string* why) {
 }
 
 HostRegistration::HostRegistration(void* ptr, size_t bytes) {
-  CUDA_CHECK(cudaHostRegister(ptr, bytes, cudaHostRegisterPortable));
+  CUDA_CHECK(cudaHostRegister(ptr, bytes, cudaHostRegisterPortable | cudaHostRegisterMapped));
   ptr_ = ptr;
+}
+const void* HostRegistration::mappedPointer(const void* p) {
+  void* d = nullptr;
+  CUDA_CHECK(cudaHostGetDevicePointer(&d, const_cast<void*>(p), 0));
+  return d;
 }
 HostRegistration::HostRegistration(HostRegistration&& o) noexcept : ptr_(o.ptr_) {
   o.ptr_ = nullptr;

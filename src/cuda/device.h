@@ -26,11 +26,16 @@ std::string describeDevice(int gpu);
 bool peerAccessBetween(int n, std::string* why = nullptr);
 
 /// RAII cudaHostRegister of [ptr, ptr+bytes) (portable: every context of the process may use
-/// it). ptr and bytes must be page-aligned (the segment's regions are 4 KiB aligned).
+/// it; mapped: kernels may read it through PCIe, mappedPointer()). ptr and bytes must be
+/// page-aligned (the segment's regions are 4 KiB aligned).
 class HostRegistration {
  public:
   HostRegistration() = default;
   HostRegistration(void* ptr, size_t bytes);
+  /// The device address of host address `p` inside a registration of this process (the same
+  /// address where the device uses host pointers for registered memory), for kernels that
+  /// read host memory directly. Throws (the CUDA error) when `p` is not registered.
+  static const void* mappedPointer(const void* p);
   HostRegistration(HostRegistration&&) noexcept;
   HostRegistration& operator=(HostRegistration&&) noexcept;
   ~HostRegistration();

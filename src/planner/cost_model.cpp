@@ -513,11 +513,21 @@ Prediction predict(const Workload& w, const MachineDescription& m, const Policy&
 
   // forward, in the worker's window schedule
   if (ws.layerOneFirst()) deliver(1, ws.forwardSlot(1), false);
-  deliver(0, ws.forwardSlot(0), false);
+  if (ws.embeddingDeliveryUnit() < 0) deliver(0, ws.forwardSlot(0), false);
   for (int64_t u = 0; u <= L; ++u) {
     const int64_t next = u < L ? u + 1 : head;
     if (!(u == 0 && ws.layerOneFirst())) deliver(next, ws.forwardSlot(static_cast<int>(next)), false);
-    const double s = compute(ready[u], fwdTime(u));
+    if (u == ws.embeddingDeliveryUnit()) deliver(0, ws.forwardSlot(0), false);
+    double after = ready[u], dur = fwdTime(u);
+    if (u == 0 && ws.lookupFromHost()) {
+      // the lookup gathers its B x T rows from host memory once the leader has updated them
+      // (the worker waits for layer 1's version first, which the update tail hands off last)
+      const double rows_bytes = n * double(w.C) * es;
+      after = std::max(version_ready[0], ws.layerOneFirst() ? version_ready[1] : 0.0);
+      dur += rows_bytes / r.h2d_fwd;
+      h2d_bytes += rows_bytes;
+    }
+    const double s = compute(after, dur);
     if (first_compute < 0) first_compute = s;
     if (!(u == 0 && ws.resident)) slot_free[ws.forwardSlot(static_cast<int>(u))] = comp;
     if (u >= 1 && layers[u - 1] == LayerActivation::kOffload) {

@@ -21,6 +21,7 @@ Plan makePlan(const PlanRequest& r, const std::function<MachineDescription(const
                             r.T, r.cuda);
   p.workload.clip = r.clip;
   p.workload.split_embedding = r.split_embedding;
+  p.workload.host_embedding_lookup = r.host_embedding_lookup;
   if (!r.gradient_buckets) p.workload.layer_bucket_split = 0;
   if (!r.machine_file.empty()) {
     p.machine = loadMachine(r.machine_file);

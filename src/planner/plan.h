@@ -32,6 +32,7 @@ struct PlanRequest {
   bool bf16_staging = false;   // --grad-dtype bf16
   bool split_embedding = true; // --embedding-update split (the cpu reduction route only)
   bool gradient_buckets = true; // --grad-buckets split (the cpu reduction route hands off early)
+  bool host_embedding_lookup = true; // --embedding-lookup host (GPU workers, tied embedding)
   std::string machine_file;    // --machine: predict for this machine (no calibration)
   std::string calibration_file;  // the cache ("" : CalibrationCache::defaultPath())
   int leader_cores = 0;        // the leader's cores (launcher placement; 0: the machine's)

@@ -39,6 +39,7 @@ struct Workload {
   bool flash_lse = true;           // kept activations carry fp32 LSE per head, so the
                                    // attention-output policy applies (model::keepsAttentionLse:
                                    // bf16 on CUDA, fp32 or bf16 on CPU workers)
+  bool host_embedding_lookup = true;  // --embedding-lookup host (windowSchedule; GPU workers)
   bool split_embedding = true;     // the row-split embedding update (--embedding-update split;
                                    // the runtime applies it on the cpu reduction route only)
   int64_t layer_bucket_split = 0;  // gradient buckets (--grad-buckets split): elements of a
@@ -66,10 +67,11 @@ struct Workload {
   double stepFlops() const;
 
   /// The worker's window schedule with K rotating slots (runtime/window_schedule.h): the tied
-  /// embedding is resident unless the delivery copy is sharded across nodes.
+  /// embedding is resident unless the delivery copy is sharded across nodes; GPU workers look
+  /// its rows up in host memory with --embedding-lookup host.
   WindowSchedule windowSchedule(int K) const {
     const bool copy_split = nodes > 1 && node_sharded && copy_sharded;
-    return {K, static_cast<int>(L), tied && !copy_split && L >= 1};
+    return {K, static_cast<int>(L), tied && !copy_split && L >= 1, cuda && host_embedding_lookup};
   }
 };
 

@@ -130,6 +130,8 @@ struct TrainOptions {
                                      // buckets, its MLP's first, while its attention's backward
                                      // runs (ChunkPlan::bucket_splits; the cpu reduction route
                                      // sends it early, the others after the layer); one node
+  bool host_embedding_lookup = true; // GPU workers, tied embedding: the forward's lookup reads
+                                     // the delivery copy in host memory (runtime/window_schedule.h)
   int update_tail_units = 0;         // layers 1..m handed off after the embedding, in forward
                                      // order, and the step agreed before the leader updates
                                      // them (ChunkPlan::tail_units, Trainer::earlyAgreement)

@@ -18,6 +18,13 @@
 //     critical path instead of queued behind the embedding's;
 //   - the backward's first unit, layer L, is still in its forward slot (the head used another),
 //     so it is not delivered again.
+//   - host lookup (GPU workers, `host_lookup`): the forward's first unit, the lookup of the
+//     step's input ids, reads its rows from the embedding's delivery copy in host memory
+//     (page-locked and mapped: the GPU reads them through PCIe) instead of waiting for the
+//     whole 0.4-1.6 GB copy into slot K; that copy is issued after the next layer's
+//     (embeddingDeliveryUnit) and is first used by the head. At a step boundary the forward
+//     then waits for layer 1 and B x T rows (Qwen3-4B at 12 x 4096: 0.25 GB) instead of layer 1
+//     and the whole embedding (0.78 GB).
 // Otherwise (untied, or the copy sharded across nodes) unit u's forward slot is
 // u mod K, the tied head delivers the embedding into the slot after its own, and the backward
 // rotation starts two slots after the head's.
@@ -36,6 +43,7 @@ struct WindowSchedule {
   int K = 2;              // rotating slots
   int L = 1;              // decoder layers
   bool resident = false;  // the embedding stays in slot K from the forward through the head
+  bool host_lookup = false;  // with `resident`: the forward's lookup reads host memory (above)
 
   /// Slots in all (the window's tensors): K, plus the resident one.
   int slots() const { return K + (resident ? 1 : 0); }
@@ -58,6 +66,12 @@ struct WindowSchedule {
   bool backwardDeliversFirst() const { return !resident; }
   /// Whether the forward delivers layer 1 before the embedding (see above).
   bool layerOneFirst() const { return resident && L >= 1; }
+  /// Whether the forward's lookup reads the embedding's rows from host memory (see above).
+  bool lookupFromHost() const { return resident && host_lookup && L >= 1; }
+  /// The forward unit during which the embedding is delivered to its forward slot, after that
+  /// unit's own delivery of the next unit: 1 with the host lookup, else -1 (before the forward,
+  /// after layer 1's delivery when layerOneFirst()).
+  int embeddingDeliveryUnit() const { return lookupFromHost() ? 1 : -1; }
   /// Elements of a rotating slot and of the resident one (0: none) for units of these sizes
   /// (index 0 = the embedding) on G workers: a slot holds the most of max(n, G * shard) over
   /// its units (a sharded route gathers G equal shards).

@@ -156,6 +156,8 @@ struct Worker::Impl {
   // The host regions this worker DMAs from/to, page-locked for the GPU (cudaHostRegister):
   // the delivery source (bf16 copy or FP32 master) and the gradient staging ring.
   std::vector<cuda::HostRegistration> registrations;
+  // The embedding's delivery copy in host memory, mapped (the host lookup; else undefined).
+  at::Tensor host_embedding;
 #endif
 
   Impl(const RankContext& c, const shm::Segment& s, const HostStateSpec& sp,
@@ -192,6 +194,19 @@ struct Worker::Impl {
       for (const char* name : {deliveryRegion(state, cdtype == at::kFloat), kStagingRegion}) {
         const shm::Region& r = seg.layout().at(name);
         registrations.emplace_back(seg.region(name), (r.bytes() + 4095) / 4096 * 4096);
+      }
+      // The host lookup (runtime/window_schedule.h): the embedding's delivery copy, whole on
+      // this node (resident), as a device tensor the lookup's gather reads through PCIe.
+      sched.host_lookup = sched.resident && opts.host_embedding_lookup;
+      if (sched.lookupFromHost()) {
+        const char* region = deliveryRegion(state, cdtype == at::kFloat);
+        const size_t es = cdtype == at::kFloat ? 4 : 2;
+        const char* copy = static_cast<const char*>(seg.region(region)) + state.copy[0].offset * es;
+        host_embedding = at::for_blob(const_cast<void*>(cuda::HostRegistration::mappedPointer(copy)),
+                                      {layout.units[0].numel})
+                             .options(at::TensorOptions().dtype(cdtype).device(device))
+                             .target_device(device)
+                             .make_tensor();
       }
       setBudget(opts.gpu_memory_budget_gib);
     }
@@ -513,6 +528,16 @@ struct Worker::Impl {
       static_cast<at::cuda::CUDAEvent*>(ready.get())->block(compute);
       (void)dev;  // allocated on the compute stream (prefetchActivations): nothing to record
     }
+#endif
+  }
+
+  /// The host lookup's embedding (runtime/window_schedule.h): the [numel] delivery copy in
+  /// host memory as a device tensor (set up by the constructor; undefined without the lookup).
+  at::Tensor hostEmbedding() const {
+#ifdef SLIDEDP_WITH_CUDA
+    return host_embedding;
+#else
+    return at::Tensor();
 #endif
   }
 
@@ -862,7 +887,10 @@ struct Worker::Impl {
         layer_one = deliver(1, sched.forwardSlot(1));
       }
       waitVersion(0, s - 1, &st.delivery_wait_s);
-      at::Tensor cur = deliver(0, sched.forwardSlot(0));
+      // The host lookup reads the rows of version s-1 from host memory (the leader does not
+      // write them again before this step's head has handed off its gradient); the copy into
+      // the resident slot, for the head, follows layer 2's (embeddingDeliveryUnit).
+      at::Tensor cur = sched.lookupFromHost() ? hostEmbedding() : deliver(0, sched.forwardSlot(0));
       for (int u = 0; u <= L; ++u) {
         if (u == (L + 1) / 2) killPoint("forward", s);  // tests: half of the forward done
         const int slot = sched.forwardSlot(u);
@@ -874,7 +902,8 @@ struct Worker::Impl {
           waitVersion(next_unit, s - 1, &st.delivery_wait_s);
           next = deliver(next_unit, sched.forwardSlot(next_unit));  // prefetch overlaps this unit's compute
         }
-        use(slot);
+        if (u == sched.embeddingDeliveryUnit()) deliver(0, sched.forwardSlot(0));
+        if (!(u == 0 && sched.lookupFromHost())) use(slot);
         const uint64_t fwd_begin = nowNs();
         // Keep this layer's activations, or only its attention output? (auto: while what it
         // keeps, the boundary inputs of the layers after it and the reserve of head + backward
@@ -948,7 +977,9 @@ struct Worker::Impl {
         if (attn_only && !keep) ++st.attention_output_layers;
         if (offloaded) ++st.offloaded_layers;
         if (!(u == 0 && sched.resident)) release(slot);  // the resident embedding: after the head
-        st.trace.push_back({fmt::format("{}forward unit {}", tp, u), 0, fwd_begin, nowNs()});
+        st.trace.push_back({fmt::format("{}forward unit {}{}", tp, u,
+                                        u == 0 && sched.lookupFromHost() ? " (lookup from host memory)" : ""),
+                            0, fwd_begin, nowNs()});
         cur = next;
       }
       st.forward_s += sec(t0, nowNs());

@@ -154,6 +154,48 @@ TEST(GpuJob, GradientAccumulationStepsMatchMicroBatchesOnTheGpu) {
   }
 }
 
+TEST(GpuJob, HostEmbeddingLookupReadsTheSameRowsAsTheWindow) {
+  // --embedding-lookup host (runtime/window_schedule.h): the forward's lookup of a tied
+  // embedding reads the rows from the mapped delivery copy in host memory, and the copy into
+  // the resident slot follows layer 2's for the head. Against `window` (the lookup after that
+  // copy): step 1's loss is bit-identical (the same bf16 rows, the same kernels after them);
+  // later steps agree to 1e-5 (the embedding backward's atomics add in any order). With 2
+  // accumulation passes each pass looks up again; with 3 window slots the rotation differs.
+  ASSERT_GE(visibleGpus(), 1);
+  const char* env = std::getenv("SLIDEDP_SHARED_DIR");
+  const std::string model = std::string(env ? env : SLIDEDP_SHARED_DIR) + "/models/stories260K";
+  const std::string name = fmt::format("slidedp-gpu-lookup-{}", getpid());
+  auto run = [&](const std::string& lookup, const std::vector<std::string>& flags) {
+    const std::string csv = fmt::format("/tmp/{}-{}.csv", name, lookup), trace = csv + ".trace.json";
+    std::vector<std::string> args = {"--shm-name", name, "--model", model, "--batch-size", "4",
+                                     "--seq-len", "64", "--steps", "3", "--policy", "manual",
+                                     "--embedding-lookup", lookup,
+                                     "--metrics", csv, "--trace", trace, "--trace-step", "2"};
+    args.insert(args.end(), flags.begin(), flags.end());
+    Result r = wait(start(mpirunCuda(2, args)), 300);
+    EXPECT_EQ(r.exit_code, 0) << lookup << "\n" << r.output;
+    EXPECT_FALSE(Segment::exists(name));
+    EXPECT_EQ(readFile(trace).find("forward unit 0 (lookup from host memory)") != std::string::npos,
+              lookup == "host") << lookup;
+    auto losses = metricsLosses(csv);
+    std::remove(csv.c_str());
+    std::remove(trace.c_str());
+    return losses;
+  };
+  for (const auto& flags : std::vector<std::vector<std::string>>{
+           {}, {"--gradient-accumulation-steps", "2"}, {"--window", "3"}}) {
+    SCOPED_TRACE(flags.empty() ? std::string("one pass") : flags[0]);
+    const auto window = run("window", flags), host = run("host", flags);
+    ASSERT_EQ(window.size(), 3u);
+    ASSERT_EQ(host.size(), 3u);
+    EXPECT_EQ(host.at(1), window.at(1));
+    for (int s = 2; s <= 3; ++s) {
+      const double a = std::stod(window.at(s)), b = std::stod(host.at(s));
+      EXPECT_NEAR(b, a, 1e-5 * a) << "step " << s;
+    }
+  }
+}
+
 TEST(GpuJob, GpuProfileWritesEachWorkersTraceAndTable) {
   // --gpu-profile: step 2 of a small Qwen3-shaped bf16 job (head_dim 128, q/k norm: the fused
   // kernels and cuDNN attention of the real shapes) under the torch profiler; every worker writes

@@ -33,11 +33,12 @@ struct Replay {
   void step(bool tied) {
     const int L = ws.L, head = ws.headUnit();
     if (ws.layerOneFirst()) deliver(1, ws.forwardSlot(1));
-    deliver(0, ws.forwardSlot(0));
+    if (ws.embeddingDeliveryUnit() < 0) deliver(0, ws.forwardSlot(0));
     for (int u = 0; u <= L; ++u) {
       const int next = u < L ? u + 1 : head;
       if (!(u == 0 && ws.layerOneFirst())) deliver(next, ws.forwardSlot(next));
-      use(u, ws.forwardSlot(u));
+      if (u == ws.embeddingDeliveryUnit()) deliver(0, ws.forwardSlot(0));
+      if (!(u == 0 && ws.lookupFromHost())) use(u, ws.forwardSlot(u));  // (else host memory)
       if (!(u == 0 && ws.resident)) release(ws.forwardSlot(u));
     }
     if (tied) {
@@ -62,14 +63,15 @@ TEST(WindowSchedule, EveryComputeFindsItsUnitAndNoDeliveryOverwritesOneInUse) {
   for (int K : {2, 3, 4})
     for (int L : {1, 2, 3, 5, 36})
       for (bool resident : {false, true})
-        for (bool tied : {false, true}) {
-          if (resident && !tied) continue;  // the worker makes the embedding resident only when tied
-          const WindowSchedule ws{K, L, resident};
-          SCOPED_TRACE(testing::Message() << "K " << K << " L " << L << " resident " << resident
-                                          << " tied " << tied);
-          Replay r(ws);
-          for (int s = 0; s < 3 && !testing::Test::HasFatalFailure(); ++s) r.step(tied);
-        }
+        for (bool host_lookup : {false, true})
+          for (bool tied : {false, true}) {
+            if (resident && !tied) continue;  // the worker makes the embedding resident only when tied
+            const WindowSchedule ws{K, L, resident, host_lookup};
+            SCOPED_TRACE(testing::Message() << "K " << K << " L " << L << " resident " << resident
+                                            << " host lookup " << host_lookup << " tied " << tied);
+            Replay r(ws);
+            for (int s = 0; s < 3 && !testing::Test::HasFatalFailure(); ++s) r.step(tied);
+          }
 }
 
 TEST(WindowSchedule, TheResidentEmbeddingHasItsOwnSlotAndTheRotationHoldsTheRest) {
@@ -89,4 +91,17 @@ TEST(WindowSchedule, TheResidentEmbeddingHasItsOwnSlotAndTheRotationHoldsTheRest
   EXPECT_EQ(plain.headEmbeddingSlot(), (plain.forwardSlot(plain.headUnit()) + 1) % 2);
   EXPECT_TRUE(plain.backwardDeliversFirst());
   EXPECT_FALSE(plain.layerOneFirst());
+}
+
+TEST(WindowSchedule, TheHostLookupDeliversTheEmbeddingAfterLayerTwo) {
+  const WindowSchedule ws{2, 36, true, true};
+  EXPECT_TRUE(ws.lookupFromHost());
+  EXPECT_EQ(ws.embeddingDeliveryUnit(), 1);  // during layer 1, behind layer 2's copy
+  EXPECT_EQ(ws.forwardSlot(0), 2);           // still slot K, for the head
+  EXPECT_EQ(ws.headEmbeddingSlot(), 2);
+  // Only with the resident embedding (the head reads slot K; without it the forward's slot
+  // rotates), and never without a decoder layer to deliver behind.
+  EXPECT_FALSE((WindowSchedule{2, 36, false, true}.lookupFromHost()));
+  EXPECT_EQ((WindowSchedule{2, 36, false, true}.embeddingDeliveryUnit()), -1);
+  EXPECT_EQ((WindowSchedule{2, 36, true, false}.embeddingDeliveryUnit()), -1);
 }
