@@ -526,6 +526,10 @@ Prediction predict(const Workload& w, const MachineDescription& m, const Policy&
       after = std::max(version_ready[0], ws.layerOneFirst() ? version_ready[1] : 0.0);
       dur += rows_bytes / r.h2d_fwd;
       h2d_bytes += rows_bytes;
+      // layer 1's copy, if still running, shares PCIe with the lookup: it ends that much later
+      // (H200 profile at 12 x 4096: lookup 5.6 ms, layer 1 ready 2.7 ms after it instead of
+      // before it; tools/bench/results/2026-12-05e-h200x1-lookup/)
+      if (ws.layerOneFirst() && ready[1] > std::max(comp, after)) ready[1] += rows_bytes / r.h2d_fwd;
     }
     const double s = compute(after, dur);
     if (first_compute < 0) first_compute = s;
