@@ -38,6 +38,7 @@ Delivery::Delivery(const RouteEnv& env, bool allocate_window)
   // gather never overwrites what a queued host-to-device copy still reads (grown on first use).
   if (env_.node_gather) gathered_.resize(env_.cuda ? env_.slots() : 1);
   slot_unit_.assign(env_.slots(), -1);
+  slot_step_.assign(env_.slots(), -1);
 }
 
 Delivery::~Delivery() = default;
@@ -89,6 +90,7 @@ at::Tensor Delivery::deliver(int u, int slot) {
   SLIDEDP_ASSERT(n <= window_[slot].numel(), "unit {} ({} elements) does not fit window slot {} ({})", u, n,
                  slot, window_[slot].numel());
   slot_unit_[slot] = u;
+  slot_step_[slot] = step_;
   if (!env_.cuda) {
     const uint64_t t0 = shm::monotonicNs();
     filling_slot_ = slot, range_copied_ = false;
@@ -118,6 +120,8 @@ at::Tensor Delivery::held(int u, int slot) const {
   SLIDEDP_ASSERT(slot >= 0 && slot < static_cast<int>(window_.size()) && slot_unit_[slot] == u,
                  "unit {} is not in window slot {} (it holds unit {})", u, slot,
                  slot >= 0 && slot < static_cast<int>(slot_unit_.size()) ? slot_unit_[slot] : -2);
+  SLIDEDP_ASSERT(slot_step_[slot] == step_, "unit {} in window slot {} was delivered {} step(s) ago, not in this "
+                 "one (a delivery the window schedule needs was skipped)", u, slot, step_ - slot_step_[slot]);
   return window_[slot].narrow(0, 0, n);
 }
 
@@ -134,6 +138,7 @@ void Delivery::release(int slot) {
 }
 
 void Delivery::beginStep() {
+  ++step_;
   cpu_busy_s_ = 0;
 #ifdef SLIDEDP_WITH_CUDA
   events_.clear();

@@ -54,8 +54,10 @@ class Delivery {
   /// returns the slot's [numel] view (compute dtype). GPU: asynchronous on the copy stream, after
   /// the compute released the slot; the compute stream waits for it in use(). CPU: done on return.
   at::Tensor deliver(int u, int slot);
-  /// Unit u's [numel] view of slot `slot`, which still holds it from an earlier deliver() (no
-  /// copy; every worker calls it where the others do, as deliver()).
+  /// Unit u's [numel] view of slot `slot`, which still holds it from an earlier deliver() of
+  /// this step (since the last beginStep(); a slot that holds u from an earlier step is an
+  /// internal error: its weights would be a version behind). No copy; every worker calls it
+  /// where the others do, as deliver().
   at::Tensor held(int u, int slot) const;
   /// Makes the compute (current) stream wait for slot `slot`'s delivery (no-op on CPU).
   void use(int slot);
@@ -95,6 +97,8 @@ class Delivery {
   RouteEnv env_;
   std::vector<at::Tensor> window_;  // env_.slots() slots of env_.slotNumel(k) elements
   std::vector<int> slot_unit_;      // per slot: the unit last delivered into it (-1: none)
+  std::vector<int64_t> slot_step_;  // per slot: step_ at that delivery
+  int64_t step_ = 0;                // beginStep() calls so far
 #ifdef SLIDEDP_WITH_CUDA
   c10::cuda::CUDAStream copyStream() const { return *copy_stream_; }
 #endif
