@@ -518,13 +518,14 @@ Prediction predict(const Workload& w, const MachineDescription& m, const Policy&
     const int64_t next = u < L ? u + 1 : head;
     if (!(u == 0 && ws.layerOneFirst())) deliver(next, ws.forwardSlot(static_cast<int>(next)), false);
     if (u == ws.embeddingDeliveryUnit()) deliver(0, ws.forwardSlot(0), false);
-    double after = ready[u], dur = fwdTime(u);
+    double after = ready[u], dur = fwdTime(u), lookup = 0;
     if (u == 0 && ws.lookupFromHost()) {
       // the lookup gathers its B x T rows from host memory once the leader has updated them
       // (the worker waits for layer 1's version first, which the update tail hands off last)
       const double rows_bytes = n * double(w.C) * es;
       after = std::max(version_ready[0], ws.layerOneFirst() ? version_ready[1] : 0.0);
-      dur += rows_bytes / r.h2d_fwd;
+      lookup = rows_bytes / r.h2d_fwd;
+      dur += lookup;
       h2d_bytes += rows_bytes;
       // layer 1's copy, if still running, shares PCIe with the lookup: it ends that much later
       // (H200 profile at 12 x 4096: lookup 5.6 ms, layer 1 ready 2.7 ms after it instead of
@@ -532,6 +533,10 @@ Prediction predict(const Workload& w, const MachineDescription& m, const Policy&
       if (ws.layerOneFirst() && ready[1] > std::max(comp, after)) ready[1] += rows_bytes / r.h2d_fwd;
     }
     const double s = compute(after, dur);
+    // The lookup holds the compute stream but is bound by PCIe: its time counts as the GPU's
+    // host-to-device traffic in the busy account (the bottleneck), not as compute.
+    busy.gpu_compute -= lookup;
+    busy.h2d_gpu += lookup;
     if (first_compute < 0) first_compute = s;
     if (!(u == 0 && ws.resident)) slot_free[ws.forwardSlot(static_cast<int>(u))] = comp;
     if (u >= 1 && layers[u - 1] == LayerActivation::kOffload) {

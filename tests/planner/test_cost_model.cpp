@@ -103,6 +103,25 @@ TEST(CostModel, HandComputedTimelineKeepAll) {
   near(p.tokens_per_s, 1000 / 9.5);
 }
 
+// The host lookup (--embedding-lookup host, tied, GPU workers): the forward's lookup gathers its
+// n x C rows through PCIe: 1000 x 100 x 2 B = 2e5 B at 4e6 B/s = 0.05 s on the compute stream.
+// The busy account prices it as the GPU's host-to-device traffic, not as compute: against the
+// window lookup (the same deliveries, the embedding's once in the forward) the GPU compute is
+// the same and the worker's H2D time 0.05 s more.
+TEST(CostModel, TheHostLookupCountsAsHostToDeviceTimeNotCompute) {
+  Workload w = toyWorkload();
+  w.tied = true;
+  w.unit_numels = {1000000, 2000000, 100};  // the head unit: its norm only
+  w.parameters = 3000100;
+  w.host_embedding_lookup = true;
+  ASSERT_TRUE(w.windowSchedule(bigChunks().window).lookupFromHost());
+  const Prediction host = predict(w, toyMachine(), bigChunks());
+  w.host_embedding_lookup = false;
+  const Prediction window = predict(w, toyMachine(), bigChunks());
+  near(host.busy.gpu_compute, window.busy.gpu_compute);
+  near(host.busy.h2d_gpu - window.busy.h2d_gpu, 0.05);
+}
+
 // Gradient buckets (ChunkPlan::bucket_splits), the layer split at 5e5 of its 2e6 elements: the
 // MLP bucket (1.5e6) is ready when the backward of [0, 5e5) and the attention is left:
 // a = 2 n (2 x 5e5 + 4 H D T) / R_bwd = 2 x 1000 x 1.004e6 / 8.008e9 s before the layer's end 5.5.
