@@ -1369,8 +1369,11 @@ void Worker::planChanged() {
 
 void Worker::setRunOptions(const TrainOptions& o) {
   impl_->waitIdle();
+  // Every check before the first assignment: a refused change leaves the options as they were.
   if (o.offload_activations && !impl_->cuda)
     throwUserError("--offload-activations applies to GPU workers only");
+  if (o.activations == ActivationPolicy::kAttentionOutput && !impl_->attentionOutputAvailable())
+    throwUserError("--activations attention-output needs bf16 GPU workers or CPU workers");
   const bool new_routes = o.delivery != impl_->opts.delivery || o.reduction != impl_->opts.reduction;
   impl_->opts.delivery = o.delivery;
   impl_->opts.reduction = o.reduction;
@@ -1384,8 +1387,6 @@ void Worker::setRunOptions(const TrainOptions& o) {
   impl_->opts.activations = o.activations;
   impl_->opts.max_kept_layers = o.max_kept_layers;
   impl_->opts.accumulation_steps = o.accumulation_steps;
-  if (o.activations == ActivationPolicy::kAttentionOutput && !impl_->attentionOutputAvailable())
-    throwUserError("--activations attention-output needs bf16 GPU workers or CPU workers");
   impl_->opts.mlp_tile_tokens = o.mlp_tile_tokens;
   model::setMlpTileTokens(o.mlp_tile_tokens);
 }
