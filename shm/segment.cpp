@@ -224,8 +224,20 @@ void* Segment::region(const std::string& name) const {
   return static_cast<char*>(base_) + layout_.at(name).offset;
 }
 
+std::string segmentNameProblem(const std::string& name) {
+  if (name.empty()) return "the name is empty";
+  if (name.find('/') != std::string::npos) return "it contains '/'";
+  if (name == "." || name == "..") return fmt::format("'{}' is not a file name", name);
+  if (name.size() > kMaxSegmentNameBytes)
+    return fmt::format("it is {} bytes long, more than {}", name.size(), kMaxSegmentNameBytes);
+  return "";
+}
+
 Segment Segment::create(const std::string& name, uint64_t job_id, const Layout& regions,
                         const ControlDims& dims) {
+  if (const std::string why = segmentNameProblem(name); !why.empty())
+    throwUserError("cannot name a shared segment '{}': {}.\nHINT: --shm-name with letters, digits, "
+                   "'-', '_' or '.' only, e.g. --shm-name slidedp-myjob", name, why);
   for (const auto& s : removeStaleSegments()) {
     if (s.owner_pid == 0)
       SLIDEDP_LOG_WARN("removed stale shared-memory file /dev/shm/{} of a crashed job ({})",

@@ -140,6 +140,13 @@ class Segment {
   ControlBlock control_;
 };
 
+/// Why `name` cannot name a segment in /dev/shm, or "" when it can. A POSIX shared-memory
+/// name is one path component: not empty, no '/', not "." or "..", and at most
+/// kMaxSegmentNameBytes bytes (NAME_MAX 255 less room for the "-n<node>" suffix of a job on
+/// several nodes).
+constexpr size_t kMaxSegmentNameBytes = 240;
+std::string segmentNameProblem(const std::string& name);
+
 /// Field 22 of /proc/<pid>/stat (start time in clock ticks since boot); 0 if the process
 /// does not exist. With the pid it identifies a process across pid reuse.
 uint64_t processStartTime(int64_t pid);

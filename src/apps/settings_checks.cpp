@@ -76,6 +76,13 @@ void checkSettings(const TrainJobOptions& o, int num_workers) {
                    "written to {}.\nHINT: --trace-step {} or less", o.trace_step, o.steps,
                    !o.trace.empty() ? o.trace : !o.gpu_profile.empty() ? o.gpu_profile : o.memory_snapshot,
                    o.steps);
+  if (o.eval_every < 0 || o.eval_batches < 0)
+    throwUserError("--eval-every and --eval-batches must be >= 0 (got {} and {})", o.eval_every,
+                   o.eval_batches);
+  if (t.window_slots < 2)
+    throwUserError("--window must be >= 2 (the GPU layer window's slots: the next layer is delivered "
+                   "into one while the compute uses another), got {}.\nHINT: --window 2 (the default) "
+                   "or 3", t.window_slots);
   if (o.checkpoint_every < 0)
     throwUserError("--checkpoint-every must be >= 0 (0: only at the end and on a stop), got {}",
                    o.checkpoint_every);

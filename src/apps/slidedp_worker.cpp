@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "apps/config_file_checks.h"  // defines: unclosedQuoteInConfig
 #include "common/errors.h"            // defines: UserError, MPI_CHECK
 #include "common/log.h"               // defines: setLogIdentity, SLIDEDP_LOG_*
 #include "apps/option_suggest.h"       // defines: explainConfigError (a misspelt --config key)
@@ -334,6 +335,12 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return reportParseError(app, e, std::vector<std::string>(argv + 1, argv + argc));
   }
+  if (const std::string config = app.get_option("--config")->as<std::string>(); !config.empty())
+    if (const std::string why = unclosedQuoteInConfig(config); !why.empty()) {
+      if (worldRankFromEnv() == 0)
+        std::fprintf(stderr, "slidedp: error: %s\nHINT: close it: key = \"text\"\n", why.c_str());
+      return exitAfterRankZeroPrinted();
+    }
 #ifdef SLIDEDP_WITH_TRAINING
   const char* kShapeFlags[] = {"--layers", "--hidden", "--intermediate", "--heads", "--kv-heads",
                                "--head-dim", "--vocab"};
@@ -402,10 +409,12 @@ int main(int argc, char** argv) {
   MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   JobGuard::noteRanksReady(MPI_COMM_WORLD);  // the launcher may send its SIGUSR1 from now on
+  JobGuard::watchStartup(MPI_COMM_WORLD, opts.stall_timeout_s);  // until the segment's watchdog
   int rc = 0;
   try {
     rc = run(opts);
   } catch (const AgreedError& e) {
+    JobGuard::endStartupWatch();
     int rank = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     if (rank == 0) std::fprintf(stderr, "slidedp: error: %s\n", e.what());
@@ -415,6 +424,7 @@ int main(int argc, char** argv) {
     // Any other error of one rank fails the whole job (first error wins).
     JobGuard::failJob(nullptr, nullptr, e.what(), 1);
   }
+  JobGuard::endStartupWatch();
   MPI_Finalize();
   return rc;
 }

@@ -739,9 +739,6 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
     }
     if (!o.eval_data.empty() && !eval)
       throwUserError("--eval-data needs --data to be a data file (not {})", o.data);
-    if (o.eval_every < 0 || o.eval_batches < 0)
-      throwUserError("--eval-every and --eval-batches must be >= 0 (got {} and {})", o.eval_every,
-                     o.eval_batches);
   } catch (const AgreedError&) {
     throw;  // already agreed by every rank (the early check above)
   } catch (const UserError& e) {

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "apps/option_numbers.h"
+#include "shm/segment.h"
 
 namespace slidedp {
 
@@ -44,7 +45,14 @@ void addWorkerOptions(CLI::App& app, WorkerOptions& o) {
                  "Ranks per virtual node (0: real shared-memory nodes). Lets one machine act as "
                  "several nodes, each with its own leader and segment")->capture_default_str();
   app.add_option("--shm-name", o.shm_name,
-                 "Name of the node's segment in /dev/shm (default: slidedp-u<uid>-<job id>-n<node>)");
+                 "Name of the node's segment in /dev/shm (default: slidedp-u<uid>-<job id>-n<node>)")
+      ->check(CLI::Validator(
+          [](std::string& name) {
+            if (name.empty()) return std::string();  // the default: slidedp-u<uid>-<job id>-n<node>
+            const std::string why = shm::segmentNameProblem(name);
+            return why.empty() ? std::string() : fmt::format("'{}' cannot name a file in /dev/shm: {}", name, why);
+          },
+          "NAME"));
   auto* m = app.add_option_group("Model shape", "Dimensions used to size the host state "
                                  "(default: the stories260K shape)");
   m->add_option("--layers", o.shape.num_layers, "Decoder layers L")->capture_default_str();

@@ -75,7 +75,9 @@ DeviceRates measureDevice(const model::ModelConfig& config, int64_t rows, int64_
 #ifdef SLIDEDP_WITH_CUDA
     int n = 0;
     if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0)
-      throwUserError("calibration on CUDA, but no GPU is visible.\nHINT: --device cpu");
+      throwUserError("calibration on CUDA, but no GPU is visible.\nHINT: check nvidia-smi and "
+                     "CUDA_VISIBLE_DEVICES, or calibrate CPU workers (launcher/slidedp-run "
+                     "--cpu-workers N; slidedp_plan directly: --device cpu)");
     r.gpus = n;
     c10::cuda::set_device(static_cast<c10::DeviceIndex>(gpu));
     device = at::Device(at::kCUDA, static_cast<c10::DeviceIndex>(gpu));

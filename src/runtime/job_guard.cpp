@@ -4,11 +4,15 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <thread>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "common/log.h"
 #include "common/thread_placement.h"
@@ -151,6 +155,76 @@ void JobGuard::noteRanksReady(MPI_Comm world) {
     if (FILE* f = std::fopen(g_ready_file, "w")) std::fclose(f);
 }
 
+namespace {
+std::atomic<bool> g_startup_watch_stop{false};
+std::atomic<bool> g_startup_watch_running{false};
+}  // namespace
+
+void JobGuard::watchStartup(MPI_Comm world, double stall_timeout_s) {
+  MPI_Comm node = MPI_COMM_NULL;
+  MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int n = 0, me = 0;
+  MPI_Comm_size(node, &n);
+  MPI_Comm_rank(world, &me);
+  const int64_t mine[3] = {me, static_cast<int64_t>(getpid()),
+                           static_cast<int64_t>(shm::processStartTime(getpid()))};
+  std::vector<int64_t> all(static_cast<size_t>(3 * n));
+  MPI_Allgather(mine, 3, MPI_INT64_T, all.data(), 3, MPI_INT64_T, node);
+  MPI_Comm_free(&node);
+  struct Peer {
+    int rank;
+    int64_t pid;
+    uint64_t start_time;
+    uint64_t stopped_since_ns;  // 0: not stopped
+  };
+  std::vector<Peer> peers;
+  for (int i = 0; i < n; ++i)
+    if (all[3 * i] != me)
+      peers.push_back({static_cast<int>(all[3 * i]), all[3 * i + 1], static_cast<uint64_t>(all[3 * i + 2]), 0});
+  if (peers.empty()) return;
+  g_startup_watch_stop.store(false);
+  g_startup_watch_running.store(true);
+  // Detached: a path that forgets endStartupWatch() cannot leave a joinable thread at exit.
+  std::thread([peers, me, stall_timeout_s]() mutable {
+    while (!g_startup_watch_stop.load()) {
+      const uint64_t now = shm::monotonicNs();
+      for (Peer& p : peers) {
+        const char state = shm::processAlive(p.pid, p.start_time) ? shm::processState(p.pid) : '\0';
+        if (state == 'T' || state == 't') {
+          if (p.stopped_since_ns == 0) p.stopped_since_ns = now;
+        } else {
+          p.stopped_since_ns = 0;
+        }
+      }
+      bool lowest = true;  // of the ranks here that are not stopped
+      for (const Peer& p : peers)
+        if (p.rank < me && p.stopped_since_ns == 0 && shm::processAlive(p.pid, p.start_time)) lowest = false;
+      for (const Peer& p : peers) {
+        const double s = p.stopped_since_ns ? (now - p.stopped_since_ns) * 1e-9 : 0.0;
+        if (s <= stall_timeout_s || (!lowest && s <= 2 * stall_timeout_s) || g_startup_watch_stop.load()) continue;
+        const char state = shm::processState(p.pid);
+        const std::string msg = fmt::format(
+            "slidedp: rank {} detected a failure during start-up: rank {} (pid {}) has been stopped "
+            "(state '{}': {}) for {:.1f} s (--stall-timeout {:.0f} s); the job ends.\nHINT: something "
+            "sent it SIGSTOP/SIGTSTP or a debugger holds it; raise --stall-timeout to debug a rank\n",
+            me, p.rank, p.pid, state, state == 't' ? "stopped by a debugger" : "stopped by a signal", s,
+            stall_timeout_s);
+        writeStderr(msg.c_str());
+        unlinkSegmentNoThrow();
+        _exit(1);
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    g_startup_watch_running.store(false);
+  }).detach();
+}
+
+void JobGuard::endStartupWatch() {
+  g_startup_watch_stop.store(true);
+  for (int i = 0; i < 100 && g_startup_watch_running.load(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+}
+
 void JobGuard::setSegmentName(const std::string& name) {
   std::string path = name.empty() ? "" : "/" + name;
   if (path.size() >= sizeof(g_shm_path)) path.resize(sizeof(g_shm_path) - 1);
@@ -160,6 +234,7 @@ void JobGuard::setSegmentName(const std::string& name) {
 
 void JobGuard::start(const RankContext& ctx, const shm::ControlBlock& control,
                      const WatchdogOptions& opts) {
+  endStartupWatch();  // the segment's watchdog takes over
   ctx_ = &ctx;
   control_ = control;
   opts_ = opts;

@@ -64,6 +64,19 @@ class JobGuard {
   /// rank that has not installed its handler yet would be killed by it).
   static void noteRanksReady(MPI_Comm world);
 
+  /// Liveness before the segment exists (start-up: reading the model and the data, sizing the
+  /// state), when no heartbeat can be seen yet. Collective on `world`, every rank, once, right
+  /// after MPI_Init: exchanges the pids of the ranks on this machine and starts a thread that
+  /// ends the job (one message naming the rank, then exit 1: Open MPI ends the others) once one
+  /// of them has been stopped (/proc state T or t: SIGSTOP, SIGTSTP, a debugger) for more than
+  /// `stall_timeout_s` (> 0), as the watchdog of start() does later. Ranks that die need no
+  /// watch: Open MPI ends the job when one exits. The lowest world rank that is not stopped
+  /// reports; any other after twice the timeout. start() ends the watch.
+  static void watchStartup(MPI_Comm world, double stall_timeout_s);
+  /// Ends the start-up watch (idempotent; returns once its thread has stopped looking, at
+  /// most ~1 s). Main thread.
+  static void endStartupWatch();
+
   /// Remembers the segment name so signal handlers and failJob can unlink it.
   /// Call on every rank right after the segment is created or mapped; "" forgets it.
   static void setSegmentName(const std::string& name);

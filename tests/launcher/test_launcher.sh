@@ -287,6 +287,11 @@ expect_rc 2 vnodes-odd
 has "--virtual-node-size 3 does not divide the 5 ranks" "$OUT" "vnodes-odd: the reason"
 has "give 5, 8, 11" "$OUT" "vnodes-odd: counts that fit"
 hasnt "mpirun --bind-to" "$OUT" "vnodes-odd: nothing started"
+# an option whose value is missing before the worker's flags: named, not "unknown option --model"
+run missing-value "$RUN" --dry-run --cpu-workers -- --model m --steps 2
+expect_rc 2 missing-value
+has "--cpu-workers needs a value" "$OUT" "missing-value: the option named"
+hasnt "unknown option" "$OUT" "missing-value: not taken for an unknown option"
 # --device among the worker flags: the launcher sets it itself; refused with the reason
 run device-twice "$RUN" --dry-run --cpu-workers 2 -- --device cpu --steps 2
 expect_rc 2 device-twice

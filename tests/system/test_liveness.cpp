@@ -88,6 +88,39 @@ TEST(Liveness, AStoppedRankIsDetectedWithinTheStallTimeoutAndNamed) {
   }
 }
 
+// Before the segment exists there is no heartbeat to watch: a rank stopped while the job reads
+// its data (held there 60 s by SLIDEDP_TEST_SLOW_STARTUP, as a large corpus would) used to hang
+// every rank. The start-up watch (JobGuard::watchStartup) ends the job within the stall timeout
+// and names the stopped rank; every rank is gone.
+TEST(Liveness, AStoppedRankDuringStartUpEndsTheJobWithinTheStallTimeout) {
+  for (int victim : {2, 0}) {
+    const std::string name = fmt::format("slidedp-liveness-start-{}-{}", getpid(), victim);
+    const std::string pids_file = "/tmp/" + name + ".pids";
+    std::remove(pids_file.c_str());
+    Proc p = start(train({"-x", "SLIDEDP_TEST_SLOW_STARTUP=60"},
+                         {"--shm-name", name, "--pid-file", pids_file, "--steps", "3",
+                          "--heartbeat-timeout", "60", "--stall-timeout", "2"}));
+    const auto pids = waitForPids(pids_file, 3);
+    ASSERT_EQ(pids.size(), 3u);
+    const auto t0 = steady_clock::now();
+    ASSERT_EQ(kill(pids[victim], SIGSTOP), 0);
+    Result r = wait(p, 60);
+    EXPECT_TRUE(waitAllGone(pids, 15)) << "a rank outlived the job by 15 s";
+    const double s = duration<double>(steady_clock::now() - t0).count();
+    std::printf("SIGSTOP of rank %d during start-up: all ranks gone %.2f s later\n", victim, s);
+    EXPECT_LT(s, 2.0 + 10.0) << r.output;
+    EXPECT_NE(r.exit_code, 0);
+    EXPECT_NE(r.output.find(fmt::format("during start-up: rank {} (pid {}) has been stopped", victim,
+                                        pids[victim])),
+              std::string::npos)
+        << r.output;
+    EXPECT_EQ(r.output.find("step 1/"), std::string::npos) << r.output;
+    EXPECT_FALSE(Segment::exists(name)) << r.output;
+    for (pid_t pid : pids) kill(pid, SIGKILL);
+    std::remove(pids_file.c_str());
+  }
+}
+
 TEST(Liveness, AStoppedRankIsAlsoCaughtByTheHeartbeatTimeout) {
   // The other proof: with a long stall timeout (60 s), a stopped rank's silent heartbeat
   // thread (--heartbeat-timeout 2) ends the job, and the message names the rank.

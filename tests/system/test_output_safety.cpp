@@ -386,6 +386,14 @@ TEST(EarlyChecks, BadSettingsAreRefusedBeforeStartUpAndPrintedOnce) {
       {{"--steps", "2", "--checkpoint-every", ""}, "--checkpoint-every: an empty value (an unset shell variable?)"},
       {{"--steps", "2", "--checkpoint-staging", "0x10"}, "must be auto, or a number of GiB from 0 to 1e9"},
       {{"--steps", "2", "--checkpoint-staging", " 1"}, "must be auto, or a number of GiB from 0 to 1e9"},
+      // Refused before the data is read (they used to come after tokenizing, or from the
+      // worker's constructor under an internal name).
+      {{"--steps", "2", "--data", sharedDir() + "/data/kjv.txt", "--eval-data", sharedDir() + "/data/kjv.txt",
+        "--eval-every", "-1"}, "--eval-every and --eval-batches must be >= 0 (got -1 and"},
+      {{"--steps", "2", "--data", sharedDir() + "/data/kjv.txt", "--window", "1"}, "--window must be >= 2"},
+      {{"--steps", "2", "--data", sharedDir() + "/data/kjv.txt", "--shm-name", "a/b"},
+       "'a/b' cannot name a file in /dev/shm: it contains '/'"},
+      {{"--steps", "2", "--shm-name", std::string(300, 'x')}, "it is 300 bytes long, more than 240"},
   };
   for (const auto& [args, want] : cases) {
     std::vector<std::string> a = {SLIDEDP_MPIRUN_BIN, "--oversubscribe", "--bind-to", "none", "-np",
@@ -399,6 +407,8 @@ TEST(EarlyChecks, BadSettingsAreRefusedBeforeStartUpAndPrintedOnce) {
     EXPECT_EQ(countOccurrences(r.output, want), 1) << line << "\n" << r.output;
     EXPECT_EQ(r.output.find("step 1/"), std::string::npos) << line << "\n" << r.output;
     EXPECT_EQ(r.output.find("MPI_ABORT"), std::string::npos) << line << "\n" << r.output;
+    EXPECT_EQ(r.output.find("data: text"), std::string::npos) << "the corpus was read first: " << line << "\n"
+                                                               << r.output;
   }
   // Reference data without --batch-size/--seq-len: its own shape, at most its stored steps.
   auto reference = [&](const char* steps) {
@@ -451,6 +461,16 @@ TEST(Configuration, SavedConfigurationMatchesTheRunAndFeedsBack) {
   EXPECT_EQ(countOccurrences(bad.output, "unknown key 'warmupp' in --config " + typo +
                                              " (did you mean warmup?)"), 1) << bad.output;
   EXPECT_EQ(bad.output.find("resolved configuration"), std::string::npos) << bad.output;
+  // A value whose quote is not closed: CLI11 keeps the quote in the value (the run then failed
+  // on a model path beginning with '"'); refused before start-up, naming the file, line and key.
+  const std::string unclosed = d + ".unclosed.toml";
+  { std::ofstream(unclosed) << "steps = 1\nmodel = \"" << stories() << "\n"; }
+  Result quote = wait(start({SLIDEDP_MPIRUN_BIN, "--oversubscribe", "--bind-to", "none", "-np", "3",
+                             SLIDEDP_WORKER_BIN, "--config", unclosed}));
+  EXPECT_EQ(quote.exit_code, 2) << quote.output;
+  EXPECT_EQ(countOccurrences(quote.output, "--config " + unclosed + " line 2: the value of 'model' opens a "
+                                               "quote (\") that the line does not close"), 1) << quote.output;
+  EXPECT_EQ(quote.output.find("resolved configuration"), std::string::npos) << quote.output;
   // The file as a bare word (e.g. after launcher/slidedp-run's --): refused, saying how to give it.
   Result bare = wait(start({SLIDEDP_MPIRUN_BIN, "--oversubscribe", "--bind-to", "none", "-np", "3",
                             SLIDEDP_WORKER_BIN, cfg}));

@@ -1,0 +1,51 @@
+#include "apps/config_file_checks.h"
+
+#include <fstream>
+
+#include <fmt/format.h>
+
+namespace slidedp {
+
+namespace {
+
+std::string trim(const std::string& s) {
+  const auto b = s.find_first_not_of(" \t\r");
+  if (b == std::string::npos) return "";
+  return s.substr(b, s.find_last_not_of(" \t\r") - b + 1);
+}
+
+/// Whether the string that opens at value[0] (a '"' or '\'') closes on this line: '"' strings
+/// take backslash escapes, '\'' (TOML literal) strings none.
+bool closes(const std::string& value) {
+  const char q = value[0];
+  for (size_t i = 1; i < value.size(); ++i) {
+    if (q == '"' && value[i] == '\\') {
+      ++i;
+      continue;
+    }
+    if (value[i] == q) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string unclosedQuoteInConfig(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  for (int n = 1; std::getline(in, line); ++n) {
+    const std::string t = trim(line);
+    if (t.empty() || t[0] == '#' || t[0] == ';' || t[0] == '[') continue;
+    const auto eq = t.find('=');
+    if (eq == std::string::npos) continue;
+    const std::string value = trim(t.substr(eq + 1));
+    if (value.empty() || (value[0] != '"' && value[0] != '\'')) continue;
+    if (value.rfind("\"\"\"", 0) == 0 || value.rfind("'''", 0) == 0) continue;  // multi-line
+    if (!closes(value))
+      return fmt::format("--config {} line {}: the value of '{}' opens a quote ({}) that the line does "
+                         "not close", path, n, trim(t.substr(0, eq)), value[0]);
+  }
+  return "";
+}
+
+}  // namespace slidedp
