@@ -530,7 +530,7 @@ Prediction predict(const Workload& w, const MachineDescription& m, const Policy&
       // layer 1's copy, if still running, shares PCIe with the lookup: it ends that much later
       // (H200 profile at 12 x 4096: lookup 5.6 ms, layer 1 ready 2.7 ms after it instead of
       // before it; tools/bench/results/2026-12-05e-h200x1-lookup/)
-      if (ws.layerOneFirst() && ready[1] > std::max(comp, after)) ready[1] += rows_bytes / r.h2d_fwd;
+      if (ws.layerOneFirst() && ready[1] > std::max(comp, after)) ready[1] += lookup;
     }
     const double s = compute(after, dur);
     // The lookup holds the compute stream but is bound by PCIe: its time counts as the GPU's

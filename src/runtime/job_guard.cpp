@@ -176,11 +176,12 @@ void JobGuard::watchStartup(MPI_Comm world, double stall_timeout_s) {
     int64_t pid;
     uint64_t start_time;
     uint64_t stopped_since_ns;  // 0: not stopped
+    char state;                 // this pass's /proc state ('\0': gone)
   };
   std::vector<Peer> peers;
   for (int i = 0; i < n; ++i)
     if (all[3 * i] != me)
-      peers.push_back({static_cast<int>(all[3 * i]), all[3 * i + 1], static_cast<uint64_t>(all[3 * i + 2]), 0});
+      peers.push_back({static_cast<int>(all[3 * i]), all[3 * i + 1], static_cast<uint64_t>(all[3 * i + 2]), 0, '\0'});
   if (peers.empty()) return;
   g_startup_watch_stop.store(false);
   g_startup_watch_running.store(true);
@@ -189,8 +190,8 @@ void JobGuard::watchStartup(MPI_Comm world, double stall_timeout_s) {
     while (!g_startup_watch_stop.load()) {
       const uint64_t now = shm::monotonicNs();
       for (Peer& p : peers) {
-        const char state = shm::processAlive(p.pid, p.start_time) ? shm::processState(p.pid) : '\0';
-        if (state == 'T' || state == 't') {
+        p.state = shm::processAlive(p.pid, p.start_time) ? shm::processState(p.pid) : '\0';
+        if (p.state == 'T' || p.state == 't') {
           if (p.stopped_since_ns == 0) p.stopped_since_ns = now;
         } else {
           p.stopped_since_ns = 0;
@@ -198,11 +199,11 @@ void JobGuard::watchStartup(MPI_Comm world, double stall_timeout_s) {
       }
       bool lowest = true;  // of the ranks here that are not stopped
       for (const Peer& p : peers)
-        if (p.rank < me && p.stopped_since_ns == 0 && shm::processAlive(p.pid, p.start_time)) lowest = false;
+        if (p.rank < me && p.stopped_since_ns == 0 && p.state != '\0') lowest = false;
       for (const Peer& p : peers) {
         const double s = p.stopped_since_ns ? (now - p.stopped_since_ns) * 1e-9 : 0.0;
         if (s <= stall_timeout_s || (!lowest && s <= 2 * stall_timeout_s) || g_startup_watch_stop.load()) continue;
-        const char state = shm::processState(p.pid);
+        const char state = p.state;
         const std::string msg = fmt::format(
             "slidedp: rank {} detected a failure during start-up: rank {} (pid {}) has been stopped "
             "(state '{}': {}) for {:.1f} s (--stall-timeout {:.0f} s); the job ends.\nHINT: something "
