@@ -20,6 +20,13 @@ std::string withPasses(std::string label, int64_t passes) {
 
 }  // namespace
 
+std::vector<std::string> routeSweepItems(const std::string& sweep) {
+  std::vector<std::string> items;
+  std::stringstream ss(sweep);
+  for (std::string item; std::getline(ss, item, ',');) items.push_back(item);
+  return items;
+}
+
 std::vector<RunVariant> parseVariants(const TrainJobOptions& o) {
   std::vector<RunVariant> out;
   if (o.route_sweep.empty()) {
@@ -29,9 +36,7 @@ std::vector<RunVariant> parseVariants(const TrainJobOptions& o) {
                    o.train, 0, {}});
     return out;
   }
-  std::stringstream ss(o.route_sweep);
-  std::string item;
-  while (std::getline(ss, item, ',')) {
+  for (const std::string& item : routeSweepItems(o.route_sweep)) {
     RunVariant v{item, o.train, 0, {}};
     std::string rest = item;
     if (const auto at = rest.find('@'); at != std::string::npos) {

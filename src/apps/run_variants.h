@@ -21,6 +21,10 @@ struct RunVariant {
   PredictedStep predicted;  // --policy auto: the model's prediction (step_s 0: none)
 };
 
+/// The items of a --route-sweep value, split at commas as parseVariants reads them (a trailing
+/// comma adds none). Pure.
+std::vector<std::string> routeSweepItems(const std::string& sweep);
+
 /// The variants of `o`: one from its flags without --route-sweep, else one per sweep entry
 /// (its routes and modifiers over `o.train`). Throws AgreedError naming a malformed entry.
 std::vector<RunVariant> parseVariants(const TrainJobOptions& o);

@@ -94,7 +94,7 @@ std::string scheduleChangeNote(const std::string& saved, const TrainOptions& now
     was.trainingSteps = std::stoll(configValue(saved, "steps"));
     // a --route-sweep's schedule ran over --steps for each of its items
     const std::string sweep = configValue(saved, "route-sweep");
-    if (!sweep.empty()) was.trainingSteps *= 1 + std::count(sweep.begin(), sweep.end(), ',');
+    if (!sweep.empty()) was.trainingSteps *= std::max<int64_t>(1, routeSweepItems(sweep).size());
   } catch (const std::exception&) {
     return "";  // an older checkpoint without these keys: nothing to compare with
   }
