@@ -571,6 +571,7 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
     o.train.attention = parseAttentionChoice(o.attention);
     o.train.split_embedding = o.embedding_update == "split";
     o.train.host_embedding_lookup = o.embedding_lookup == "host";
+    o.train.timed_gemm_algorithms = o.gemm_algorithm == "timed";
     o.train.gradient_buckets = o.grad_buckets == "split";
     // The learning-rate schedule spans the job once: a --route-sweep runs --steps per variant, one
     // step count across them (lastStep), so its schedule runs over all of them.

@@ -64,6 +64,7 @@ struct TrainJobOptions {
   std::string attention = "auto";    // auto | fa3 | cudnn | flash
   std::string embedding_update = "split";  // split | dense
   std::string embedding_lookup = "host";   // host | window
+  std::string gemm_algorithm = "library";  // library | timed
   std::string grad_buckets = "split";      // split (a layer's MLP gradient first) | whole
   double heartbeat_timeout_s = 30;
   double stall_timeout_s = 10;

@@ -622,12 +622,6 @@ __global__ void qkNormRopeBackwardWarpKernel(const T* __restrict__ dq, const T* 
 // shuffle) and the head's sum of squares is a reduction over the group's lanes. The
 // arithmetic (and its rounding) is that of the warp kernels above. Needs D in {64, 128, 256},
 // leading dimensions that are multiples of 8 and 16-byte aligned pointers.
-// grp / heads, in 32 bits where it fits (a 64-bit division is a long instruction sequence).
-__device__ __forceinline__ int64_t rowOf(int64_t grp, int heads) {
-  return grp < (int64_t{1} << 32) ? static_cast<int64_t>(static_cast<uint32_t>(grp) / static_cast<uint32_t>(heads))
-                                  : grp / heads;
-}
-
 template <int LPH>
 __device__ __forceinline__ float groupSum(float v) {
 #pragma unroll
@@ -635,68 +629,75 @@ __device__ __forceinline__ float groupSum(float v) {
   return v;
 }
 
+// Forward group kernel: groups stride over (row, head) as the backward's do (every lane of a
+// warp runs the same iterations, for the shuffles). The grid makes the stride a multiple of the
+// heads (qkNormRopeGroupGrid), so a lane keeps one head and loads its norm weight once.
+// 456 against 473 us for a grid of one group per (row, head) at 12 x 4096 Qwen3-4B rows on an
+// H100, 438 against 464 on an H200 (tools/bench/results/2026-12-05e-h200x1-lookup, variant 1).
 template <typename T, int D>
-__global__ void qkNormRopeForwardGroupKernel(const T* __restrict__ qkv, int64_t ld, int64_t N,
-                                             int H, int KV, const T* __restrict__ wq,
-                                             const T* __restrict__ wk, float eps,
-                                             const T* __restrict__ cosv, const T* __restrict__ sinv,
-                                             T* __restrict__ qo, T* __restrict__ ko,
-                                             float* __restrict__ rq, float* __restrict__ rk) {
+__global__ void __launch_bounds__(256, 4) qkNormRopeForwardGroupKernel(
+    const T* __restrict__ qkv, int64_t ld, int64_t N, int H, int KV, const T* __restrict__ wq,
+    const T* __restrict__ wk, float eps, const T* __restrict__ cosv, const T* __restrict__ sinv,
+    T* __restrict__ qo, T* __restrict__ ko, float* __restrict__ rq, float* __restrict__ rk) {
   constexpr int LPH = D / 8, HALF = LPH / 2;
-  const int heads = H + KV;
-  const int64_t gt = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
-  const int64_t grp = gt / LPH;
-  const int sub = static_cast<int>(threadIdx.x & (LPH - 1));
-  const bool active = grp < N * heads;  // inactive lanes still join the shuffles
-  const int64_t row = active ? rowOf(grp, heads) : 0;
-  const int h = active ? static_cast<int>(grp - row * heads) : 0;
-  const bool isQ = h < H;
-  float v[8];
-  Pack8<T> c, sn;  // loaded first: their latency overlaps the norm's reductions
-  if (active) {
-    const Pack8<T> p = *reinterpret_cast<const Pack8<T>*>(qkv + row * ld + static_cast<int64_t>(h) * D + 8 * sub);
-    c = reinterpret_cast<const Pack8<T>*>(cosv + row * D)[sub];
-    sn = reinterpret_cast<const Pack8<T>*>(sinv + row * D)[sub];
+  const int heads = H + KV, sub = static_cast<int>(threadIdx.x & (LPH - 1));
+  const int64_t total = N * heads, stride = gridDim.x * static_cast<int64_t>(blockDim.x) / LPH;
+  const int64_t first = (blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x) / LPH;
+  const int h = static_cast<int>(first % heads);  // the same every iteration (stride % heads == 0)
+  const bool isQ = h < H, norm = wq != nullptr;
+  const int64_t rowStride = stride / heads;
+  const T* x0 = qkv + static_cast<int64_t>(h) * D;
+  T* o0 = isQ ? qo + static_cast<int64_t>(h) * D : ko + static_cast<int64_t>(h - H) * D;
+  const int64_t old = static_cast<int64_t>(isQ ? H : KV) * D;  // the output's row stride
+  float* r0 = isQ ? rq + h : rk + (h - H);
+  const int rld = isQ ? H : KV;
+  float w[8];
+  if (norm) {
+    const Pack8<T> wp = reinterpret_cast<const Pack8<T>*>(isQ ? wq : wk)[sub];
 #pragma unroll
-    for (int e = 0; e < 8; ++e) v[e] = Io<T>::ld(p.v[e]);
-  } else {
-#pragma unroll
-    for (int e = 0; e < 8; ++e) v[e] = 0.f;
+    for (int e = 0; e < 8; ++e) w[e] = Io<T>::ld(wp.v[e]);
   }
-  if (wq != nullptr) {
-    float ss = 0.f;
-#pragma unroll
-    for (int e = 0; e < 8; ++e) ss += v[e] * v[e];
-    const float r = rsqrtf(groupSum<LPH>(ss) / static_cast<float>(D) + eps);
+  // Warp-uniform loop bound: inactive lanes (row >= N) still join the shuffles.
+  const int64_t warpFirst = (blockIdx.x * static_cast<int64_t>(blockDim.x) + (threadIdx.x & ~31u)) / LPH;
+  int64_t row = first / heads;
+  for (int64_t base = warpFirst; base < total; base += stride, row += rowStride) {
+    const bool active = row < N;
+    Pack8<T> x{}, c{}, sn{};
     if (active) {
-      if (sub == 0) {
-        if (isQ)
-          rq[row * H + h] = r;
-        else
-          rk[row * KV + (h - H)] = r;
-      }
-      const Pack8<T> w = reinterpret_cast<const Pack8<T>*>(isQ ? wq : wk)[sub];
+      x = reinterpret_cast<const Pack8<T>*>(x0 + row * ld)[sub];
+      c = reinterpret_cast<const Pack8<T>*>(cosv + row * D)[sub];
+      sn = reinterpret_cast<const Pack8<T>*>(sinv + row * D)[sub];
+    }
+    float v[8];
 #pragma unroll
-      for (int e = 0; e < 8; ++e) v[e] = Io<T>::rnd(Io<T>::ld(w.v[e]) * Io<T>::rnd(v[e] * r));
+    for (int e = 0; e < 8; ++e) v[e] = Io<T>::ld(x.v[e]);
+    if (norm) {
+      float ss = 0.f;
+#pragma unroll
+      for (int e = 0; e < 8; ++e) ss += v[e] * v[e];
+      const float r = rsqrtf(groupSum<LPH>(ss) / static_cast<float>(D) + eps);
+      if (active && sub == 0) r0[row * rld] = r;
+#pragma unroll
+      for (int e = 0; e < 8; ++e) v[e] = Io<T>::rnd(w[e] * Io<T>::rnd(v[e] * r));
+    }
+    float partner[8];
+#pragma unroll
+    for (int e = 0; e < 8; ++e) partner[e] = __shfl_xor_sync(0xffffffffu, v[e], HALF);
+    if (active) {
+      Pack8<T> o;
+#pragma unroll
+      for (int e = 0; e < 8; ++e) {
+        const float rh = sub < HALF ? -partner[e] : partner[e];
+        o.v[e] = Io<T>::st(Io<T>::rnd(Io<T>::rnd(v[e] * Io<T>::ld(c.v[e])) + Io<T>::rnd(rh * Io<T>::ld(sn.v[e]))));
+      }
+      reinterpret_cast<Pack8<T>*>(o0 + row * old)[sub] = o;
     }
   }
-  float partner[8];
-#pragma unroll
-  for (int e = 0; e < 8; ++e) partner[e] = __shfl_xor_sync(0xffffffffu, v[e], HALF);
-  if (!active) return;  // after the last shuffle
-  Pack8<T> o;
-#pragma unroll
-  for (int e = 0; e < 8; ++e) {
-    const float rh = sub < HALF ? -partner[e] : partner[e];
-    o.v[e] = Io<T>::st(Io<T>::rnd(Io<T>::rnd(v[e] * Io<T>::ld(c.v[e])) + Io<T>::rnd(rh * Io<T>::ld(sn.v[e]))));
-  }
-  T* out = isQ ? qo + (row * H + h) * static_cast<int64_t>(D) : ko + (row * KV + (h - H)) * static_cast<int64_t>(D);
-  reinterpret_cast<Pack8<T>*>(out)[sub] = o;
 }
 
 // Backward of the group kernel: groups stride over (row, head) (every lane of a warp runs the
 // same iterations, for the shuffles). The grid makes the stride a multiple of the heads
-// (qkNormRopeBackwardGroupGrid), so a lane keeps one head: its norm weight is loaded once and
+// (qkNormRopeGroupGrid), so a lane keeps one head: its norm weight is loaded once and
 // its 8 columns of that weight's gradient stay in registers; the block sums them in shared
 // memory and adds once. Every load of an iteration is issued first (the norm's rstd, input and
 // weight with the gradient): one memory round trip an iteration. At most 64 registers (4
@@ -789,10 +790,10 @@ __global__ void __launch_bounds__(256, 4) qkNormRopeBackwardGroupKernel(
   for (int i = threadIdx.x; i < 2 * D; i += blockDim.x) atomicAdd(i < D ? dwq + i : dwk + (i - D), dwacc[i]);
 }
 
-/// The grid of qkNormRopeBackwardGroupKernel<T, D> (256 threads, 256 / (D / 8) groups a block)
+/// The grid of the Q/K-norm + RoPE group kernels <T, D> (256 threads, 256 / (D / 8) groups a block)
 /// for N rows of `heads` heads: enough blocks for every (row, head), at most 8 an SM, and a
 /// multiple of heads / gcd(heads, groups a block) so that a lane's stride keeps its head.
-unsigned qkNormRopeBackwardGroupGrid(int64_t N, int heads, int D) {
+unsigned qkNormRopeGroupGrid(int64_t N, int heads, int D) {
   const int64_t perBlock = 256 / (D / 8);
   const int64_t need = (N * heads + perBlock - 1) / perBlock;
   const int64_t unit = heads / std::gcd<int64_t>(heads, perBlock);
@@ -1001,6 +1002,124 @@ __global__ void softmaxXentVecKernel(T* __restrict__ logits, const int64_t* __re
   }
 }
 
+// The same, reading the row once (the vector kernel above reads it twice: 3 passes over the
+// logits instead of 2). One block of kXentThreads a row: each thread keeps its first K packs
+// of the row in registers and the rest of the row sits in dynamic shared memory
+// ((V / 8 - K * kXentThreads) packs of 16 bytes), so the gradient pass reads no global memory.
+// A Qwen3 row (V 151936, 297 KB in bf16) takes K = 5 and 217 KB of shared memory: one block an
+// SM. The same online max / sum per 8 logits and the same gradient arithmetic as
+// softmaxXentVecKernel; only the order in which the threads' partial sums are formed differs.
+constexpr int kXentThreads = 1024;
+constexpr int kXentMaxRegisterPacks = 5;  // 20 registers a thread of the 64 a 1024-thread block has
+
+template <typename T>
+__device__ __forceinline__ void xentAccumulate(const Pack8<T>& p, float& m, float& s) {
+  float v[8], mx = -INFINITY;
+#pragma unroll
+  for (int e = 0; e < 8; ++e) {
+    v[e] = Io<T>::ld(p.v[e]);
+    mx = fmaxf(mx, v[e]);
+  }
+  if (mx > m) {
+    s *= expf(m - mx);
+    m = mx;
+  }
+#pragma unroll
+  for (int e = 0; e < 8; ++e) s += expf(v[e] - m);
+}
+
+template <typename T>
+__device__ __forceinline__ Pack8<T> xentGradient(const Pack8<T>& p, int64_t j, float lse, int64_t y,
+                                                 float scale) {
+  Pack8<T> o;
+#pragma unroll
+  for (int e = 0; e < 8; ++e) {
+    const float q = expf(Io<T>::ld(p.v[e]) - lse);
+    o.v[e] = Io<T>::st((q - (j * 8 + e == y ? 1.f : 0.f)) * scale);
+  }
+  return o;
+}
+
+template <typename T, int K>
+__global__ void __launch_bounds__(kXentThreads, 1) softmaxXentCachedKernel(
+    T* __restrict__ logits, const int64_t* __restrict__ labels, float* __restrict__ loss, int64_t V,
+    float scale) {
+  static_assert(sizeof(Pack8<T>) == 16, "the cached kernel holds 16-byte packs");
+  extern __shared__ uint4 xentRow[];  // packs K * kXentThreads .. V / 8 - 1 of the row
+  __shared__ float sm[32], ss[32];
+  __shared__ float lse_shared;
+  Pack8<T>* cache = reinterpret_cast<Pack8<T>*>(xentRow);
+  const int64_t row = blockIdx.x;
+  const int V8 = static_cast<int>(V / 8), tid = static_cast<int>(threadIdx.x);
+  constexpr int first = K * kXentThreads;  // the first pack in shared memory
+  Pack8<T>* z8 = reinterpret_cast<Pack8<T>*>(logits + row * V);
+  float m = -INFINITY, s = 0.f;
+  Pack8<T> reg[K > 0 ? K : 1];
+#pragma unroll
+  for (int k = 0; k < K; ++k)
+    if (tid + k * kXentThreads < V8) reg[k] = z8[tid + k * kXentThreads];
+  int j = first + tid;
+  if (K < kXentMaxRegisterPacks) {  // two loads in flight (K = 5: no registers to spare)
+    for (; j + kXentThreads < V8; j += 2 * kXentThreads) {
+      const Pack8<T> a = z8[j], b = z8[j + kXentThreads];
+      cache[j - first] = a;
+      cache[j + kXentThreads - first] = b;
+      xentAccumulate(a, m, s);
+      xentAccumulate(b, m, s);
+    }
+  }
+  for (; j < V8; j += kXentThreads) {
+    const Pack8<T> a = z8[j];
+    cache[j - first] = a;
+    xentAccumulate(a, m, s);
+  }
+#pragma unroll
+  for (int k = 0; k < K; ++k)
+    if (tid + k * kXentThreads < V8) xentAccumulate(reg[k], m, s);
+  for (int o = 16; o > 0; o >>= 1) {
+    const float m2 = __shfl_xor_sync(0xffffffffu, m, o), s2 = __shfl_xor_sync(0xffffffffu, s, o);
+    combine(m, s, m2, s2);
+  }
+  const int lane = tid & 31, warp = tid >> 5, nw = blockDim.x >> 5;
+  if (lane == 0) {
+    sm[warp] = m;
+    ss[warp] = s;
+  }
+  __syncthreads();  // also: every thread's packs are in shared memory
+  if (warp == 0) {
+    m = lane < nw ? sm[lane] : -INFINITY;
+    s = lane < nw ? ss[lane] : 0.f;
+    for (int o = 16; o > 0; o >>= 1) {
+      const float m2 = __shfl_xor_sync(0xffffffffu, m, o), s2 = __shfl_xor_sync(0xffffffffu, s, o);
+      combine(m, s, m2, s2);
+    }
+    if (lane == 0) {
+      const float lse = m + logf(s);
+      lse_shared = lse;
+      loss[row] = lse - Io<T>::ld(logits[row * V + labels[row]]);
+    }
+  }
+  __syncthreads();  // z[y] is read before it is overwritten
+  const float lse = lse_shared;
+  const int64_t y = labels[row];
+#pragma unroll
+  for (int k = 0; k < K; ++k) {
+    const int jj = tid + k * kXentThreads;
+    if (jj < V8) z8[jj] = xentGradient(reg[k], jj, lse, y, scale);
+  }
+  for (int jj = first + tid; jj < V8; jj += kXentThreads)
+    z8[jj] = xentGradient(cache[jj - first], jj, lse, y, scale);
+}
+
+/// The register packs a thread of softmaxXentCachedKernel needs for rows of V8 packs of 16 bytes
+/// with `smemBytes` of dynamic shared memory a block at most; -1 where even
+/// kXentMaxRegisterPacks leave too much for shared memory (the two-read kernel then).
+int xentRegisterPacks(int64_t V8, int64_t smemBytes) {
+  for (int k = 0; k <= kXentMaxRegisterPacks; ++k)
+    if (std::max<int64_t>(0, V8 - int64_t{k} * kXentThreads) * 16 <= smemBytes) return k;
+  return -1;
+}
+
 int elementwiseGrid(int64_t total, int threads) {
   const int64_t g = (total + threads - 1) / threads;
   return static_cast<int>(g < 65535 * 8 ? (g > 0 ? g : 1) : 65535 * 8);
@@ -1119,7 +1238,7 @@ cudaError_t qkNormRopeForward(DType dtype, const void* qkv, int64_t ld, int64_t 
     const unsigned grid = static_cast<unsigned>((warps + 7) / 8);
     const bool group = ld % 8 == 0 && aligned8<T>({qkv, wq, wk, cos, sin, qOut, kOut});
 #define SLIDEDP_QK_FWD_GROUP(DD)                                                                 \
-  qkNormRopeForwardGroupKernel<T, DD><<<static_cast<unsigned>((warps * (DD / 8) + 255) / 256), 256, 0, stream>>>( \
+  qkNormRopeForwardGroupKernel<T, DD><<<qkNormRopeGroupGrid(N, H + KV, DD), 256, 0, stream>>>( \
       static_cast<const T*>(qkv), ld, N, H, KV, static_cast<const T*>(wq),                     \
       static_cast<const T*>(wk), eps, static_cast<const T*>(cos), static_cast<const T*>(sin),  \
       static_cast<T*>(qOut), static_cast<T*>(kOut), rq, rk)
@@ -1158,7 +1277,7 @@ cudaError_t qkNormRopeBackward(DType dtype, const void* dq, const void* dk, cons
     const unsigned grid = static_cast<unsigned>(std::min<int64_t>((warps + 7) / 8, static_cast<int64_t>(smCount()) * 8));
     const bool group = ld % 8 == 0 && ldd % 8 == 0 && aligned8<T>({dq, dk, qkv, wq, wk, cos, sin, dqkv});
 #define SLIDEDP_QK_BWD_GROUP(DD)                                                                    \
-  qkNormRopeBackwardGroupKernel<T, DD><<<qkNormRopeBackwardGroupGrid(N, H + KV, DD), 256, 0, stream>>>( \
+  qkNormRopeBackwardGroupKernel<T, DD><<<qkNormRopeGroupGrid(N, H + KV, DD), 256, 0, stream>>>( \
       static_cast<const T*>(dq), static_cast<const T*>(dk), static_cast<const T*>(qkv), ld, N, H, \
       KV, static_cast<const T*>(wq), static_cast<const T*>(wk), rq, rk,                           \
       static_cast<const T*>(cos), static_cast<const T*>(sin), static_cast<T*>(dqkv), ldd,         \
@@ -1215,12 +1334,51 @@ cudaError_t swigluBackward(DType dtype, const void* dact, const void* gu, void* 
   });
 }
 
+/// Launches softmaxXentCachedKernel<T, K> for rows of V logits (V % 8 == 0, 16-byte aligned
+/// rows) where the device's opt-in shared memory and kXentMaxRegisterPacks hold a row; false
+/// (nothing launched) otherwise.
+template <typename T>
+bool launchCachedXent(T* logits, const int64_t* labels, float* loss, int64_t n, int64_t V, float scale,
+                      cudaStream_t stream) {
+  int dev = 0, optin = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess ||
+      cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) != cudaSuccess)
+    return false;
+  constexpr int64_t kStatic = 1024;  // the kernel's static shared memory (260 bytes), rounded up
+  const int64_t V8 = V / 8;
+  const int K = xentRegisterPacks(V8, optin - kStatic);
+  if (K < 0) return false;
+  const int smem = static_cast<int>(std::max<int64_t>(0, V8 - int64_t{K} * kXentThreads) * 16);
+  auto launch = [&](auto kernel) {
+    if (smem > static_cast<int>(kMaxSharedBytes) &&
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem) != cudaSuccess) {
+      (void)cudaGetLastError();  // clear it: the caller falls back
+      return false;
+    }
+    kernel<<<static_cast<unsigned>(n), kXentThreads, smem, stream>>>(logits, labels, loss, V, scale);
+    return true;
+  };
+  switch (K) {
+    case 0: return launch(softmaxXentCachedKernel<T, 0>);
+    case 1: return launch(softmaxXentCachedKernel<T, 1>);
+    case 2: return launch(softmaxXentCachedKernel<T, 2>);
+    case 3: return launch(softmaxXentCachedKernel<T, 3>);
+    case 4: return launch(softmaxXentCachedKernel<T, 4>);
+    case 5: return launch(softmaxXentCachedKernel<T, 5>);
+    default: return false;
+  }
+}
+
 cudaError_t softmaxCrossEntropyInPlace(DType dtype, void* logits, const int64_t* labels,
                                        float* loss, int64_t n, int64_t V, float scale,
                                        cudaStream_t stream) {
   if (n == 0) return cudaSuccess;
   return dispatch(dtype, [&](auto* tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
+    if constexpr (sizeof(T) == 2) {
+      if (V % 8 == 0 && aligned8<T>({logits}) && launchCachedXent<T>(static_cast<T*>(logits), labels, loss, n, V, scale, stream))
+        return;
+    }
     if (V % 8 == 0 && aligned8<T>({logits}))
       softmaxXentVecKernel<T><<<static_cast<unsigned>(n), threadsFor(V / 64, 1024), 0, stream>>>(
           static_cast<T*>(logits), labels, loss, V, scale);

@@ -7,9 +7,9 @@
 // tools/bench/results/2026-12-02e-h200x1-profile/profile-step3-resident.txt, "Memcpy DtoD").
 // cuBLASLt takes C (read) and D (written) as separate matrices, so on CUDA bf16 tensors this is
 // one cublasLtMatmul with C = residual, D = out, alpha = beta = 1: the residual is added to the
-// fp32 accumulator and rounded once, as in addmm. The cuBLASLt entry points are those of the
-// library LibTorch itself loaded (looked up in the process, so the binary does not link a
-// second copy); where they are not found, and on CPU, fp32 or strided tensors, it is at::addmm.
+// fp32 accumulator and rounded once, as in addmm. It runs through kernels/lt_matmul.h (its plan
+// per shape, the algorithm per --gemm-algorithm: cuBLASLt's first choice by default); where
+// cuBLASLt is not in the process, and on CPU, fp32 or strided tensors, it is at::addmm.
 #pragma once
 
 #include <ATen/ATen.h>

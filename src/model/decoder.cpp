@@ -200,18 +200,18 @@ void addBiasGrad(const Tensor& g, const Tensor& dy) {
 
 // y [N, out] = x [N, in] @ w^T (+ b).
 Tensor project(const Tensor& x, const Tensor& w, const Tensor& b) {
-  return b.defined() ? at::addmm(b, x, w.t()) : at::mm(x, w.t());
+  return b.defined() ? at::addmm(b, x, w.t()) : kernels::mm(x, w.t());
 }
 
 // q, k, v projections as one [N, Q + 2 KV*D] matrix.
 Tensor projectQkv(const LayerParams& p, const Tensor& h) {
-  if (p.qkv.defined()) return at::mm(h, p.qkv.t());
+  if (p.qkv.defined()) return kernels::mm(h, p.qkv.t());
   return at::cat({project(h, p.q, p.qb), project(h, p.k, p.kb), project(h, p.v, p.vb)}, 1);
 }
 
 // gate, up projections as one [N, 2I] matrix.
 Tensor projectGateUp(const LayerParams& p, const Tensor& h) {
-  if (p.gu.defined()) return at::mm(h, p.gu.t());
+  if (p.gu.defined()) return kernels::mm(h, p.gu.t());
   return at::cat({project(h, p.gate, p.gateb), project(h, p.up, p.upb)}, 1);
 }
 
@@ -226,7 +226,7 @@ Tensor backProject(const Tensor& dy, const Tensor& x, const Tensor& w, const Ten
     addBiasGrad(gb, dy);
   }
   Scope s(name, ".dX");
-  return at::mm(dy, w);
+  return kernels::mm(dy, w);
 }
 
 bool fusedAttention(const Tensor& q, const AttentionContext& ctx) {
@@ -656,7 +656,7 @@ at::Tensor decoderLayerBackward(const ModelConfig& c, const UnitLayout& unit, co
     // ---- MLP: y = h1 + down(act), act = swiglu(gu), gu = [gate | up](norm2(h1)).
     // dact = dy @ W_down first; then one pass over gu gives dgu and the recomputed act that the
     // down projection's weight gradient needs (no separate recompute pass over gu).
-    Tensor dact = scoped("bwd.down_proj.dX", [&] { return at::mm(dy, p.down); });
+    Tensor dact = scoped("bwd.down_proj.dX", [&] { return kernels::mm(dy, p.down); });
     Tensor act;
     Tensor dgu = scoped("bwd.swiglu", [&] { return kernels::swigluBackward(dact, a.gu, &act); });
     dact = Tensor();
@@ -772,7 +772,7 @@ HeadResult headForwardBackward(const ModelConfig& c, const UnitLayout& headUnit,
   for (int64_t s = 0; s < r.count; s += chunk) {
     const int64_t m = std::min(chunk, r.count - s);
     auto hc = normedSel.narrow(0, s, m);  // [m, C]
-    auto logits = scoped("head.logits", [&] { return at::mm(hc, W.t()); });  // [m, V], compute dtype
+    auto logits = scoped("head.logits", [&] { return kernels::mm(hc, W.t()); });  // [m, V], compute dtype
     // loss rows; logits become scale * (softmax - onehot) in place.
     {
       Scope sc("head.cross_entropy");
@@ -782,7 +782,7 @@ HeadResult headForwardBackward(const ModelConfig& c, const UnitLayout& headUnit,
     auto out = gradNormedSel.narrow(0, s, m);
     {
       Scope sc("head.lm_head.dX");
-      at::mm_out(out, logits, W);
+      kernels::mmOut(out, logits, W);
     }
     Scope sc("head.lm_head.dW");
     addmmAccumulate(gradW, logits.t(), hc);

@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "kernels/layer_gemm.h"
 #include "profiling/scope.h"
 
 namespace slidedp::model::detail {
@@ -14,18 +15,11 @@ namespace slidedp::model::detail {
 using profiling::Scope;  // profiling/scope.h
 using profiling::scoped;
 
-// Weight-gradient GEMM with an fp32 accumulator: G [out, in] += A [out, N] @ B [N, in].
-// cuBLAS computes bf16 products in fp32 and writes fp32 directly (addmm.dtype_out); a sequence
-// tiled along N calls it once per tile (beta = 1: the tiles' products summed in G).
+// Weight-gradient GEMM with an fp32 accumulator: G [out, in] += A [out, N] @ B [N, in]
+// (kernels/layer_gemm.h); a sequence tiled along N calls it once per tile (the tiles' products
+// summed in G).
 inline void addmmAccumulate(const at::Tensor& G, const at::Tensor& A, const at::Tensor& B) {
-  if (A.scalar_type() == at::kFloat) {
-    const_cast<at::Tensor&>(G).addmm_(A, B);
-  } else if (A.is_cuda()) {
-    at::Tensor out = G;
-    at::addmm_out(out, G, A, B, at::kFloat);
-  } else {
-    const_cast<at::Tensor&>(G).add_(at::mm(A, B).to(at::kFloat));
-  }
+  kernels::mmAccumulate(G, A, B);
 }
 
 }  // namespace slidedp::model::detail

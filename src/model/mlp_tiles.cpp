@@ -52,7 +52,7 @@ Tensor mlpForwardTiled(const MlpWeights& w, const Tensor& h1, int64_t tileRows, 
     Tensor gu;
     {
       Scope s("fwd.gate_up_proj");
-      gu = at::mm(n2.y, w.gateUp.t());  // [m, 2I]
+      gu = kernels::mm(n2.y, w.gateUp.t());  // [m, 2I]
     }
     n2 = kernels::RmsNormResult();
     Tensor act;
@@ -93,14 +93,14 @@ Tensor mlpBackwardTiled(const MlpWeights& w, const MlpGrads& g, const Tensor& h1
     Tensor gu;
     {
       Scope s("bwd.gate_up_recompute");
-      gu = at::mm(h2, w.gateUp.t());  // [m, 2I]
+      gu = kernels::mm(h2, w.gateUp.t());  // [m, 2I]
     }
     // As the untiled backward (decoder.cpp): dact = dy @ W_down first, then one pass over gu
     // gives dgu and the recomputed act for the down projection's weight gradient.
     Tensor dact;
     {
       Scope s("bwd.down_proj", ".dX");
-      dact = at::mm(dyt, w.down);  // [m, I]
+      dact = kernels::mm(dyt, w.down);  // [m, I]
     }
     Tensor act, dgu;
     {
@@ -121,7 +121,7 @@ Tensor mlpBackwardTiled(const MlpWeights& w, const MlpGrads& g, const Tensor& h1
     Tensor dh2;
     {
       Scope s("bwd.gate_up_proj", ".dX");
-      dh2 = at::mm(dgu, w.gateUp);  // [m, C]
+      dh2 = kernels::mm(dgu, w.gateUp);  // [m, C]
     }
     dgu = Tensor();
     h2 = Tensor();

@@ -75,7 +75,8 @@ double unionNs(const std::vector<const GpuAct*>& acts) {
 // FLOPs the op's kernels perform (0: not a GEMM or attention op we can count).
 double opFlops(const CpuOp& op) {
   const auto& s = op.shapes;
-  if (op.name == "aten::mm" || op.name == "aten::addmm") {
+  if (op.name == "aten::mm" || op.name == "aten::addmm" || op.name == "slidedp::mm" ||
+      op.name == "slidedp::mm_accumulate") {  // the last two: kernels/layer_gemm.h (a, b)
     for (size_t i = 0; i + 1 < s.size(); ++i)
       if (s[i].size() == 2 && s[i + 1].size() == 2 && s[i][1] == s[i + 1][0])
         return 2.0 * s[i][0] * s[i][1] * s[i + 1][1];

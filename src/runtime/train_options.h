@@ -130,6 +130,9 @@ struct TrainOptions {
                                      // buckets, its MLP's first, while its attention's backward
                                      // runs (ChunkPlan::bucket_splits; the cpu reduction route
                                      // sends it early, the others after the layer); one node
+  bool timed_gemm_algorithms = false; // GPU workers: the decoder's GEMMs run the fastest of
+                                      // cuBLASLt's candidates, timed on each shape's first call
+                                      // (kernels/lt_matmul.h); false: the library's choice
   bool host_embedding_lookup = true; // GPU workers, tied embedding: the forward's lookup reads
                                      // the delivery copy in host memory (runtime/window_schedule.h)
   int update_tail_units = 0;         // layers 1..m handed off after the embedding, in forward

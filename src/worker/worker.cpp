@@ -28,6 +28,7 @@
 #include "model/memory_terms.h"
 #include "model/mlp_tiles.h"
 #include "formats/fs_util.h"
+#include "kernels/lt_matmul.h"
 #include "profiling/gpu_profile.h"
 #include "profiling/scope.h"
 #include "profiling/scope_bytes.h"
@@ -217,6 +218,8 @@ struct Worker::Impl {
                               : opts.attention == AttentionChoice::kFa3   ? model::AttentionKernel::kFa3
                                                                           : model::AttentionKernel::kAuto);
     model::setMlpTileTokens(opts.mlp_tile_tokens);
+    kernels::setGemmAlgorithm(opts.timed_gemm_algorithms ? kernels::GemmAlgorithm::kTimed
+                                                         : kernels::GemmAlgorithm::kLibrary);
     if (opts.activations == ActivationPolicy::kAttentionOutput && !attentionOutputAvailable())
       throwUserError("--activations attention-output needs the attention's log-sum-exp, which "
                      "fp32 GPU workers do not keep.\nHINT: use --precision bf16 (the default on GPUs)");

@@ -14,7 +14,9 @@
 
 #include <cstdio>
 
+#include "kernels/layer_gemm.h"
 #include "kernels/layer_ops.h"
+#include "kernels/lt_matmul.h"
 #include "kernels/residual_gemm.h"
 #include "layer_ops_check.h"
 
@@ -120,7 +122,12 @@ TEST_P(FusedOps, Swiglu) {
 TEST_P(FusedOps, SoftmaxCrossEntropy) {
   const auto dt = GetParam();
   const Tol tol = tolFor(dt);
-  for (auto [n, V] : {std::pair<int64_t, int64_t>{300, 151936}, {37, 131}}) {
+  // bf16 rows of V % 8 == 0 up to 156 672 logits (on an H100/H200) take the kernel that reads
+  // a row once: 32 000 all in shared memory, 128 256 and 151 936 (2 and 5 register packs a
+  // thread, the rest in shared memory); 163 840 is too long and reads it twice, as fp32 rows
+  // do; 131 takes the scalar kernel.
+  for (auto [n, V] : {std::pair<int64_t, int64_t>{300, 151936}, {37, 131}, {45, 32000}, {29, 128256},
+                      {21, 163840}}) {
     auto z = randn({n, V}, dt, dev, 4.0);
     auto y = at::randint(V, {n}, at::TensorOptions().dtype(at::kLong).device(dev));
     auto za = z.clone(), zb = z.clone();
@@ -155,6 +162,45 @@ TEST_P(FusedOps, ResidualGemm) {
     EXPECT_EQ(big.narrow(0, 0, 2).abs().max().item<double>(), 0.0);
     EXPECT_EQ(big.narrow(0, k.N + 2, 3).abs().max().item<double>(), 0.0);
   }
+}
+
+// kernels/layer_gemm.h + lt_matmul.h: the decoder's three GEMM forms (a projection x @ w^T,
+// an input gradient dy @ w, a weight gradient g += dy^T @ x into fp32) and the residual GEMM,
+// under both algorithm choices, against ATen's fp32 product of the same bf16 operands. Timed
+// plans must be made (and time into a scratch for the accumulation: g gets one product), and
+// an unaligned operand must fall back to ATen.
+TEST(LayerGemm, TimedAndLibraryAlgorithmsGiveAtenProducts) {
+  if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA device";
+  const at::Device dev{at::kCUDA, 0};
+  const auto bf = at::kBFloat16;
+  struct Case { int64_t N, in, out; };
+  // Qwen3-4B's o_proj at 2048 tokens, a small aligned shape, and rows of 8 bf16 (16 bytes)
+  for (const Case& k : {Case{2048, 4096, 2560}, Case{300, 64, 136}, Case{24, 8, 16}}) {
+    for (GemmAlgorithm alg : {GemmAlgorithm::kLibrary, GemmAlgorithm::kTimed}) {
+      setGemmAlgorithm(alg);
+      const int64_t timedBefore = ltTimedPlans();
+      auto x = randn({k.N, k.in}, bf, dev, 0.5), w = randn({k.out, k.in}, bf, dev, 0.1),
+           dy = randn({k.N, k.out}, bf, dev, 0.5);
+      const auto f = [](const at::Tensor& t) { return t.to(at::kFloat); };
+      const std::string tag = std::to_string(k.N) + "x" + std::to_string(k.in) + "x" + std::to_string(k.out) +
+                              (alg == GemmAlgorithm::kTimed ? " timed" : " library");
+      EXPECT_LE(relMaxError(slidedp::kernels::mm(x, w.t()), at::mm(f(x), f(w).t()).to(bf)), 8e-3) << tag;
+      EXPECT_LE(relMaxError(slidedp::kernels::mm(dy, w), at::mm(f(dy), f(w)).to(bf)), 8e-3) << tag;
+      auto g = randn({k.out, k.in}, at::kFloat, dev), g0 = g.clone();
+      mmAccumulate(g, dy.t(), x);
+      EXPECT_LE(relL2Error(g, g0 + at::mm(f(dy).t(), f(x))), 1e-5) << tag << " (one product added)";
+      auto r = randn({k.N, k.in}, bf, dev);  // r + dy @ w: the residual GEMM with weight w^T [in, out]
+      EXPECT_LE(relMaxError(addmmResidual(r, dy, w.t().contiguous()), (f(r) + at::mm(f(dy), f(w))).to(bf)), 8e-3) << tag;
+      if (alg == GemmAlgorithm::kTimed && k.N >= 300)
+        EXPECT_GT(ltTimedPlans(), timedBefore) << tag << ": no plan was timed";
+    }
+  }
+  // an operand whose rows are 10 bf16 (20 bytes) apart: not 16-byte aligned, ATen runs it
+  setGemmAlgorithm(GemmAlgorithm::kTimed);
+  auto x = randn({33, 10}, bf, dev), w = randn({24, 10}, bf, dev);
+  EXPECT_FALSE(ltMatmulTakes(at::empty({33, 24}, x.options()), x, w.t(), at::empty({33, 24}, x.options())));
+  EXPECT_LE(relMaxError(slidedp::kernels::mm(x, w.t()), at::mm(x, w.t())), 0.0);
+  setGemmAlgorithm(GemmAlgorithm::kLibrary);
 }
 
 INSTANTIATE_TEST_SUITE_P(Dtypes, FusedOps, ::testing::Values(at::kFloat, at::kBFloat16),

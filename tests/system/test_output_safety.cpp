@@ -394,6 +394,7 @@ TEST(EarlyChecks, BadSettingsAreRefusedBeforeStartUpAndPrintedOnce) {
       {{"--steps", "2", "--data", sharedDir() + "/data/kjv.txt", "--shm-name", "a/b"},
        "'a/b' cannot name a file in /dev/shm: it contains '/'"},
       {{"--steps", "2", "--shm-name", std::string(300, 'x')}, "it is 300 bytes long, more than 240"},
+      {{"--steps", "2", "--gemm-algorithm", "fastest"}, "--gemm-algorithm: fastest not in {library,timed}"},
   };
   for (const auto& [args, want] : cases) {
     std::vector<std::string> a = {SLIDEDP_MPIRUN_BIN, "--oversubscribe", "--bind-to", "none", "-np",

@@ -1,5 +1,5 @@
-// bench_kernels: the decoder layer's fused element-wise kernels (src/kernels/layer_kernels.h)
-// alone, at a model shape, on one GPU: each timed with CUDA events over --iters launches
+// bench_kernels: the decoder layer's fused element-wise kernels and the head's softmax
+// cross-entropy (src/kernels/layer_kernels.h) alone, at a model shape, on one GPU: each timed with CUDA events over --iters launches
 // (after 3 warm-up launches; median of --repeats such runs), as µs per launch and as GB/s of
 // the bytes it must move (each input read once, each output written once) against --hbm-gbps.
 // These kernels are memory-bound: the GB/s column is how far each is from the HBM roofline,
@@ -10,7 +10,8 @@
 // Prints one "RESULT kernel=... us=... gbps=... of_roof=..." line per kernel. Inputs are
 // bf16 with values in [-1, 1) (their values do not change the kernels' memory traffic);
 // N = rows * seq-len tokens; q/k/v columns of the fused QKV projection output as the decoder
-// lays them out ([N, (H + 2 KV) D], q and k read, v untouched).
+// lays them out ([N, (H + 2 KV) D], q and k read, v untouched); the cross-entropy on one
+// logits chunk of the head (model::lossChunkTokens tokens x V, labels 0).
 // Errors: a missing/invalid config, no CUDA device or a failed launch print a message and
 // exit 2.
 #include <cuda_runtime_api.h>
@@ -25,6 +26,7 @@
 
 #include "kernels/layer_kernels.h"
 #include "model/config.h"
+#include "model/memory_terms.h"
 
 namespace kc = slidedp::kernels::cuda;
 
@@ -150,6 +152,16 @@ int main(int argc, char** argv) {
   check(kc::qkNormRopeForward(bf, qkv, ldQkv, N, H, KV, D, w, w, eps, cosv, sinv, qo, ko, rq, rk, stream),
         "qkNormRopeForward");
 
+  // The head's softmax cross-entropy on one logits chunk (headForwardBackward's lossChunkTokens
+  // tokens x V, in place; labels 0).
+  const int64_t V = c.vocabSize, chunk = std::min<int64_t>(N, slidedp::model::lossChunkTokens(0, V));
+  void* logits = deviceBuffer(chunk * V * e2);
+  void* labelBytes = nullptr;
+  check(cudaMalloc(&labelBytes, chunk * sizeof(int64_t)), "cudaMalloc");
+  const auto* labels = static_cast<const int64_t*>(labelBytes);
+  check(cudaMemset(labelBytes, 0, chunk * sizeof(int64_t)), "cudaMemset");
+  float* lossRows = floats(chunk);
+
   struct Case {
     const char* name;
     double bytes;
@@ -171,6 +183,8 @@ int main(int argc, char** argv) {
       {"swiglu_forward", N * I * 3.0 * e2, [&] { return kc::swigluForward(bf, gu, act, N, I, stream); }},
       {"swiglu_backward_with_act", N * I * 6.0 * e2,
        [&] { return kc::swigluBackward(bf, dact, gu, dgu, act, N, I, stream); }},
+      {"softmax_cross_entropy", chunk * V * 2.0 * e2 + chunk * (8 + f4),
+       [&] { return kc::softmaxCrossEntropyInPlace(bf, logits, labels, lossRows, chunk, V, 1.f, stream); }},
   };
   for (const Case& k : cases) {
     const double us = timeUs(iters, repeats, stream, k.launch);

@@ -1,0 +1,216 @@
+// bench_gemm: every GEMM of a decoder layer and of the LM head at a model shape, on one GPU, as
+// the runtime calls it (ATen, or the residual GEMM of src/kernels/residual_gemm.h) against each
+// algorithm cuBLASLt's heuristic offers for the same operation (operands, layouts, dtypes,
+// alpha/beta and workspace alike). It answers whether choosing the algorithm by timing it
+// (autotuning) would beat the library's first choice, and by how much a step.
+//
+// Usage: bench_gemm --config tools/configs/qwen3-4b.json [--rows 12] [--seq-len 4096]
+//                   [--algos 16] [--iters 10] [--repeats 3] [--device-index 0]
+// N = rows * seq-len tokens; the head's GEMMs run on one loss chunk (model::lossChunkTokens
+// rows, the runtime's default). Each candidate: 2 warm-up calls, then the median over
+// --repeats runs of the mean of --iters calls (CUDA events on the current stream).
+// Prints per GEMM one "RESULT gemm=... per_step=... aten_us=... lt0_us=... best_us=...
+// best_index=... best_tflops=..." line (per_step: calls of this GEMM in one step, the model's
+// layers or the head's chunks), then "RESULT summary" with the step's time in these GEMMs as
+// the runtime calls them and at each GEMM's fastest algorithm, in ms.
+// Errors: no CUDA device, a bad option or config: a message and exit 2.
+#include <ATen/ATen.h>
+#include <ATen/cuda/CUDAContext.h>
+#include <c10/cuda/CUDAGuard.h>
+#include <cuda_runtime_api.h>
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "kernels/cublaslt_api.h"
+#include "kernels/residual_gemm.h"
+#include "model/config.h"
+#include "model/memory_terms.h"
+
+namespace {
+
+namespace k = slidedp::kernels;
+
+[[noreturn]] void die(const std::string& what) {
+  std::fprintf(stderr, "bench_gemm: %s\n", what.c_str());
+  std::exit(2);
+}
+
+/// Median over `repeats` runs of the mean µs of `iters` calls of `fn` on the current stream.
+double timeUs(int iters, int repeats, const std::function<void()>& fn) {
+  for (int i = 0; i < 2; ++i) fn();
+  cudaStream_t stream = at::cuda::getCurrentCUDAStream().stream();
+  cudaEvent_t a, b;
+  cudaEventCreate(&a);
+  cudaEventCreate(&b);
+  std::vector<double> us;
+  for (int r = 0; r < repeats; ++r) {
+    cudaEventRecord(a, stream);
+    for (int i = 0; i < iters; ++i) fn();
+    cudaEventRecord(b, stream);
+    cudaEventSynchronize(b);
+    float ms = 0.f;
+    cudaEventElapsedTime(&ms, a, b);
+    us.push_back(1e3 * ms / iters);
+  }
+  cudaEventDestroy(a);
+  cudaEventDestroy(b);
+  std::sort(us.begin(), us.end());
+  return us[us.size() / 2];
+}
+
+/// One cuBLASLt operand for a row-major product: the column-major matrix that is `t` (shape
+/// [r, c] as ATen sees it, unit stride in one dimension) transposed, and the op that gives it.
+struct LtOperand {
+  cublasOperation_t op;
+  uint64_t rows, cols;
+  int64_t ld;
+};
+
+// Row-major D [M, N] = A [M, K] @ B [K, N] is column-major D^T = B^T @ A^T: cuBLASLt's A is
+// B^T, its B is A^T. A row-major [r, c] tensor read column-major is its transpose (op N);
+// a transposed view (unit row stride) read column-major is itself (op T).
+LtOperand transposedOf(const at::Tensor& t) {
+  if (t.stride(1) == 1) return {CUBLAS_OP_N, static_cast<uint64_t>(t.size(1)), static_cast<uint64_t>(t.size(0)), t.stride(0)};
+  if (t.stride(0) == 1) return {CUBLAS_OP_T, static_cast<uint64_t>(t.size(0)), static_cast<uint64_t>(t.size(1)), t.stride(1)};
+  die("operand without a unit stride");
+}
+
+/// D = A @ B + beta * C (C = `c`, D = `d`, may be the same tensor) through cuBLASLt with each
+/// algorithm of its heuristic (up to `maxAlgos`); returns the µs of each.
+std::vector<double> ltCandidates(const at::Tensor& a, const at::Tensor& b, const at::Tensor& c,
+                                 const at::Tensor& d, float beta, int maxAlgos, int iters, int repeats) {
+  const auto& api = k::cublasLt();
+  if (!api.ok) die("cuBLASLt not found in the process");
+  cublasLtHandle_t handle = at::cuda::getCurrentCUDABlasLtHandle();
+  void* ws = at::cuda::getCUDABlasLtWorkspace();
+  size_t wsBytes = at::cuda::getCUDABlasLtWorkspaceSize();
+  auto dtype = [](const at::Tensor& t) { return t.scalar_type() == at::kFloat ? CUDA_R_32F : CUDA_R_16BF; };
+  const LtOperand la = transposedOf(b), lb = transposedOf(a);
+  cublasLtMatmulDesc_t desc;
+  k::checkCublasLt(api.descCreate(&desc, CUBLAS_COMPUTE_32F, CUDA_R_32F), "MatmulDescCreate");
+  k::checkCublasLt(api.descSet(desc, CUBLASLT_MATMUL_DESC_TRANSA, &la.op, sizeof(la.op)), "TRANSA");
+  k::checkCublasLt(api.descSet(desc, CUBLASLT_MATMUL_DESC_TRANSB, &lb.op, sizeof(lb.op)), "TRANSB");
+  cublasLtMatrixLayout_t A, B, C, D;
+  k::checkCublasLt(api.layoutCreate(&A, dtype(b), la.rows, la.cols, la.ld), "layout A");
+  k::checkCublasLt(api.layoutCreate(&B, dtype(a), lb.rows, lb.cols, lb.ld), "layout B");
+  k::checkCublasLt(api.layoutCreate(&C, dtype(c), d.size(1), d.size(0), c.stride(0)), "layout C");
+  k::checkCublasLt(api.layoutCreate(&D, dtype(d), d.size(1), d.size(0), d.stride(0)), "layout D");
+  cublasLtMatmulPreference_t pref;
+  k::checkCublasLt(api.prefCreate(&pref), "PreferenceCreate");
+  k::checkCublasLt(api.prefSet(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &wsBytes, sizeof(wsBytes)), "workspace");
+  std::vector<cublasLtMatmulHeuristicResult_t> results(maxAlgos);
+  int found = 0;
+  k::checkCublasLt(api.heuristic(handle, desc, A, B, C, D, pref, maxAlgos, results.data(), &found), "heuristic");
+  std::vector<double> us;
+  const float one = 1.f;
+  cudaStream_t stream = at::cuda::getCurrentCUDAStream().stream();
+  for (int i = 0; i < found; ++i) {
+    const auto& algo = results[i].algo;
+    us.push_back(timeUs(iters, repeats, [&] {
+      k::checkCublasLt(api.matmul(handle, desc, &one, b.data_ptr(), A, a.data_ptr(), B, &beta, c.data_ptr(), C,
+                                  d.data_ptr(), D, &algo, ws, wsBytes, stream),
+                       "Matmul");
+    }));
+  }
+  api.prefDestroy(pref);
+  for (auto* l : {A, B, C, D}) api.layoutDestroy(l);
+  api.descDestroy(desc);
+  return us;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string config = "tools/configs/qwen3-4b.json";
+  int64_t rows = 12, T = 4096;
+  int algos = 16, iters = 10, repeats = 3, devIndex = 0;
+  for (int i = 1; i < argc; i += 2) {
+    const std::string key = argv[i];
+    if (i + 1 >= argc) die("option " + key + " needs a value");
+    const std::string v = argv[i + 1];
+    if (key == "--config") config = v;
+    else if (key == "--rows") rows = std::atoll(v.c_str());
+    else if (key == "--seq-len") T = std::atoll(v.c_str());
+    else if (key == "--algos") algos = std::atoi(v.c_str());
+    else if (key == "--iters") iters = std::atoi(v.c_str());
+    else if (key == "--repeats") repeats = std::atoi(v.c_str());
+    else if (key == "--device-index") devIndex = std::atoi(v.c_str());
+    else die("unknown option " + key + " (options: --config --rows --seq-len --algos --iters --repeats --device-index)");
+  }
+  if (rows < 1 || T < 1 || algos < 1 || iters < 1 || repeats < 1) die("--rows, --seq-len, --algos, --iters, --repeats must be >= 1");
+  if (!torch::cuda::is_available()) die("no CUDA device");
+  torch::NoGradGuard noGrad;
+  const at::Device dev(at::kCUDA, static_cast<c10::DeviceIndex>(devIndex));
+  c10::cuda::CUDAGuard guard(dev);
+  const auto c = slidedp::model::ModelConfig::load(config);
+  const int64_t N = rows * T, C = c.hiddenSize, I = c.intermediateSize, V = c.vocabSize;
+  const int64_t Q = c.numHeads * c.headDim, KVD = c.numKvHeads * c.headDim, L = c.numLayers;
+  const int64_t m = std::min(N, slidedp::model::lossChunkTokens(0, V));
+  const int64_t chunks = (N + m - 1) / m;
+  const auto bf16 = at::TensorOptions().dtype(at::kBFloat16).device(dev);
+  auto rnd = [&](int64_t r, int64_t cols, double scale) { return at::randn({r, cols}, bf16) * scale; };
+  (void)at::mm(rnd(16, 16, 1), rnd(16, 16, 1));  // loads cuBLAS/cuBLASLt
+  std::printf("bench_gemm: %s, %lld x %lld tokens, head chunk %lld rows (%lld a step), bf16 on %s, workspace %zu B\n",
+              config.c_str(), (long long)rows, (long long)T, (long long)m, (long long)chunks, dev.str().c_str(),
+              at::cuda::getCUDABlasLtWorkspaceSize());
+  double atenMs = 0, bestMs = 0;
+  // One GEMM: `aten` is the runtime's call; a, b, cIn, d, beta the same product for cuBLASLt.
+  auto run = [&](const char* name, int64_t perStep, double flops, const std::function<void()>& aten,
+                 const at::Tensor& a, const at::Tensor& b, const at::Tensor& cIn, const at::Tensor& d, float beta) {
+    const double atenUs = timeUs(iters, repeats, aten);
+    const auto us = ltCandidates(a, b, cIn, d, beta, algos, iters, repeats);
+    const size_t best = us.empty() ? 0 : std::min_element(us.begin(), us.end()) - us.begin();
+    const double bestUs = us.empty() ? atenUs : std::min(atenUs, us[best]);
+    atenMs += perStep * atenUs / 1e3;
+    bestMs += perStep * bestUs / 1e3;
+    std::string all;
+    for (double u : us) all += (all.empty() ? "" : ",") + std::to_string(static_cast<int>(u + 0.5));
+    std::printf("RESULT gemm=%s per_step=%lld aten_us=%.1f aten_tflops=%.0f lt0_us=%.1f best_us=%.1f best_index=%zu "
+                "best_tflops=%.0f gain_pct=%.1f candidates=%zu all_us=%s\n",
+                name, (long long)perStep, atenUs, flops / atenUs / 1e6, us.empty() ? 0.0 : us[0],
+                us.empty() ? 0.0 : us[best], best, flops / bestUs / 1e6, 100.0 * (atenUs - bestUs) / atenUs,
+                us.size(), all.c_str());
+    std::fflush(stdout);
+  };
+  auto f32 = bf16.dtype(at::kFloat);
+  struct Proj {
+    const char* name;
+    int64_t out, in;
+    bool residual;
+  };
+  for (const Proj& p : {Proj{"qkv", Q + 2 * KVD, C, false}, Proj{"o", C, Q, true},
+                        Proj{"gate_up", 2 * I, C, false}, Proj{"down", C, I, true}}) {
+    auto x = rnd(N, p.in, 1), w = rnd(p.out, p.in, 0.02), dy = rnd(N, p.out, 1e-3);
+    auto y = at::empty({N, p.out}, bf16), dx = at::empty({N, p.in}, bf16);
+    auto g = at::zeros({p.out, p.in}, f32);
+    const double flops = 2.0 * N * p.out * p.in;
+    const std::string fwd = std::string("fwd.") + p.name, dX = std::string("bwd.") + p.name + ".dX",
+                      dW = std::string("bwd.") + p.name + ".dW";
+    if (p.residual) {
+      auto r = rnd(N, p.out, 1);
+      run(fwd.c_str(), L, flops, [&] { k::addmmResidualOut(y, r, x, w); }, x, w.t(), r, y, 1.f);
+    } else {
+      run(fwd.c_str(), L, flops, [&] { at::mm_out(y, x, w.t()); }, x, w.t(), y, y, 0.f);
+    }
+    run(dX.c_str(), L, flops, [&] { at::mm_out(dx, dy, w); }, dy, w, dx, dx, 0.f);
+    run(dW.c_str(), L, flops, [&] { at::addmm_out(g, g, dy.t(), x, at::kFloat); }, dy.t(), x, g, g, 1.f);
+  }
+  {
+    auto hc = rnd(m, C, 1), W = rnd(V, C, 0.02), logits = rnd(m, V, 1e-4);
+    auto out = at::empty({m, V}, bf16), dx = at::empty({m, C}, bf16);
+    auto g = at::zeros({V, C}, f32);
+    const double flops = 2.0 * m * V * C;
+    run("head.logits", chunks, flops, [&] { at::mm_out(out, hc, W.t()); }, hc, W.t(), out, out, 0.f);
+    run("head.dX", chunks, flops, [&] { at::mm_out(dx, logits, W); }, logits, W, dx, dx, 0.f);
+    run("head.dW", chunks, flops, [&] { at::addmm_out(g, g, logits.t(), hc, at::kFloat); }, logits.t(), hc, g, g, 1.f);
+  }
+  std::printf("RESULT summary aten_ms_per_step=%.1f best_ms_per_step=%.1f saving_ms=%.1f saving_pct=%.2f\n", atenMs,
+              bestMs, atenMs - bestMs, 100.0 * (atenMs - bestMs) / atenMs);
+  return 0;
+}
