@@ -107,9 +107,10 @@ void addTrainOptions(CLI::App& app, TrainJobOptions& o) {
       ->check(CLI::IsMember({"host", "window"}))->capture_default_str();
   g->add_option("--gemm-algorithm", o.gemm_algorithm, "How bf16 GPU workers choose the cuBLASLt "
                 "algorithm of each GEMM of the layers and the LM head: library (the library's "
-                "heuristic's first choice, as ATen) or timed (the fastest of its first 16 candidates, "
-                "each timed once on the shape's first call: the first step takes about a second "
-                "more). The same products up to the fp32 summation order; no effect on CPU workers")
+                "heuristic's first choice, as ATen) or timed (the fastest of its first 16 candidates and "
+                "ATen's own call, timed on each shape's first call: the first step takes a second "
+                "or two more). The same products up to the fp32 summation order; no effect on CPU "
+                "workers")
       ->check(CLI::IsMember({"library", "timed"}))->capture_default_str();
   g->add_option("--grad-buckets", o.grad_buckets, "How a decoder layer's gradient goes to the "
                 "leader: split (two buckets, as DDP's: its MLP's and post-attention norm's as soon as "

@@ -16,6 +16,8 @@ void setLogIdentity(const std::string& who, spdlog::level::level_enum level) {
 
 void logWarning(const std::string& line) { SLIDEDP_LOG_WARN("{}", line); }
 
+void logInfo(const std::string& line) { SLIDEDP_LOG_INFO("{}", line); }
+
 bool debugLogEnabled() { return spdlog::default_logger_raw()->should_log(spdlog::level::debug); }
 
 void logDebug(const std::string& line) { SLIDEDP_LOG_DEBUG("{}", line); }

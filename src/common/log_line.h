@@ -1,5 +1,5 @@
 // One line to the process's log (common/log.h) from a translation unit that cannot include
-// spdlog: the LibTorch one (worker.cpp), whose bundled fmt clashes with the system's.
+// spdlog: the LibTorch ones (worker.cpp, kernels/lt_matmul.cpp), whose bundled fmt clashes with the system's.
 #pragma once
 
 #include <string>
@@ -9,6 +9,10 @@ namespace slidedp {
 /// Logs `line` at warn level through the process's logger (its rank prefix included).
 /// Thread-safe.
 void logWarning(const std::string& line);
+
+/// Logs `line` at info level (shown on rank 0, and on every rank with --log-all-ranks).
+/// Thread-safe.
+void logInfo(const std::string& line);
 
 /// Whether debug lines are logged (SPDLOG_LEVEL=debug, see setLogIdentity). Thread-safe.
 bool debugLogEnabled();

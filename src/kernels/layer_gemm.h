@@ -1,9 +1,10 @@
 // The decoder's GEMMs (projections forward, their input and weight gradients, the LM head).
-// Under GemmAlgorithm::kTimed (kernels/lt_matmul.h, --gemm-algorithm timed) through cuBLASLt
-// with the timed algorithm where it takes the operands (CUDA, bf16 inputs, 16-byte aligned),
-// recorded for the profiler as "slidedp::mm" / "slidedp::mm_accumulate" with inputs a, b
-// (profiling/gpu_profile.cpp counts 2 M N K FLOPs); otherwise ATen's at::mm / at::addmm, as
-// before that option existed (cuBLAS's own choice). The same product either way up to the
+// Under GemmAlgorithm::kTimed (kernels/lt_matmul.h, --gemm-algorithm timed) the fastest of
+// cuBLASLt's candidates and ATen's own call, timed on each shape's first call, where cuBLASLt
+// takes the operands (CUDA, bf16 inputs, 16-byte aligned), recorded for the profiler as
+// "slidedp::mm" / "slidedp::mm_accumulate" with inputs a, b (profiling/gpu_profile.cpp counts
+// 2 M N K FLOPs; where ATen's call won, its own op runs inside that record); otherwise ATen's
+// at::mm / at::addmm, as before that option existed (cuBLAS's own choice). The same product either way up to the
 // fp32 summation order. Runs on the current stream; thread-safe as lt_matmul.h.
 #pragma once
 

@@ -9,13 +9,15 @@
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
 #include <c10/util/Exception.h>
+#include <fmt/format.h>
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <map>
 #include <mutex>
 #include <tuple>
-#include <vector>
 
+#include "common/log_line.h"
 #include "kernels/cublaslt_api.h"
 #endif
 
@@ -24,7 +26,6 @@ namespace slidedp::kernels {
 namespace {
 
 std::atomic<uint8_t> gAlgorithm{static_cast<uint8_t>(GemmAlgorithm::kLibrary)};
-std::atomic<int64_t> gTimedPlans{0};
 
 #ifdef SLIDEDP_WITH_CUDA
 // One operand in cuBLASLt's column-major terms: a row-major [r, c] tensor with leading
@@ -63,24 +64,41 @@ uint32_t alignmentBytes(const void* p) {
 
 cudaDataType_t ltType(const at::Tensor& t) { return t.scalar_type() == at::kFloat ? CUDA_R_32F : CUDA_R_16BF; }
 
-// A plan: descriptors and the chosen algorithm (ok = false: the heuristic offered none), made
-// once and kept for the process (never destroyed: the library may be unloaded before static
-// destructors run).
+// What a plan is made for: everything the descriptors, the heuristic's answer and the timing
+// depend on. Field names in cuBLASLt's terms (its A is our b, its B our a).
+struct PlanKey {
+  int64_t m, n, k;
+  int opA, opB;
+  int64_t ldA, ldB, ldC, ldD;
+  int dtypeD;
+  bool cIsD, accumulates, libraryTimed;
+  int device;
+  size_t workspaceBytes;
+  uint32_t alignA, alignB, alignC, alignD;
+  GemmAlgorithm algorithm;
+
+  auto fields() const {
+    return std::tie(m, n, k, opA, opB, ldA, ldB, ldC, ldD, dtypeD, cIsD, accumulates, libraryTimed, device,
+                    workspaceBytes, alignA, alignB, alignC, alignD, algorithm);
+  }
+  bool operator<(const PlanKey& o) const { return fields() < o.fields(); }
+};
+
+// A plan: descriptors and what runs the problem (kNone: the heuristic offered nothing; kLibrary:
+// the library's call timed fastest), made once and kept for the process (never destroyed: the
+// library may be unloaded before static destructors run).
 struct Plan {
+  enum class Runs { kNone, kLt, kLibrary } runs = Runs::kNone;
   cublasLtMatmulDesc_t desc;
   cublasLtMatrixLayout_t a, b, c, d;
   cublasLtMatmulAlgo_t algo;
-  bool ok = false;
 };
-
-// M, N, K; ops and leading dimensions of a, b; ld of c and d; dtype of d; c is d; beta != 0;
-// device; workspace bytes; the alignments of a, b, c, d; the choice the plan was made under.
-using Key = std::tuple<int64_t, int64_t, int64_t, int, int, int64_t, int64_t, int64_t, int64_t, int, bool, bool,
-                       int, size_t, uint32_t, uint32_t, uint32_t, uint32_t, int>;
 
 struct Problem {
   const at::Tensor &d, &a, &b, &c;
   float beta;
+  Operand ltA, ltB;  // operandOf(b), operandOf(a)
+  const LibraryGemm& library;
   cublasLtHandle_t handle;
   void* workspace;
   size_t wsBytes;
@@ -93,59 +111,158 @@ cublasStatus_t run(const Plan& p, const cublasLtMatmulAlgo_t& algo, const Proble
                            q.c.data_ptr(), p.c, dOut, p.d, &algo, q.workspace, q.wsBytes, q.stream);
 }
 
-// The mean ms of 3 calls of `algo` after one warm-up, or a negative value where it fails.
-double timeAlgo(const Plan& p, const cublasLtMatmulAlgo_t& algo, const Problem& q, void* dOut) {
-  if (run(p, algo, q, dOut) != CUBLAS_STATUS_SUCCESS) return -1;
-  cudaEvent_t e0, e1;
-  if (cudaEventCreate(&e0) != cudaSuccess) return -1;
-  if (cudaEventCreate(&e1) != cudaSuccess) {
-    cudaEventDestroy(e0);
-    return -1;
+// One timed contender: cuBLASLt's candidate `index`, or the library's call (index -1).
+struct Contender {
+  int index;
+  std::function<bool()> launch;  // one call on the stream; false where it failed
+  double ms = -1;                // its score so far; negative once it failed
+  bool finalist = false;         // timed in the rounds (ms is then its best round)
+};
+
+// CUDA events for one round, destroyed with it.
+struct RoundEvents {
+  std::vector<cudaEvent_t> e;
+  explicit RoundEvents(size_t n) : e(n, nullptr) {
+    for (auto& ev : e)
+      if (cudaEventCreate(&ev) != cudaSuccess) ev = nullptr;
   }
-  bool ok = cudaEventRecord(e0, q.stream) == cudaSuccess;
-  for (int i = 0; i < 3 && ok; ++i) ok = run(p, algo, q, dOut) == CUBLAS_STATUS_SUCCESS;
-  ok = ok && cudaEventRecord(e1, q.stream) == cudaSuccess && cudaEventSynchronize(e1) == cudaSuccess;
-  float ms = -1.f;
-  if (ok) cudaEventElapsedTime(&ms, e0, e1);
-  cudaEventDestroy(e0);
-  cudaEventDestroy(e1);
-  return ok ? ms / 3.0 : -1.0;
+  ~RoundEvents() {
+    for (auto ev : e)
+      if (ev) cudaEventDestroy(ev);
+  }
+  bool ok() const {
+    for (auto ev : e)
+      if (!ev) return false;
+    return true;
+  }
+};
+
+// `calls` calls of each live contender back to back on the stream, each run between two
+// events; returns each one's ms a call (negative for one that failed or was skipped), or an
+// empty vector where the events failed.
+std::vector<double> timeRound(std::vector<Contender>& cs, int calls, cudaStream_t stream) {
+  RoundEvents ev(cs.size() + 1);
+  if (!ev.ok() || cudaEventRecord(ev.e[0], stream) != cudaSuccess) return {};
+  std::vector<bool> ran(cs.size(), false);
+  for (size_t i = 0; i < cs.size(); ++i) {
+    if (cs[i].ms >= 0) {
+      bool ok = true;
+      for (int c = 0; c < calls && ok; ++c) ok = cs[i].launch();
+      ran[i] = ok;
+      if (!ok) cs[i].ms = -1;
+    }
+    if (cudaEventRecord(ev.e[i + 1], stream) != cudaSuccess) return {};
+  }
+  if (cudaEventSynchronize(ev.e.back()) != cudaSuccess) return {};
+  std::vector<double> ms(cs.size(), -1.0);
+  for (size_t i = 0; i < cs.size(); ++i) {
+    float t = 0.f;
+    if (ran[i] && cudaEventElapsedTime(&t, ev.e[i], ev.e[i + 1]) == cudaSuccess) ms[i] = t / calls;
+  }
+  return ms;
 }
 
-// The fastest of the candidates, timed into d (or, for an accumulation, into a scratch of d's
-// row layout). Keeps candidate 0 where no scratch fits or none can be timed.
-int fastest(const Plan& p, const std::vector<cublasLtMatmulHeuristicResult_t>& cands, const Problem& q) {
-  const bool accumulates = q.beta != 0.f && q.c.data_ptr() == q.d.data_ptr();
-  at::Tensor scratch;
-  void* out = q.d.data_ptr();
-  if (accumulates) {
+// Scores the contenders: a warm-up call each, one timed call each (Contender::ms), then the
+// kTimedFinalists fastest of that (Contender::finalist) in kTimedRounds rounds of
+// kTimedCallsPerRound calls, each finalist scored by its best round. Returns false where the
+// events failed.
+bool scoreContenders(std::vector<Contender>& cs, cudaStream_t stream) {
+  for (auto& c : cs) c.ms = c.launch() ? 0.0 : -1.0;
+  const auto screen = timeRound(cs, 1, stream);
+  if (screen.empty()) return false;
+  std::vector<size_t> order;  // the live contenders, fastest first (ties by the heuristic's order)
+  for (size_t i = 0; i < cs.size(); ++i) {
+    if (cs[i].ms >= 0) cs[i].ms = screen[i];
+    if (cs[i].ms >= 0) order.push_back(i);
+  }
+  std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) { return cs[x].ms < cs[y].ms; });
+  if (order.size() > static_cast<size_t>(kTimedFinalists)) order.resize(kTimedFinalists);
+  std::vector<Contender> finals;
+  for (size_t i : order) finals.push_back(cs[i]);
+  std::vector<double> best(finals.size(), -1.0);
+  for (int r = 0; r < kTimedRounds; ++r) {
+    const auto ms = timeRound(finals, kTimedCallsPerRound, stream);
+    if (ms.empty()) return false;
+    for (size_t i = 0; i < finals.size(); ++i)
+      if (ms[i] >= 0 && (best[i] < 0 || ms[i] < best[i])) best[i] = ms[i];
+  }
+  for (size_t i = 0; i < finals.size(); ++i) {
+    cs[order[i]].finalist = finals[i].ms >= 0 && best[i] >= 0;
+    cs[order[i]].ms = cs[order[i]].finalist ? best[i] : -1.0;
+  }
+  return true;
+}
+
+// The problem in words for logs and TimedGemmChoice::problem.
+std::string describe(const PlanKey& k) {
+  auto op = [](int o) { return o == CUBLAS_OP_N ? 'N' : 'T'; };
+  std::string s = std::to_string(k.m) + "x" + std::to_string(k.n) + "x" + std::to_string(k.k) + " " + op(k.opA) +
+                  op(k.opB) + (k.dtypeD == static_cast<int>(at::kFloat) ? " fp32" : " bf16");
+  if (k.accumulates) s += k.cIsD ? " +=" : " + C";
+  return s;
+}
+
+std::mutex gChoicesMu;
+std::vector<TimedGemmChoice>& choices() {
+  static auto* v = new std::vector<TimedGemmChoice>();
+  return *v;
+}
+
+// Times the heuristic's candidates and the library's call (where given) on q's operands and
+// picks the fastest into p (Runs::kLt with its algorithm, or Runs::kLibrary). Where no scratch
+// fits an accumulation or the events fail, keeps the heuristic's first.
+void chooseByTiming(Plan& p, const std::vector<cublasLtMatmulHeuristicResult_t>& cands, const PlanKey& key,
+                    const Problem& q) {
+  at::Tensor out = q.d;
+  if (q.beta != 0.f && q.c.data_ptr() == q.d.data_ptr()) {  // an accumulation: time into a scratch
     try {
-      scratch = at::empty({q.d.size(0), q.d.stride(0)}, q.d.options());
+      out = at::empty({q.d.size(0), q.d.stride(0)}, q.d.options()).narrow(1, 0, q.d.size(1));
     } catch (const c10::OutOfMemoryError&) {
-      return 0;
-    }
-    out = scratch.data_ptr();
-  }
-  int best = 0;
-  double bestMs = -1;
-  for (size_t i = 0; i < cands.size(); ++i) {
-    const double ms = timeAlgo(p, cands[i].algo, q, out);
-    if (ms >= 0 && (bestMs < 0 || ms < bestMs)) {
-      bestMs = ms;
-      best = static_cast<int>(i);
+      return;
     }
   }
+  std::vector<Contender> cs;
+  for (size_t i = 0; i < cands.size(); ++i)
+    cs.push_back({static_cast<int>(i), [&, i] { return run(p, cands[i].algo, q, out.data_ptr()) == CUBLAS_STATUS_SUCCESS; }});
+  if (q.library)
+    cs.push_back({-1, [&] {
+                    try {
+                      q.library(out);
+                      return true;
+                    } catch (const std::exception&) {
+                      return false;
+                    }
+                  }});
+  const bool scored = scoreContenders(cs, q.stream);
   (void)cudaGetLastError();  // a candidate's failed launch must not surface at a later check
-  return best;
+  if (!scored) return;
+  const Contender* win = nullptr;
+  for (const auto& c : cs)
+    if (c.finalist && (!win || c.ms < win->ms)) win = &c;
+  if (!win) return;
+  TimedGemmChoice choice{describe(key), win->index, win->ms, -1, -1, static_cast<int>(cs.size())};
+  for (const auto& c : cs) {
+    if (c.index < 0) choice.library_ms = c.ms;
+    if (c.index == 0) choice.first_ms = c.ms;
+  }
+  if (win->index < 0) p.runs = Plan::Runs::kLibrary;
+  else p.algo = cands[win->index].algo;
+  logInfo(fmt::format("timed GEMM {}: {} {:.3f} ms (library {:.3f}, cuBLASLt's first {:.3f}; {} contenders)",
+                      choice.problem,
+                      win->index < 0 ? std::string("the library's call")
+                                     : "cuBLASLt candidate " + std::to_string(win->index),
+                      choice.winner_ms, choice.library_ms, choice.first_ms, choice.contenders));
+  std::lock_guard<std::mutex> lock(gChoicesMu);
+  choices().push_back(std::move(choice));
 }
 
-const Plan& planFor(const Key& key, const Problem& q) {
+const Plan& planFor(const PlanKey& key, const Problem& q) {
   static std::mutex mu;
-  static auto* plans = new std::map<Key, Plan>();
+  static auto* plans = new std::map<PlanKey, Plan>();
   std::lock_guard<std::mutex> lock(mu);
   if (auto it = plans->find(key); it != plans->end()) return it->second;
   const auto& api = cublasLt();
-  const Operand la = operandOf(q.b), lb = operandOf(q.a);
+  const Operand &la = q.ltA, &lb = q.ltB;
   const int64_t M = q.d.size(0), N = q.d.size(1);
   Plan p{};
   checkCublasLt(api.descCreate(&p.desc, CUBLAS_COMPUTE_32F, CUDA_R_32F), "MatmulDescCreate");
@@ -160,28 +277,23 @@ const Plan& planFor(const Key& key, const Problem& q) {
   size_t ws = q.wsBytes;
   checkCublasLt(api.prefSet(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof(ws)),
                 "set MAX_WORKSPACE_BYTES");
-  const auto& k = key;
   const std::pair<cublasLtMatmulPreferenceAttributes_t, uint32_t> aligns[] = {
-      {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, std::get<15>(k)},  // cuBLASLt's A: our b
-      {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, std::get<14>(k)},
-      {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, std::get<16>(k)},
-      {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, std::get<17>(k)}};
+      {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, key.alignA},
+      {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, key.alignB},
+      {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, key.alignC},
+      {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, key.alignD}};
   for (const auto& [attr, bytes] : aligns) checkCublasLt(api.prefSet(pref, attr, &bytes, sizeof(bytes)), "set MIN_ALIGNMENT");
-  const bool timed = static_cast<GemmAlgorithm>(std::get<18>(k)) == GemmAlgorithm::kTimed;
+  const bool timed = key.algorithm == GemmAlgorithm::kTimed;
   std::vector<cublasLtMatmulHeuristicResult_t> cands(timed ? kTimedCandidates : 1);
   int found = 0;
   const cublasStatus_t s = api.heuristic(q.handle, p.desc, p.a, p.b, p.c, p.d, pref, static_cast<int>(cands.size()),
                                          cands.data(), &found);
   api.prefDestroy(pref);
-  p.ok = s == CUBLAS_STATUS_SUCCESS && found > 0;  // none: ATen for this problem
-  if (p.ok) {
+  if (s == CUBLAS_STATUS_SUCCESS && found > 0) {  // none: the library's call for this problem
     cands.resize(found);
-    int pick = 0;
-    if (timed && found > 1) {
-      pick = fastest(p, cands, q);
-      ++gTimedPlans;
-    }
-    p.algo = cands[pick].algo;
+    p.runs = Plan::Runs::kLt;
+    p.algo = cands[0].algo;
+    if (timed && (found > 1 || q.library)) chooseByTiming(p, cands, key, q);
   }
   return plans->emplace(key, p).first->second;
 }
@@ -191,7 +303,14 @@ const Plan& planFor(const Key& key, const Problem& q) {
 
 void setGemmAlgorithm(GemmAlgorithm a) { gAlgorithm = static_cast<uint8_t>(a); }
 GemmAlgorithm gemmAlgorithm() { return static_cast<GemmAlgorithm>(gAlgorithm.load()); }
-int64_t ltTimedPlans() { return gTimedPlans.load(); }
+std::vector<TimedGemmChoice> ltTimedChoices() {
+#ifdef SLIDEDP_WITH_CUDA
+  std::lock_guard<std::mutex> lock(gChoicesMu);
+  return choices();
+#else
+  return {};
+#endif
+}
 
 bool ltMatmulTakes(const at::Tensor& d, const at::Tensor& a, const at::Tensor& b, const at::Tensor& c) {
 #ifdef SLIDEDP_WITH_CUDA
@@ -212,7 +331,8 @@ bool ltMatmulTakes(const at::Tensor& d, const at::Tensor& a, const at::Tensor& b
 #endif
 }
 
-bool ltMatmul(const at::Tensor& d, const at::Tensor& a, const at::Tensor& b, const at::Tensor& c, float beta) {
+bool ltMatmul(const at::Tensor& d, const at::Tensor& a, const at::Tensor& b, const at::Tensor& c, float beta,
+              const LibraryGemm& library) {
 #ifdef SLIDEDP_WITH_CUDA
   if (!ltMatmulTakes(d, a, b, c)) return false;
   const c10::cuda::CUDAGuard guard(d.device());
@@ -221,22 +341,25 @@ bool ltMatmul(const at::Tensor& d, const at::Tensor& a, const at::Tensor& b, con
                   b,
                   c,
                   beta,
+                  operandOf(b),
+                  operandOf(a),
+                  library,
                   at::cuda::getCurrentCUDABlasLtHandle(),
                   at::cuda::getCUDABlasLtWorkspace(),
                   at::cuda::getCUDABlasLtWorkspaceSize(),
                   c10::cuda::getCurrentCUDAStream(d.device().index()).stream()};
-  const Operand oa = operandOf(a), ob = operandOf(b);
-  const Key key{d.size(0), d.size(1), a.size(1), static_cast<int>(oa.op), static_cast<int>(ob.op), oa.ld, ob.ld,
-                c.stride(0), d.stride(0), static_cast<int>(d.scalar_type()), c.data_ptr() == d.data_ptr(),
-                beta != 0.f, static_cast<int>(d.device().index()), q.wsBytes, alignmentBytes(a.data_ptr()),
-                alignmentBytes(b.data_ptr()), alignmentBytes(c.data_ptr()), alignmentBytes(d.data_ptr()),
-                static_cast<int>(gemmAlgorithm())};
+  const GemmAlgorithm alg = gemmAlgorithm();
+  const PlanKey key{d.size(0), d.size(1), a.size(1), static_cast<int>(q.ltA.op), static_cast<int>(q.ltB.op),
+                    q.ltA.ld, q.ltB.ld, c.stride(0), d.stride(0), static_cast<int>(d.scalar_type()),
+                    c.data_ptr() == d.data_ptr(), beta != 0.f, alg == GemmAlgorithm::kTimed && library != nullptr,
+                    static_cast<int>(d.device().index()), q.wsBytes, alignmentBytes(b.data_ptr()),
+                    alignmentBytes(a.data_ptr()), alignmentBytes(c.data_ptr()), alignmentBytes(d.data_ptr()), alg};
   const Plan& p = planFor(key, q);
-  if (!p.ok) return false;
+  if (p.runs != Plan::Runs::kLt) return false;
   checkCublasLt(run(p, p.algo, q, d.data_ptr()), "Matmul");
   return true;
 #else
-  (void)d, (void)a, (void)b, (void)c, (void)beta;
+  (void)d, (void)a, (void)b, (void)c, (void)beta, (void)library;
   return false;
 #endif
 }

@@ -167,8 +167,9 @@ TEST_P(FusedOps, ResidualGemm) {
 // kernels/layer_gemm.h + lt_matmul.h: the decoder's three GEMM forms (a projection x @ w^T,
 // an input gradient dy @ w, a weight gradient g += dy^T @ x into fp32) and the residual GEMM,
 // under both algorithm choices, against ATen's fp32 product of the same bf16 operands. Timed
-// plans must be made (and time into a scratch for the accumulation: g gets one product), and
-// an unaligned operand must fall back to ATen.
+// plans must be made, each against ATen's own call (and timed into a scratch for the
+// accumulation: g gets one product), whichever wins, and an unaligned operand must fall back
+// to ATen.
 TEST(LayerGemm, TimedAndLibraryAlgorithmsGiveAtenProducts) {
   if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA device";
   const at::Device dev{at::kCUDA, 0};
@@ -178,7 +179,7 @@ TEST(LayerGemm, TimedAndLibraryAlgorithmsGiveAtenProducts) {
   for (const Case& k : {Case{2048, 4096, 2560}, Case{300, 64, 136}, Case{24, 8, 16}}) {
     for (GemmAlgorithm alg : {GemmAlgorithm::kLibrary, GemmAlgorithm::kTimed}) {
       setGemmAlgorithm(alg);
-      const int64_t timedBefore = ltTimedPlans();
+      const size_t timedBefore = ltTimedChoices().size();
       auto x = randn({k.N, k.in}, bf, dev, 0.5), w = randn({k.out, k.in}, bf, dev, 0.1),
            dy = randn({k.N, k.out}, bf, dev, 0.5);
       const auto f = [](const at::Tensor& t) { return t.to(at::kFloat); };
@@ -191,8 +192,24 @@ TEST(LayerGemm, TimedAndLibraryAlgorithmsGiveAtenProducts) {
       EXPECT_LE(relL2Error(g, g0 + at::mm(f(dy).t(), f(x))), 1e-5) << tag << " (one product added)";
       auto r = randn({k.N, k.in}, bf, dev);  // r + dy @ w: the residual GEMM with weight w^T [in, out]
       EXPECT_LE(relMaxError(addmmResidual(r, dy, w.t().contiguous()), (f(r) + at::mm(f(dy), f(w))).to(bf)), 8e-3) << tag;
-      if (alg == GemmAlgorithm::kTimed && k.N >= 300)
-        EXPECT_GT(ltTimedPlans(), timedBefore) << tag << ": no plan was timed";
+      const auto timed = ltTimedChoices();
+      if (alg == GemmAlgorithm::kLibrary) {
+        EXPECT_EQ(timed.size(), timedBefore) << tag << ": a plan was timed";
+      }
+      if (alg == GemmAlgorithm::kTimed) {
+        // mm twice, the accumulation and the residual GEMM: four problems, each timed against
+        // ATen's own call (every caller passes it), whichever won
+        EXPECT_EQ(timed.size(), timedBefore + 4) << tag;
+        for (size_t i = timedBefore; i < timed.size(); ++i) {
+          const auto& c = timed[i];
+          EXPECT_FALSE(c.problem.empty()) << tag;
+          EXPECT_GE(c.contenders, 2) << tag << " " << c.problem;
+          EXPECT_TRUE(c.winner >= -1 && c.winner < c.contenders - 1) << tag << " " << c.problem << ": " << c.winner;
+          EXPECT_GT(c.winner_ms, 0.0) << tag << " " << c.problem;
+          EXPECT_GT(c.library_ms, 0.0) << tag << " " << c.problem << ": ATen's call not timed";
+          EXPECT_GT(c.first_ms, 0.0) << tag << " " << c.problem << ": cuBLASLt's first not timed";
+        }
+      }
     }
   }
   // an operand whose rows are 10 bf16 (20 bytes) apart: not 16-byte aligned, ATen runs it
