@@ -1,4 +1,4 @@
-// GPU (label gpu): every fused CUDA kernel (kernels/layer_kernels.cu, through layer_ops.h)
+// GPU (label gpu): every fused CUDA kernel (src/kernels/*.cu, through layer_ops.h)
 // against its ATen reference on the same CUDA inputs, in fp32 and bf16, on real-model shapes
 // (Qwen3-8B: C 4096, H 32, KV 8, D 128, I 12288, V 151936) and odd tiny ones (D = 6, C = 96).
 //

@@ -7,26 +7,29 @@
 // STREAM does). "% triad" is the fused pass's effective GB/s over the triad's GB/s.
 //
 // Usage: bench_adamw [--n PARAMS] [--threads T] [--reps R] [--isa auto|scalar|avx2|avx512|
-//                     avx512bf16] [--slots 1,2,4] [--dtypes f32,bf16]
-// Prints one "RESULT ..." line per measurement (parsed by bench_adamw.sh).
+//                     avx512bf16] [--slots 1,2,4] [--dtypes f32,bf16] [--stream] [--prefetch E]
+// (--help: each option with its default.) Prints one "RESULT ..." line per measurement (parsed
+// by bench_adamw.sh). A bad option or value, or an ISA this CPU lacks: a message and exit 2.
 #include <omp.h>
 #include <sys/mman.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <random>
-#include <sstream>
 #include <string>
 #include <vector>
 
-#include "optim/adamw.h"
-#include "common/bf16.h"
+#include "bench_cli.h"     // defines: the command line (CLI11) and its validators
+#include "common/bf16.h"   // defines: floatToBf16
+#include "optim/adamw.h"   // defines: Engine, the pass measured
 
 using namespace slidedp::optim;
+namespace bench = slidedp::bench;
 
 namespace {
 
@@ -41,80 +44,66 @@ struct Options {
   int64_t prefetch = -1;
 };
 
-void usage() {
-  std::printf(
-      "bench_adamw: fused AdamW pass throughput vs a STREAM-like triad\n"
-      "  --n PARAMS       parameters per pass (default 268435456 = 256M; accepts K/M/G suffix)\n"
-      "  --threads T      OpenMP threads for both (default omp_get_max_threads())\n"
-      "  --reps R         timed repetitions, the median is reported (default 9)\n"
-      "  --isa NAME       auto|scalar|avx2|avx512|avx512bf16 (default auto)\n"
-      "  --slots LIST     gradient slot counts G (default 1,2,4)\n"
-      "  --dtypes LIST    gradient dtypes (default f32,bf16)\n"
-      "  --stream         non-temporal stores for the bf16 copy (EngineOptions::streamCopy)\n"
-      "  --prefetch E     software prefetch distance in elements, 0 = off (default -1: the\n"
-      "                   engine default, kDefaultPrefetchElems = 1024)\n");
-}
+// "256M" -> "268435456": a count with an optional K, M or G suffix (powers of 1024, either
+// case; a fraction is allowed and the product truncated: 0.5K = 512), as a CLI11 transform
+// (no description of its own: the option's type name, COUNT, says it in --help).
+const CLI::Validator kCountWithSuffix(
+    [](std::string& v) -> std::string {
+      char* end = nullptr;
+      double x = std::strtod(v.c_str(), &end);
+      if (v.empty() || end == v.c_str() || !std::isfinite(x))
+        return "must be a count such as 268435456 or 256M, got '" + v + "'";
+      const std::string suffix = end;
+      if (suffix == "K" || suffix == "k") x *= 1 << 10;
+      else if (suffix == "M" || suffix == "m") x *= 1 << 20;
+      else if (suffix == "G" || suffix == "g") x *= 1 << 30;
+      else if (!suffix.empty())
+        return "must be a count with an optional K, M or G suffix (256M), got '" + v + "'";
+      if (!(std::fabs(x) < 9.2e18)) return "is too large: '" + v + "'";
+      v = std::to_string(static_cast<int64_t>(x));
+      return std::string();
+    },
+    "");
 
-int64_t parseCount(const std::string& s) {
-  char* end = nullptr;
-  double v = std::strtod(s.c_str(), &end);
-  if (*end == 'K' || *end == 'k') v *= 1 << 10;
-  if (*end == 'M' || *end == 'm') v *= 1 << 20;
-  if (*end == 'G' || *end == 'g') v *= 1 << 30;
-  return static_cast<int64_t>(v);
-}
-
-template <typename T>
-std::vector<T> splitList(const std::string& s) {
-  std::vector<T> out;
-  std::stringstream ss(s);
-  std::string item;
-  while (std::getline(ss, item, ',')) {
-    if constexpr (std::is_same_v<T, int>) {
-      out.push_back(std::atoi(item.c_str()));
-    } else {
-      out.push_back(item);
-    }
-  }
-  return out;
-}
-
+// Exits (--help, a bad option or value) before any work; returns the options otherwise.
 Options parseArgs(int argc, char** argv) {
   Options o;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto next = [&]() -> std::string {
-      if (i + 1 >= argc) {
-        std::fprintf(stderr, "bench_adamw: %s needs a value\n", a.c_str());
-        std::exit(2);
-      }
-      return argv[++i];
-    };
-    if (a == "--n")
-      o.n = parseCount(next());
-    else if (a == "--threads")
-      o.threads = std::atoi(next().c_str());
-    else if (a == "--reps")
-      o.reps = std::max(1, std::atoi(next().c_str()));
-    else if (a == "--isa")
-      o.isa = next();
-    else if (a == "--slots")
-      o.slots = splitList<int>(next());
-    else if (a == "--dtypes")
-      o.dtypes = splitList<std::string>(next());
-    else if (a == "--stream")
-      o.stream = true;
-    else if (a == "--prefetch")
-      o.prefetch = parseCount(next());
-    else if (a == "--help" || a == "-h") {
-      usage();
-      std::exit(0);
-    } else {
-      std::fprintf(stderr, "bench_adamw: unknown flag %s\n", a.c_str());
-      usage();
-      std::exit(2);
-    }
-  }
+  CLI::App app{"bench_adamw: the fused host AdamW pass (optim::Engine) vs a STREAM-like triad on "
+               "the same threads, in GB/s; one RESULT line per measurement",
+               "bench_adamw"};
+  app.add_option("--n", o.n,
+                 "Parameters per pass (elements; K/M/G suffix = 2^10/2^20/2^30, e.g. 256M)")
+      ->transform(kCountWithSuffix)
+      ->type_name("COUNT")
+      ->check(bench::intAtLeast(1))
+      ->capture_default_str();
+  app.add_option("--threads", o.threads, "OpenMP threads for both passes; 0: omp_get_max_threads()")
+      ->check(bench::intAtLeast(0))
+      ->capture_default_str();
+  app.add_option("--reps", o.reps, "Timed repetitions after one warm-up; the median is reported")
+      ->check(bench::intAtLeast(1))
+      ->capture_default_str();
+  app.add_option("--isa", o.isa, "Engine ISA path (auto: the best this CPU supports)")
+      ->check(CLI::IsMember({"auto", "scalar", "avx2", "avx512", "avx512bf16"}))
+      ->capture_default_str();
+  app.add_option("--slots", o.slots, "Gradient slot counts G to measure, comma-separated")
+      ->delimiter(',')
+      ->check(bench::intInRange(1, kMaxSlots))
+      ->capture_default_str();
+  app.add_option("--dtypes", o.dtypes, "Gradient dtypes to measure, comma-separated")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"f32", "bf16"}))
+      ->capture_default_str();
+  app.add_flag("--stream", o.stream,
+               "Non-temporal stores for the bf16 copy (EngineOptions::streamCopy)");
+  app.add_option("--prefetch", o.prefetch, "Software prefetch distance, elements (K/M/G suffix); "
+                 "0: off; -1: the engine default ($SLIDEDP_OPTIM_PREFETCH, else "
+                 "kDefaultPrefetchElems = 1024)")
+      ->transform(kCountWithSuffix)
+      ->type_name("COUNT")
+      ->check(bench::intAtLeast(-1))
+      ->capture_default_str();
+  if (const auto rc = bench::parseCommandLine(app, argc, argv)) std::exit(*rc);
   return o;
 }
 
@@ -181,7 +170,15 @@ int main(int argc, char** argv) {
   eo.isa = parseIsa(o.isa);
   eo.streamCopy = o.stream;
   eo.prefetchElems = o.prefetch;
-  const Engine engine(eo);
+  // An ISA path this CPU lacks (or a bad SLIDEDP_OPTIM_* variable) is refused here, with a HINT.
+  const Engine engine = [&] {
+    try {
+      return Engine(eo);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "bench_adamw: error: %s\n", e.what());
+      std::exit(2);
+    }
+  }();
   std::printf("bench_adamw: n=%lld params, threads=%d, isa=%s, stream_copy=%d, reps=%d (median)\n",
               static_cast<long long>(n), threads, isaName(engine.isa()), engine.streamCopy(),
               o.reps);

@@ -4,8 +4,9 @@
 // alpha/beta and workspace alike). It answers whether choosing the algorithm by timing it
 // (autotuning) would beat the library's first choice, and by how much a step.
 //
-// Usage: bench_gemm --config tools/configs/qwen3-4b.json [--rows 12] [--seq-len 4096]
+// Usage: bench_gemm [--config tools/configs/qwen3-4b.json] [--rows 12] [--seq-len 4096]
 //                   [--algos 16] [--iters 10] [--repeats 3] [--device-index 0]
+// (the defaults shown; --help lists them.)
 // N = rows * seq-len tokens; the head's GEMMs run on one loss chunk (model::lossChunkTokens
 // rows, the runtime's default). Each candidate: 2 warm-up calls, then the median over
 // --repeats runs of the mean of --iters calls (CUDA events on the current stream).
@@ -13,7 +14,8 @@
 // best_index=... best_tflops=..." line (per_step: calls of this GEMM in one step, the model's
 // layers or the head's chunks), then "RESULT summary" with the step's time in these GEMMs as
 // the runtime calls them and at each GEMM's fastest algorithm, in ms.
-// Errors: no CUDA device, a bad option or config: a message and exit 2.
+// Errors: no CUDA device, a bad option or config: a message and exit 2 (the command line is
+// parsed before any CUDA call, so --help and its errors need no GPU).
 #include <ATen/ATen.h>
 #include <ATen/cuda/CUDAContext.h>
 #include <c10/cuda/CUDAGuard.h>
@@ -27,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_cli.h"  // defines: the command line (CLI11) and its validators
 #include "kernels/cublaslt_api.h"
 #include "kernels/residual_gemm.h"
 #include "model/config.h"
@@ -35,6 +38,7 @@
 namespace {
 
 namespace k = slidedp::kernels;
+namespace bench = slidedp::bench;
 
 [[noreturn]] void die(const std::string& what) {
   std::fprintf(stderr, "bench_gemm: %s\n", what.c_str());
@@ -130,25 +134,44 @@ int main(int argc, char** argv) {
   std::string config = "tools/configs/qwen3-4b.json";
   int64_t rows = 12, T = 4096;
   int algos = 16, iters = 10, repeats = 3, devIndex = 0;
-  for (int i = 1; i < argc; i += 2) {
-    const std::string key = argv[i];
-    if (i + 1 >= argc) die("option " + key + " needs a value");
-    const std::string v = argv[i + 1];
-    if (key == "--config") config = v;
-    else if (key == "--rows") rows = std::atoll(v.c_str());
-    else if (key == "--seq-len") T = std::atoll(v.c_str());
-    else if (key == "--algos") algos = std::atoi(v.c_str());
-    else if (key == "--iters") iters = std::atoi(v.c_str());
-    else if (key == "--repeats") repeats = std::atoi(v.c_str());
-    else if (key == "--device-index") devIndex = std::atoi(v.c_str());
-    else die("unknown option " + key + " (options: --config --rows --seq-len --algos --iters --repeats --device-index)");
+  CLI::App app{"bench_gemm: each GEMM of a decoder layer and of the LM head as the runtime calls "
+               "it, against every algorithm cuBLASLt's heuristic offers for it (one GPU, bf16)",
+               "bench_gemm"};
+  app.add_option("--config", config, "Model config.json (the shape)")
+      ->check(CLI::ExistingFile)
+      ->capture_default_str();
+  app.add_option("--rows", rows, "Rows (sequences) per step; N = rows * seq-len tokens")
+      ->check(bench::intAtLeast(1))
+      ->capture_default_str();
+  app.add_option("--seq-len", T, "Tokens per row T")
+      ->check(bench::intAtLeast(1))
+      ->capture_default_str();
+  app.add_option("--algos", algos, "Most cuBLASLt heuristic candidates timed per GEMM")
+      ->check(bench::intAtLeast(1))
+      ->capture_default_str();
+  app.add_option("--iters", iters, "Calls per timed run (their mean, µs, is one run's time)")
+      ->check(bench::intAtLeast(1))
+      ->capture_default_str();
+  app.add_option("--repeats", repeats, "Timed runs per candidate; the median is reported")
+      ->check(bench::intAtLeast(1))
+      ->capture_default_str();
+  app.add_option("--device-index", devIndex, "CUDA device")
+      ->check(bench::intAtLeast(0))
+      ->capture_default_str();
+  if (const auto rc = bench::parseCommandLine(app, argc, argv)) return *rc;
+  slidedp::model::ModelConfig c;
+  try {
+    c = slidedp::model::ModelConfig::load(config);
+  } catch (const std::exception& e) {
+    die(e.what());
   }
-  if (rows < 1 || T < 1 || algos < 1 || iters < 1 || repeats < 1) die("--rows, --seq-len, --algos, --iters, --repeats must be >= 1");
   if (!torch::cuda::is_available()) die("no CUDA device");
+  const auto visible = static_cast<int>(torch::cuda::device_count());
+  if (devIndex >= visible)
+    die("no CUDA device " + std::to_string(devIndex) + " (" + std::to_string(visible) + " visible)");
   torch::NoGradGuard noGrad;
   const at::Device dev(at::kCUDA, static_cast<c10::DeviceIndex>(devIndex));
   c10::cuda::CUDAGuard guard(dev);
-  const auto c = slidedp::model::ModelConfig::load(config);
   const int64_t N = rows * T, C = c.hiddenSize, I = c.intermediateSize, V = c.vocabSize;
   const int64_t Q = c.numHeads * c.headDim, KVD = c.numKvHeads * c.headDim, L = c.numLayers;
   const int64_t m = std::min(N, slidedp::model::lossChunkTokens(0, V));

@@ -7,6 +7,10 @@
 // measurement (GB/s, 1e9 bytes per second).
 //
 //   mpirun -np 2 bench_ipc [--mib 256] [--iters 20] [--share-gpu]
+//
+// (the defaults shown; --help lists them.) A bad option or value: rank 0 prints the message,
+// every rank finalizes MPI and exits 2; the command line is parsed before any CUDA call, so
+// --help and its errors need no GPU.
 #include <mpi.h>
 
 #include <cstdio>
@@ -14,11 +18,14 @@
 #include <cstring>
 #include <string>
 
+#include "bench_cli.h"  // defines: the command line (CLI11) and its validators
 #include "common/errors.h"
 #include "cuda/checks.h"
 #include "cuda/device.h"
 
 namespace {
+
+namespace bench = slidedp::bench;
 
 double timeCopies(cudaStream_t s, int iters, void* dst, const void* src, size_t bytes, cudaMemcpyKind kind,
                   MPI_Comm comm) {
@@ -49,15 +56,23 @@ int main(int argc, char** argv) {
   size_t mib = 256;
   int iters = 20;
   bool share = false;
-  for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--mib") && i + 1 < argc) mib = std::strtoull(argv[++i], nullptr, 10);
-    else if (!std::strcmp(argv[i], "--iters") && i + 1 < argc) iters = std::atoi(argv[++i]);
-    else if (!std::strcmp(argv[i], "--share-gpu")) share = true;
-    else {
-      if (rank == 0) std::fprintf(stderr, "usage: mpirun -np 2 bench_ipc [--mib N] [--iters N] [--share-gpu]\n");
-      MPI_Finalize();
-      return 2;
-    }
+  CLI::App app{"bench_ipc: the copy-engine rate of CUDA IPC peer copies between 2 ranks (run as "
+               "mpirun -np 2 bench_ipc), alone and both at once, beside each rank's pinned H2D",
+               "bench_ipc"};
+  app.add_option("--mib", mib, "Bytes per copy, MiB (2^20 B); each rank allocates 2 device "
+                 "buffers and 1 pinned host buffer of this size")
+      ->check(bench::intInRange(1, 1 << 20))
+      ->capture_default_str();
+  app.add_option("--iters", iters, "Timed copies per measurement (after one warm-up copy)")
+      ->check(bench::intAtLeast(1))
+      ->capture_default_str();
+  app.add_flag("--share-gpu", share, "Both ranks on GPU 0 (a same-GPU copy through IPC: what a "
+               "1-GPU machine can show); otherwise rank r uses GPU r");
+  // Every rank parses the same command line and ends alike; rank 0 alone prints, and each
+  // rank finalizes MPI before it exits, so mpirun sees a clean exit (0 after --help, else 2).
+  if (const auto rc = bench::parseCommandLine(app, argc, argv, /*print=*/rank == 0)) {
+    MPI_Finalize();
+    return *rc;
   }
   if (size != 2) {
     if (rank == 0) std::fprintf(stderr, "bench_ipc: run with exactly 2 ranks (mpirun -np 2), got %d\n", size);

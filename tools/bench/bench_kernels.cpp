@@ -12,8 +12,9 @@
 // N = rows * seq-len tokens; q/k/v columns of the fused QKV projection output as the decoder
 // lays them out ([N, (H + 2 KV) D], q and k read, v untouched); the cross-entropy on one
 // logits chunk of the head (model::lossChunkTokens tokens x V, labels 0).
-// Errors: a missing/invalid config, no CUDA device or a failed launch print a message and
-// exit 2.
+// Errors: a bad or missing option or value, a missing/invalid config, no CUDA device or a
+// failed launch print a message and exit 2 (the command line is parsed before any CUDA call, so
+// --help and its errors need no GPU; --help lists each option with its default and unit).
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -24,11 +25,13 @@
 #include <string>
 #include <vector>
 
+#include "bench_cli.h"  // defines: the command line (CLI11) and its validators
 #include "kernels/layer_kernels.h"
 #include "model/config.h"
 #include "model/memory_terms.h"
 
 namespace kc = slidedp::kernels::cuda;
+namespace bench = slidedp::bench;
 
 namespace {
 
@@ -85,21 +88,33 @@ int main(int argc, char** argv) {
   int64_t rows = 12, T = 4096;
   int iters = 20, repeats = 5, dev = 0;
   double hbm = 4300;
-  for (int i = 1; i < argc; i += 2) {
-    const std::string k = argv[i];
-    if (i + 1 >= argc) die("option " + k + " needs a value");
-    const std::string v = argv[i + 1];
-    if (k == "--config") config = v;
-    else if (k == "--rows") rows = std::atoll(v.c_str());
-    else if (k == "--seq-len") T = std::atoll(v.c_str());
-    else if (k == "--iters") iters = std::atoi(v.c_str());
-    else if (k == "--repeats") repeats = std::atoi(v.c_str());
-    else if (k == "--hbm-gbps") hbm = std::atof(v.c_str());
-    else if (k == "--device-index") dev = std::atoi(v.c_str());
-    else die("unknown option " + k + " (--config --rows --seq-len --iters --repeats --hbm-gbps --device-index)");
-  }
-  if (config.empty()) die("--config PATH (a model config.json, e.g. tools/configs/qwen3-4b.json) is required");
-  if (rows < 1 || T < 1 || iters < 1 || repeats < 1 || hbm <= 0) die("--rows, --seq-len, --iters, --repeats and --hbm-gbps must be positive");
+  CLI::App app{"bench_kernels: the decoder layer's fused element-wise kernels and the head's "
+               "softmax cross-entropy alone, at a model shape on one GPU, as µs per launch and "
+               "GB/s against the HBM roofline",
+               "bench_kernels"};
+  app.add_option("--config", config,
+                 "Model config.json (the shape), e.g. tools/configs/qwen3-4b.json")
+      ->required()
+      ->check(CLI::ExistingFile);
+  app.add_option("--rows", rows, "Rows (sequences); N = rows * seq-len tokens")
+      ->check(bench::intAtLeast(1))
+      ->capture_default_str();
+  app.add_option("--seq-len", T, "Tokens per row T")
+      ->check(bench::intAtLeast(1))
+      ->capture_default_str();
+  app.add_option("--iters", iters, "Launches per timed run (their mean, µs, is one run's time)")
+      ->check(bench::intAtLeast(1))
+      ->capture_default_str();
+  app.add_option("--repeats", repeats, "Timed runs per kernel; the median is reported")
+      ->check(bench::intAtLeast(1))
+      ->capture_default_str();
+  app.add_option("--hbm-gbps", hbm, "HBM roofline the of_roof column divides by, GB/s (1e9 B/s)")
+      ->check(bench::numberAbove(0))
+      ->capture_default_str();
+  app.add_option("--device-index", dev, "CUDA device")
+      ->check(bench::intAtLeast(0))
+      ->capture_default_str();
+  if (const auto rc = bench::parseCommandLine(app, argc, argv)) return *rc;
   slidedp::model::ModelConfig c;
   try {
     c = slidedp::model::ModelConfig::load(config);

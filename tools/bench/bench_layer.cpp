@@ -9,9 +9,12 @@
 // 2*V*C*tokens and backward twice that. Recompute is charged the backward's FLOPs only (its
 // extra forward is overhead, which is the point of keeping activations).
 //
-// Usage: bench_layer --config tools/configs/qwen3-8b.json [--rows 4] [--seq-len 4096]
-//                    [--iters 5] [--device-index 0] [--profile 1] [--trace-dir DIR]
+// Usage: bench_layer [--config tools/configs/qwen3-8b.json] [--rows 4] [--seq-len 4096]
+//                    [--iters 5] [--device-index 0] [--profile 0|1] [--trace-dir DIR]
 //                    [--loss-chunks 0,4096,8192]  (the head at each tokens-per-chunk; 0: auto)
+// Defaults as shown (--profile 0; no --trace-dir, no --loss-chunks); --help lists them all. A bad
+// option or value, a missing/invalid config or no such CUDA device: a message and exit 2 (the
+// command line is parsed before any CUDA call, so --help and its errors need no GPU).
 // Prints one "RESULT name=... ms=... tflops=..." line per measurement. With --profile 1, also
 // the per-op profile of the default path (fused kernels, FlashAttention-3 where built, else cuDNN
 // attention, kept activations):
@@ -28,10 +31,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
-#include <vector>
 #include <string>
 #include <vector>
 
+#include "bench_cli.h"  // defines: the command line (CLI11) and its validators
 #include "kernels/layer_ops.h"
 #include "profiling/gpu_profile.h"
 #include "profiling/scope_bytes.h"
@@ -40,6 +43,7 @@
 #include "model/param_layout.h"
 
 using namespace slidedp;
+namespace bench = slidedp::bench;
 
 namespace {
 
@@ -67,35 +71,55 @@ int main(int argc, char** argv) {
   bool profile = false;
   std::string trace_dir;
   std::vector<int64_t> loss_chunks;  // --loss-chunks: head fwd+bwd per tokens-per-chunk (0: auto)
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string k = argv[i], v = argv[i + 1];
-    if (k == "--config") config = v;
-    else if (k == "--rows") rows = std::atoll(v.c_str());
-    else if (k == "--seq-len") T = std::atoll(v.c_str());
-    else if (k == "--iters") iters = std::atoi(v.c_str());
-    else if (k == "--device-index") dev_index = std::atoi(v.c_str());
-    else if (k == "--profile") profile = v != "0";
-    else if (k == "--trace-dir") trace_dir = v;
-    else if (k == "--loss-chunks") {
-      for (size_t b = 0; b <= v.size();) {
-        const size_t e = std::min(v.find(',', b), v.size());
-        loss_chunks.push_back(std::atoll(v.substr(b, e - b).c_str()));
-        b = e + 1;
-      }
-    } else {
-      std::fprintf(stderr, "bench_layer: unknown option %s\n", k.c_str());
-      return 2;
-    }
+  CLI::App app{"bench_layer: one decoder layer and the LM head of a model shape on one GPU, fused "
+               "kernels vs the eager ATen references, kept-activation vs recompute backward, as ms "
+               "and model TFLOPS",
+               "bench_layer"};
+  app.add_option("--config", config, "Model config.json (the shape)")
+      ->check(CLI::ExistingFile)
+      ->capture_default_str();
+  app.add_option("--rows", rows, "Rows (sequences); rows * seq-len tokens")
+      ->check(bench::intAtLeast(1))
+      ->capture_default_str();
+  app.add_option("--seq-len", T, "Tokens per row T")
+      ->check(bench::intAtLeast(1))
+      ->capture_default_str();
+  app.add_option("--iters", iters,
+                 "Timed runs per measurement after 2 warm-up runs; the median is reported")
+      ->check(bench::intAtLeast(1))
+      ->capture_default_str();
+  app.add_option("--device-index", dev_index, "CUDA device")
+      ->check(bench::intAtLeast(0))
+      ->capture_default_str();
+  app.add_option("--profile", profile, "1: also the per-op GPU profile of the default path (forward, "
+                 "backward, head); 0: off")
+      ->capture_default_str();
+  app.add_option("--trace-dir", trace_dir, "With --profile 1: write the Chrome traces "
+                 "(layer_forward.json, layer_backward.json, head.json) to this directory");
+  app.add_option("--loss-chunks", loss_chunks, "Also time the head's fwd+bwd at each of these "
+                 "tokens-per-chunk, comma-separated (0: auto, model::lossChunkTokens)")
+      ->delimiter(',')
+      ->check(bench::intAtLeast(0));
+  if (const auto rc = bench::parseCommandLine(app, argc, argv)) return *rc;
+  model::ModelConfig c;
+  try {
+    c = model::ModelConfig::load(config);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "bench_layer: %s\n", e.what());
+    return 2;
   }
   if (!torch::cuda::is_available()) {
     std::fprintf(stderr, "bench_layer: no CUDA device\n");
+    return 2;
+  }
+  if (const auto visible = static_cast<int>(torch::cuda::device_count()); dev_index >= visible) {
+    std::fprintf(stderr, "bench_layer: no CUDA device %d (%d visible)\n", dev_index, visible);
     return 2;
   }
   c10::InferenceMode no_inference(false);
   torch::NoGradGuard no_grad;
   const at::Device dev(at::kCUDA, static_cast<c10::DeviceIndex>(dev_index));
   c10::cuda::CUDAGuard guard(dev);
-  const auto c = model::ModelConfig::load(config);
   const auto layout = model::ParamLayout::build(c);
   const auto& unit = layout.units[1];
   const auto& head = layout.units[layout.headUnit()];

@@ -9,6 +9,8 @@
 //   numactl --physcpubind=0-13 /tmp/staging_copy 32 /path/on/the/checkpoint/disk/staging_copy.bin
 //
 // Needs SIZE GiB free in /dev/shm and about 3 x SIZE GiB of RAM; FILE is removed at the end.
+// SIZE >= 1.171875 (one 1200 MiB copy group); a bad or missing argument: a message and exit 2.
+// The command line is CLI11's (header-only; tools/setup.sh installs libcli11-dev in /usr/include).
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -24,6 +26,8 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "bench_cli.h"  // defines: the command line (CLI11) and its validators
 
 namespace {
 
@@ -52,11 +56,21 @@ void printMeminfo() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 3) {
-    std::fprintf(stderr, "usage: %s SIZE_GIB FILE\n", argv[0]);
-    return 2;
-  }
-  const size_t total = static_cast<size_t>(std::atof(argv[1]) * (1ull << 30)), group = 1200ull << 20;
+  double sizeGib = 0;
+  std::string file;
+  CLI::App app{"staging_copy: the rate of copies into staging memory while a write of the same "
+               "state fills the page cache (GB/s per kind of destination memory)",
+               "staging_copy"};
+  // At least one 1200 MiB copy group (1.171875 GiB), or nothing is copied and measured.
+  app.add_option("SIZE_GIB", sizeGib, "Size of the /dev/shm source, GiB (2^30 B); needs that much "
+                 "free in /dev/shm and about 3 x as much RAM")
+      ->required()
+      ->check(slidedp::bench::numberAbove(1200.0 / 1024, /*strict=*/false));
+  app.add_option("FILE", file, "File the writer thread writes (on the checkpoint disk); removed "
+                 "at the end")
+      ->required();
+  if (const auto rc = slidedp::bench::parseCommandLine(app, argc, argv)) return *rc;
+  const size_t total = static_cast<size_t>(sizeGib * (1ull << 30)), group = 1200ull << 20;
   const int fd = shm_open("/slidedp-staging-copy", O_RDWR | O_CREAT, 0600);
   if (fd < 0 || ftruncate(fd, static_cast<off_t>(total)) != 0) {
     std::perror("/dev/shm source");
@@ -68,7 +82,7 @@ int main(int argc, char** argv) {
   std::printf("filled the /dev/shm source (%.1f GB) in %.1f s\n", total / 1e9, now() - t);
   std::atomic<bool> stop{false};
   std::thread writer([&] {
-    const int f = open(argv[2], O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int f = open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     size_t at = 0;
     const double t0 = now();
     while (f >= 0 && !stop) {
@@ -78,7 +92,7 @@ int main(int argc, char** argv) {
     }
     std::printf("writer: %.1f GB written in %.1f s\n", at / 1e9, now() - t0);
     if (f >= 0) close(f);
-    unlink(argv[2]);
+    unlink(file.c_str());
   });
   sleep(3);  // the page cache fills
   const char* names[] = {"fresh, MADV_HUGEPAGE", "fresh, MADV_NOHUGEPAGE", "fresh, kernel default",
