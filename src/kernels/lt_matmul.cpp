@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <tuple>
 
@@ -256,15 +257,11 @@ void chooseByTiming(Plan& p, const std::vector<cublasLtMatmulHeuristicResult_t>&
   choices().push_back(std::move(choice));
 }
 
-const Plan& planFor(const PlanKey& key, const Problem& q) {
-  static std::mutex mu;
-  static auto* plans = new std::map<PlanKey, Plan>();
-  std::lock_guard<std::mutex> lock(mu);
-  if (auto it = plans->find(key); it != plans->end()) return it->second;
+// The problem's descriptors and layouts into p (cuBLASLt's A is q.b, its B q.a).
+void describeProblem(Plan& p, const Problem& q) {
   const auto& api = cublasLt();
   const Operand &la = q.ltA, &lb = q.ltB;
   const int64_t M = q.d.size(0), N = q.d.size(1);
-  Plan p{};
   checkCublasLt(api.descCreate(&p.desc, CUBLAS_COMPUTE_32F, CUDA_R_32F), "MatmulDescCreate");
   checkCublasLt(api.descSet(p.desc, CUBLASLT_MATMUL_DESC_TRANSA, &la.op, sizeof(la.op)), "set TRANSA");
   checkCublasLt(api.descSet(p.desc, CUBLASLT_MATMUL_DESC_TRANSB, &lb.op, sizeof(lb.op)), "set TRANSB");
@@ -272,6 +269,13 @@ const Plan& planFor(const PlanKey& key, const Problem& q) {
   checkCublasLt(api.layoutCreate(&p.b, ltType(q.a), lb.rows, lb.cols, lb.ld), "MatrixLayoutCreate(B)");
   checkCublasLt(api.layoutCreate(&p.c, ltType(q.c), N, M, q.c.stride(0)), "MatrixLayoutCreate(C)");
   checkCublasLt(api.layoutCreate(&p.d, ltType(q.d), N, M, q.d.stride(0)), "MatrixLayoutCreate(D)");
+}
+
+// The heuristic's first `n` candidates for p's problem with q's workspace and the key's operand
+// alignments, in its order of preference; empty where it offers none.
+std::vector<cublasLtMatmulHeuristicResult_t> heuristicCandidates(const Plan& p, const PlanKey& key, const Problem& q,
+                                                                 int n) {
+  const auto& api = cublasLt();
   cublasLtMatmulPreference_t pref;
   checkCublasLt(api.prefCreate(&pref), "MatmulPreferenceCreate");
   size_t ws = q.wsBytes;
@@ -283,19 +287,56 @@ const Plan& planFor(const PlanKey& key, const Problem& q) {
       {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, key.alignC},
       {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, key.alignD}};
   for (const auto& [attr, bytes] : aligns) checkCublasLt(api.prefSet(pref, attr, &bytes, sizeof(bytes)), "set MIN_ALIGNMENT");
-  const bool timed = key.algorithm == GemmAlgorithm::kTimed;
-  std::vector<cublasLtMatmulHeuristicResult_t> cands(timed ? kTimedCandidates : 1);
+  std::vector<cublasLtMatmulHeuristicResult_t> cands(n);
   int found = 0;
-  const cublasStatus_t s = api.heuristic(q.handle, p.desc, p.a, p.b, p.c, p.d, pref, static_cast<int>(cands.size()),
-                                         cands.data(), &found);
+  const cublasStatus_t s = api.heuristic(q.handle, p.desc, p.a, p.b, p.c, p.d, pref, n, cands.data(), &found);
   api.prefDestroy(pref);
-  if (s == CUBLAS_STATUS_SUCCESS && found > 0) {  // none: the library's call for this problem
-    cands.resize(found);
+  cands.resize(s == CUBLAS_STATUS_SUCCESS && found > 0 ? found : 0);
+  return cands;
+}
+
+const Plan& planFor(const PlanKey& key, const Problem& q) {
+  static std::mutex mu;
+  static auto* plans = new std::map<PlanKey, Plan>();
+  std::lock_guard<std::mutex> lock(mu);
+  if (auto it = plans->find(key); it != plans->end()) return it->second;
+  Plan p{};
+  describeProblem(p, q);
+  const bool timed = key.algorithm == GemmAlgorithm::kTimed;
+  const auto cands = heuristicCandidates(p, key, q, timed ? kTimedCandidates : 1);
+  if (!cands.empty()) {  // none: the library's call for this problem
     p.runs = Plan::Runs::kLt;
     p.algo = cands[0].algo;
-    if (timed && (found > 1 || q.library)) chooseByTiming(p, cands, key, q);
+    if (timed && (cands.size() > 1 || q.library)) chooseByTiming(p, cands, key, q);
   }
   return plans->emplace(key, p).first->second;
+}
+
+// ltMatmul's problem for these operands on the current stream of d's device.
+Problem problemOf(const at::Tensor& d, const at::Tensor& a, const at::Tensor& b, const at::Tensor& c, float beta,
+                  const LibraryGemm& library) {
+  return Problem{d,
+                 a,
+                 b,
+                 c,
+                 beta,
+                 operandOf(b),
+                 operandOf(a),
+                 library,
+                 at::cuda::getCurrentCUDABlasLtHandle(),
+                 at::cuda::getCUDABlasLtWorkspace(),
+                 at::cuda::getCUDABlasLtWorkspaceSize(),
+                 c10::cuda::getCurrentCUDAStream(d.device().index()).stream()};
+}
+
+// The plan's key for a problem under `alg`.
+PlanKey keyOf(const Problem& q, GemmAlgorithm alg) {
+  const at::Tensor &d = q.d, &a = q.a, &b = q.b, &c = q.c;
+  return PlanKey{d.size(0), d.size(1), a.size(1), static_cast<int>(q.ltA.op), static_cast<int>(q.ltB.op),
+                 q.ltA.ld, q.ltB.ld, c.stride(0), d.stride(0), static_cast<int>(d.scalar_type()),
+                 c.data_ptr() == d.data_ptr(), q.beta != 0.f, alg == GemmAlgorithm::kTimed && q.library != nullptr,
+                 static_cast<int>(d.device().index()), q.wsBytes, alignmentBytes(b.data_ptr()),
+                 alignmentBytes(a.data_ptr()), alignmentBytes(c.data_ptr()), alignmentBytes(d.data_ptr()), alg};
 }
 #endif
 
@@ -336,24 +377,8 @@ bool ltMatmul(const at::Tensor& d, const at::Tensor& a, const at::Tensor& b, con
 #ifdef SLIDEDP_WITH_CUDA
   if (!ltMatmulTakes(d, a, b, c)) return false;
   const c10::cuda::CUDAGuard guard(d.device());
-  const Problem q{d,
-                  a,
-                  b,
-                  c,
-                  beta,
-                  operandOf(b),
-                  operandOf(a),
-                  library,
-                  at::cuda::getCurrentCUDABlasLtHandle(),
-                  at::cuda::getCUDABlasLtWorkspace(),
-                  at::cuda::getCUDABlasLtWorkspaceSize(),
-                  c10::cuda::getCurrentCUDAStream(d.device().index()).stream()};
-  const GemmAlgorithm alg = gemmAlgorithm();
-  const PlanKey key{d.size(0), d.size(1), a.size(1), static_cast<int>(q.ltA.op), static_cast<int>(q.ltB.op),
-                    q.ltA.ld, q.ltB.ld, c.stride(0), d.stride(0), static_cast<int>(d.scalar_type()),
-                    c.data_ptr() == d.data_ptr(), beta != 0.f, alg == GemmAlgorithm::kTimed && library != nullptr,
-                    static_cast<int>(d.device().index()), q.wsBytes, alignmentBytes(b.data_ptr()),
-                    alignmentBytes(a.data_ptr()), alignmentBytes(c.data_ptr()), alignmentBytes(d.data_ptr()), alg};
+  const Problem q = problemOf(d, a, b, c, beta, library);
+  const PlanKey key = keyOf(q, gemmAlgorithm());
   const Plan& p = planFor(key, q);
   if (p.runs != Plan::Runs::kLt) return false;
   checkCublasLt(run(p, p.algo, q, d.data_ptr()), "Matmul");
@@ -361,6 +386,43 @@ bool ltMatmul(const at::Tensor& d, const at::Tensor& a, const at::Tensor& b, con
 #else
   (void)d, (void)a, (void)b, (void)c, (void)beta, (void)library;
   return false;
+#endif
+}
+
+std::vector<std::function<void()>> ltCandidateCalls(const at::Tensor& d, const at::Tensor& a, const at::Tensor& b,
+                                                    const at::Tensor& c, float beta, int max) {
+#ifdef SLIDEDP_WITH_CUDA
+  if (max < 1 || !ltMatmulTakes(d, a, b, c)) return {};
+  const c10::cuda::CUDAGuard guard(d.device());
+  // The operands and descriptors the calls share, the descriptors destroyed with the last call.
+  struct Shared {
+    at::Tensor d, a, b, c;
+    float beta;
+    Plan plan{};
+    ~Shared() {
+      const auto& api = cublasLt();
+      for (auto* l : {plan.a, plan.b, plan.c, plan.d})
+        if (l) api.layoutDestroy(l);
+      if (plan.desc) api.descDestroy(plan.desc);
+    }
+  };
+  auto s = std::make_shared<Shared>();
+  s->d = d, s->a = a, s->b = b, s->c = c, s->beta = beta;
+  const LibraryGemm none;
+  const Problem q = problemOf(s->d, s->a, s->b, s->c, beta, none);
+  describeProblem(s->plan, q);
+  std::vector<std::function<void()>> calls;
+  for (const auto& cand : heuristicCandidates(s->plan, keyOf(q, GemmAlgorithm::kLibrary), q, max)) {
+    calls.push_back([s, algo = cand.algo] {
+      const LibraryGemm none;
+      const Problem p = problemOf(s->d, s->a, s->b, s->c, s->beta, none);
+      checkCublasLt(run(s->plan, algo, p, s->d.data_ptr()), "Matmul");
+    });
+  }
+  return calls;
+#else
+  (void)d, (void)a, (void)b, (void)c, (void)beta, (void)max;
+  return {};
 #endif
 }
 

@@ -72,6 +72,16 @@ bool ltMatmulTakes(const at::Tensor& d, const at::Tensor& a, const at::Tensor& b
 bool ltMatmul(const at::Tensor& d, const at::Tensor& a, const at::Tensor& b, const at::Tensor& c, float beta,
               const LibraryGemm& library = nullptr);
 
+/// Every algorithm cuBLASLt's heuristic offers for d = a @ b + beta * c (the operands as
+/// ltMatmul's; at most `max`, in the heuristic's order: index 0 is what kLibrary runs), each as
+/// a call that runs the product with it on the current stream of d's device and throws
+/// slidedp::Error where cuBLASLt fails. Empty where ltMatmulTakes is false, `max` < 1 or the
+/// heuristic offers none. The calls share the operands (held) and their descriptors (destroyed
+/// with the last call); no plan is made. For benchmarks (tools/bench/bench_gemm) that time every
+/// candidate, where ltMatmul keeps one.
+std::vector<std::function<void()>> ltCandidateCalls(const at::Tensor& d, const at::Tensor& a, const at::Tensor& b,
+                                                    const at::Tensor& c, float beta, int max);
+
 /// One plan whose algorithm was chosen by timing: the problem in words ("49152x2560x4096 NT
 /// bf16", M x N x K, cuBLASLt's ops of its A and B, D's dtype, "+=" for an accumulation,
 /// "+ C" for a separate C), the winner (-1: the library's call; i >= 0: the heuristic's i-th

@@ -31,6 +31,7 @@
 
 #include "bench_cli.h"  // defines: the command line (CLI11) and its validators
 #include "kernels/cublaslt_api.h"
+#include "kernels/lt_matmul.h"
 #include "kernels/residual_gemm.h"
 #include "model/config.h"
 #include "model/memory_terms.h"
@@ -68,63 +69,14 @@ double timeUs(int iters, int repeats, const std::function<void()>& fn) {
   return us[us.size() / 2];
 }
 
-/// One cuBLASLt operand for a row-major product: the column-major matrix that is `t` (shape
-/// [r, c] as ATen sees it, unit stride in one dimension) transposed, and the op that gives it.
-struct LtOperand {
-  cublasOperation_t op;
-  uint64_t rows, cols;
-  int64_t ld;
-};
-
-// Row-major D [M, N] = A [M, K] @ B [K, N] is column-major D^T = B^T @ A^T: cuBLASLt's A is
-// B^T, its B is A^T. A row-major [r, c] tensor read column-major is its transpose (op N);
-// a transposed view (unit row stride) read column-major is itself (op T).
-LtOperand transposedOf(const at::Tensor& t) {
-  if (t.stride(1) == 1) return {CUBLAS_OP_N, static_cast<uint64_t>(t.size(1)), static_cast<uint64_t>(t.size(0)), t.stride(0)};
-  if (t.stride(0) == 1) return {CUBLAS_OP_T, static_cast<uint64_t>(t.size(0)), static_cast<uint64_t>(t.size(1)), t.stride(1)};
-  die("operand without a unit stride");
-}
-
 /// D = A @ B + beta * C (C = `c`, D = `d`, may be the same tensor) through cuBLASLt with each
-/// algorithm of its heuristic (up to `maxAlgos`); returns the µs of each.
+/// algorithm of its heuristic (up to `maxAlgos`, kernels/lt_matmul.h ltCandidateCalls); returns
+/// the µs of each.
 std::vector<double> ltCandidates(const at::Tensor& a, const at::Tensor& b, const at::Tensor& c,
                                  const at::Tensor& d, float beta, int maxAlgos, int iters, int repeats) {
-  const auto& api = k::cublasLt();
-  if (!api.ok) die("cuBLASLt not found in the process");
-  cublasLtHandle_t handle = at::cuda::getCurrentCUDABlasLtHandle();
-  void* ws = at::cuda::getCUDABlasLtWorkspace();
-  size_t wsBytes = at::cuda::getCUDABlasLtWorkspaceSize();
-  auto dtype = [](const at::Tensor& t) { return t.scalar_type() == at::kFloat ? CUDA_R_32F : CUDA_R_16BF; };
-  const LtOperand la = transposedOf(b), lb = transposedOf(a);
-  cublasLtMatmulDesc_t desc;
-  k::checkCublasLt(api.descCreate(&desc, CUBLAS_COMPUTE_32F, CUDA_R_32F), "MatmulDescCreate");
-  k::checkCublasLt(api.descSet(desc, CUBLASLT_MATMUL_DESC_TRANSA, &la.op, sizeof(la.op)), "TRANSA");
-  k::checkCublasLt(api.descSet(desc, CUBLASLT_MATMUL_DESC_TRANSB, &lb.op, sizeof(lb.op)), "TRANSB");
-  cublasLtMatrixLayout_t A, B, C, D;
-  k::checkCublasLt(api.layoutCreate(&A, dtype(b), la.rows, la.cols, la.ld), "layout A");
-  k::checkCublasLt(api.layoutCreate(&B, dtype(a), lb.rows, lb.cols, lb.ld), "layout B");
-  k::checkCublasLt(api.layoutCreate(&C, dtype(c), d.size(1), d.size(0), c.stride(0)), "layout C");
-  k::checkCublasLt(api.layoutCreate(&D, dtype(d), d.size(1), d.size(0), d.stride(0)), "layout D");
-  cublasLtMatmulPreference_t pref;
-  k::checkCublasLt(api.prefCreate(&pref), "PreferenceCreate");
-  k::checkCublasLt(api.prefSet(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &wsBytes, sizeof(wsBytes)), "workspace");
-  std::vector<cublasLtMatmulHeuristicResult_t> results(maxAlgos);
-  int found = 0;
-  k::checkCublasLt(api.heuristic(handle, desc, A, B, C, D, pref, maxAlgos, results.data(), &found), "heuristic");
+  if (!k::cublasLt().ok) die("cuBLASLt not found in the process");
   std::vector<double> us;
-  const float one = 1.f;
-  cudaStream_t stream = at::cuda::getCurrentCUDAStream().stream();
-  for (int i = 0; i < found; ++i) {
-    const auto& algo = results[i].algo;
-    us.push_back(timeUs(iters, repeats, [&] {
-      k::checkCublasLt(api.matmul(handle, desc, &one, b.data_ptr(), A, a.data_ptr(), B, &beta, c.data_ptr(), C,
-                                  d.data_ptr(), D, &algo, ws, wsBytes, stream),
-                       "Matmul");
-    }));
-  }
-  api.prefDestroy(pref);
-  for (auto* l : {A, B, C, D}) api.layoutDestroy(l);
-  api.descDestroy(desc);
+  for (const auto& call : k::ltCandidateCalls(d, a, b, c, beta, maxAlgos)) us.push_back(timeUs(iters, repeats, call));
   return us;
 }
 
