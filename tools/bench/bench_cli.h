@@ -13,6 +13,7 @@
 
 #include <cerrno>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <iomanip>
 #include <optional>
@@ -69,6 +70,27 @@ inline CLI::Validator numberAbove(double min, bool strict = true) {
         return std::string();
       },
       strict && min == 0 ? "POSITIVE" : bound);
+}
+
+/// The model shape the GPU tools (bench_layer, bench_gemm, bench_kernels) measure at, and the
+/// device: --config (a config.json; required where `config` starts empty, else its default),
+/// --rows, --seq-len and --device-index, each with its default from the fields as given.
+struct ShapeOptions {
+  std::string config;
+  int64_t rows = 0, seq_len = 4096;
+  int device_index = 0;
+};
+
+inline void addShapeOptions(CLI::App& app, ShapeOptions& o) {
+  auto* config = app.add_option("--config", o.config, "Model config.json (the shape), e.g. tools/configs/qwen3-4b.json")
+                     ->check(CLI::ExistingFile);
+  if (o.config.empty()) config->required();
+  else config->capture_default_str();
+  app.add_option("--rows", o.rows, "Rows (sequences); N = rows * seq-len tokens")
+      ->check(intAtLeast(1))
+      ->capture_default_str();
+  app.add_option("--seq-len", o.seq_len, "Tokens per row T")->check(intAtLeast(1))->capture_default_str();
+  app.add_option("--device-index", o.device_index, "CUDA device")->check(intAtLeast(0))->capture_default_str();
 }
 
 /// Parses argv into `app` (whose name is the tool's). Returns nothing when the tool goes on,

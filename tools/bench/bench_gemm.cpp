@@ -83,21 +83,12 @@ std::vector<double> ltCandidates(const at::Tensor& a, const at::Tensor& b, const
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string config = "tools/configs/qwen3-4b.json";
-  int64_t rows = 12, T = 4096;
-  int algos = 16, iters = 10, repeats = 3, devIndex = 0;
+  bench::ShapeOptions shape{"tools/configs/qwen3-4b.json", 12, 4096, 0};
+  int algos = 16, iters = 10, repeats = 3;
   CLI::App app{"bench_gemm: each GEMM of a decoder layer and of the LM head as the runtime calls "
                "it, against every algorithm cuBLASLt's heuristic offers for it (one GPU, bf16)",
                "bench_gemm"};
-  app.add_option("--config", config, "Model config.json (the shape)")
-      ->check(CLI::ExistingFile)
-      ->capture_default_str();
-  app.add_option("--rows", rows, "Rows (sequences) per step; N = rows * seq-len tokens")
-      ->check(bench::intAtLeast(1))
-      ->capture_default_str();
-  app.add_option("--seq-len", T, "Tokens per row T")
-      ->check(bench::intAtLeast(1))
-      ->capture_default_str();
+  bench::addShapeOptions(app, shape);
   app.add_option("--algos", algos, "Most cuBLASLt heuristic candidates timed per GEMM")
       ->check(bench::intAtLeast(1))
       ->capture_default_str();
@@ -107,10 +98,10 @@ int main(int argc, char** argv) {
   app.add_option("--repeats", repeats, "Timed runs per candidate; the median is reported")
       ->check(bench::intAtLeast(1))
       ->capture_default_str();
-  app.add_option("--device-index", devIndex, "CUDA device")
-      ->check(bench::intAtLeast(0))
-      ->capture_default_str();
   if (const auto rc = bench::parseCommandLine(app, argc, argv)) return *rc;
+  const std::string config = shape.config;
+  const int64_t rows = shape.rows, T = shape.seq_len;
+  const int devIndex = shape.device_index;
   slidedp::model::ModelConfig c;
   try {
     c = slidedp::model::ModelConfig::load(config);

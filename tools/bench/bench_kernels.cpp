@@ -84,24 +84,14 @@ double timeUs(int iters, int repeats, cudaStream_t stream, const std::function<c
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string config;
-  int64_t rows = 12, T = 4096;
-  int iters = 20, repeats = 5, dev = 0;
+  bench::ShapeOptions shape{"", 12, 4096, 0};  // --config required
+  int iters = 20, repeats = 5;
   double hbm = 4300;
   CLI::App app{"bench_kernels: the decoder layer's fused element-wise kernels and the head's "
                "softmax cross-entropy alone, at a model shape on one GPU, as µs per launch and "
                "GB/s against the HBM roofline",
                "bench_kernels"};
-  app.add_option("--config", config,
-                 "Model config.json (the shape), e.g. tools/configs/qwen3-4b.json")
-      ->required()
-      ->check(CLI::ExistingFile);
-  app.add_option("--rows", rows, "Rows (sequences); N = rows * seq-len tokens")
-      ->check(bench::intAtLeast(1))
-      ->capture_default_str();
-  app.add_option("--seq-len", T, "Tokens per row T")
-      ->check(bench::intAtLeast(1))
-      ->capture_default_str();
+  bench::addShapeOptions(app, shape);
   app.add_option("--iters", iters, "Launches per timed run (their mean, µs, is one run's time)")
       ->check(bench::intAtLeast(1))
       ->capture_default_str();
@@ -111,10 +101,10 @@ int main(int argc, char** argv) {
   app.add_option("--hbm-gbps", hbm, "HBM roofline the of_roof column divides by, GB/s (1e9 B/s)")
       ->check(bench::numberAbove(0))
       ->capture_default_str();
-  app.add_option("--device-index", dev, "CUDA device")
-      ->check(bench::intAtLeast(0))
-      ->capture_default_str();
   if (const auto rc = bench::parseCommandLine(app, argc, argv)) return *rc;
+  const std::string config = shape.config;
+  const int64_t rows = shape.rows, T = shape.seq_len;
+  const int dev = shape.device_index;
   slidedp::model::ModelConfig c;
   try {
     c = slidedp::model::ModelConfig::load(config);

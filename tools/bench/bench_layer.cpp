@@ -65,9 +65,8 @@ double medianMs(int iters, const std::function<void()>& f) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string config = "tools/configs/qwen3-8b.json";
-  int64_t rows = 4, T = 4096;
-  int iters = 5, dev_index = 0;
+  bench::ShapeOptions shape{"tools/configs/qwen3-8b.json", 4, 4096, 0};
+  int iters = 5;
   bool profile = false;
   std::string trace_dir;
   std::vector<int64_t> loss_chunks;  // --loss-chunks: head fwd+bwd per tokens-per-chunk (0: auto)
@@ -75,21 +74,10 @@ int main(int argc, char** argv) {
                "kernels vs the eager ATen references, kept-activation vs recompute backward, as ms "
                "and model TFLOPS",
                "bench_layer"};
-  app.add_option("--config", config, "Model config.json (the shape)")
-      ->check(CLI::ExistingFile)
-      ->capture_default_str();
-  app.add_option("--rows", rows, "Rows (sequences); rows * seq-len tokens")
-      ->check(bench::intAtLeast(1))
-      ->capture_default_str();
-  app.add_option("--seq-len", T, "Tokens per row T")
-      ->check(bench::intAtLeast(1))
-      ->capture_default_str();
+  bench::addShapeOptions(app, shape);
   app.add_option("--iters", iters,
                  "Timed runs per measurement after 2 warm-up runs; the median is reported")
       ->check(bench::intAtLeast(1))
-      ->capture_default_str();
-  app.add_option("--device-index", dev_index, "CUDA device")
-      ->check(bench::intAtLeast(0))
       ->capture_default_str();
   app.add_option("--profile", profile, "1: also the per-op GPU profile of the default path (forward, "
                  "backward, head); 0: off")
@@ -101,6 +89,9 @@ int main(int argc, char** argv) {
       ->delimiter(',')
       ->check(bench::intAtLeast(0));
   if (const auto rc = bench::parseCommandLine(app, argc, argv)) return *rc;
+  const std::string config = shape.config;
+  const int64_t rows = shape.rows, T = shape.seq_len;
+  const int dev_index = shape.device_index;
   model::ModelConfig c;
   try {
     c = model::ModelConfig::load(config);
