@@ -107,7 +107,7 @@ void addTrainOptions(CLI::App& app, TrainJobOptions& o) {
       ->check(CLI::IsMember({"host", "window"}))->capture_default_str();
   g->add_option("--gemm-algorithm", o.gemm_algorithm, "How bf16 GPU workers choose the cuBLASLt "
                 "algorithm of each GEMM of the layers and the LM head: library (the library's "
-                "heuristic's first choice, as ATen) or timed (the fastest of its first 16 candidates and "
+                "heuristic's first choice, as ATen) or timed (the fastest of up to 16 of its candidates and "
                 "ATen's own call, timed on each shape's first call: the first step takes a second "
                 "or two more). The same products up to the fp32 summation order; no effect on CPU "
                 "workers")

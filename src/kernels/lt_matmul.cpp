@@ -414,6 +414,7 @@ std::vector<std::function<void()>> ltCandidateCalls(const at::Tensor& d, const a
   std::vector<std::function<void()>> calls;
   for (const auto& cand : heuristicCandidates(s->plan, keyOf(q, GemmAlgorithm::kLibrary), q, max)) {
     calls.push_back([s, algo = cand.algo] {
+      const c10::cuda::CUDAGuard guard(s->d.device());  // the handle and workspace of d's device
       const LibraryGemm none;
       const Problem p = problemOf(s->d, s->a, s->b, s->c, s->beta, none);
       checkCublasLt(run(s->plan, algo, p, s->d.data_ptr()), "Matmul");

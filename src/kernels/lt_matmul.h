@@ -75,8 +75,8 @@ bool ltMatmul(const at::Tensor& d, const at::Tensor& a, const at::Tensor& b, con
 /// Every algorithm cuBLASLt's heuristic offers for d = a @ b + beta * c (the operands as
 /// ltMatmul's; at most `max`, in the heuristic's order: index 0 is what kLibrary runs), each as
 /// a call that runs the product with it on the current stream of d's device and throws
-/// slidedp::Error where cuBLASLt fails. Empty where ltMatmulTakes is false, `max` < 1 or the
-/// heuristic offers none. The calls share the operands (held) and their descriptors (destroyed
+/// slidedp::Error where cuBLASLt fails (as does building them, where a descriptor cannot be
+/// made). Empty where ltMatmulTakes is false, `max` < 1 or the heuristic offers none. The calls share the operands (held) and their descriptors (destroyed
 /// with the last call); no plan is made. For benchmarks (tools/bench/bench_gemm) that time every
 /// candidate, where ltMatmul keeps one.
 std::vector<std::function<void()>> ltCandidateCalls(const at::Tensor& d, const at::Tensor& a, const at::Tensor& b,

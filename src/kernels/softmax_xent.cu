@@ -29,6 +29,7 @@ __device__ __forceinline__ void combine(float& m, float& s, float m2, float s2) 
 /// warp, then over the block's warps (blockDim.x a multiple of 32, at most 1024). Thread 0 also
 /// writes *loss = lse - z[y] (z: the row's logits, y: its label) before the call returns, so no
 /// thread overwrites z[y] before it is read. Every thread gets the lse; synchronises the block.
+/// Once per kernel: its shared memory is not guarded for a second call (no trailing barrier).
 template <typename T>
 __device__ __forceinline__ float rowLogSumExp(float m, float s, const T* z, int64_t y, float* loss) {
   __shared__ float sm[32], ss[32];
@@ -121,9 +122,15 @@ __global__ void softmaxXentVecKernel(T* __restrict__ logits, const int64_t* __re
   T* z = logits + row * V;
   Pack8<T>* z8 = reinterpret_cast<Pack8<T>*>(z);
   float m = -INFINITY, s = 0.f;
-  for (int64_t j = threadIdx.x; j < V8; j += blockDim.x) xentAccumulate(z8[j], m, s);
+  for (int64_t j = threadIdx.x; j < V8; j += blockDim.x) {
+    const Pack8<T> p = z8[j];  // one 16- or 32-byte load
+    xentAccumulate(p, m, s);
+  }
   const float lse = rowLogSumExp(m, s, z, y, loss + row);
-  for (int64_t j = threadIdx.x; j < V8; j += blockDim.x) z8[j] = xentGradient(z8[j], j, lse, y, scale);
+  for (int64_t j = threadIdx.x; j < V8; j += blockDim.x) {
+    const Pack8<T> p = z8[j];
+    z8[j] = xentGradient(p, j, lse, y, scale);
+  }
 }
 
 // The same, reading the row once (the vector kernel above reads it twice: 3 passes over the
