@@ -88,9 +88,7 @@ inline int threadsFor(int64_t work, int maxThreads = 1024) {
 }
 
 inline int gridForRows(int64_t N) {
-  int dev = 0, sms = 132;
-  if (cudaGetDevice(&dev) == cudaSuccess) cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-  const int64_t g = static_cast<int64_t>(sms) * 4;
+  const int64_t g = static_cast<int64_t>(smCount()) * 4;
   return static_cast<int>(N < g ? (N > 0 ? N : 1) : g);
 }
 
