@@ -12,7 +12,11 @@
 #include <gtest/gtest.h>
 #include <torch/cuda.h>
 
+#include <array>
 #include <cstdio>
+#include <functional>
+#include <string>
+#include <vector>
 
 #include "kernels/layer_gemm.h"
 #include "kernels/layer_ops.h"
@@ -218,6 +222,68 @@ TEST(LayerGemm, TimedAndLibraryAlgorithmsGiveAtenProducts) {
   EXPECT_FALSE(ltMatmulTakes(at::empty({33, 24}, x.options()), x, w.t(), at::empty({33, 24}, x.options())));
   EXPECT_LE(relMaxError(slidedp::kernels::mm(x, w.t()), at::mm(x, w.t())), 0.0);
   setGemmAlgorithm(GemmAlgorithm::kLibrary);
+}
+
+// kernels/lt_matmul.h ltCandidateCalls (what bench_gemm times): every candidate computes the
+// product (bf16 output, and an fp32 accumulation d += a @ b); the first is the algorithm
+// kLibrary runs, so its output is bit-equal to ltMatmul's; the calls hold their operands (alive
+// after the caller's handles are gone, released with the last call), so they still compute the
+// product after blocks of those sizes are taken and overwritten; no candidate where ltMatmul
+// cannot take the operands or max < 1.
+TEST(LtCandidateCalls, FirstIsTheLibraryPlanAndCallsOutliveTheCallersTensors) {
+  if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA device";
+  const at::Device dev{at::kCUDA, 0};
+  const auto bf = at::kBFloat16;
+  const auto f = [](const at::Tensor& t) { return t.to(at::kFloat); };
+  setGemmAlgorithm(GemmAlgorithm::kLibrary);
+  // Qwen3-4B's o_proj at 2048 tokens (x [N, in] @ w^T [in, out]), and a small aligned shape
+  for (const auto& [N, in, out] : {std::array<int64_t, 3>{2048, 4096, 2560}, std::array<int64_t, 3>{300, 64, 136}}) {
+    const std::string tag = std::to_string(N) + "x" + std::to_string(in) + "x" + std::to_string(out);
+    auto dOut = at::empty({N, out}, at::TensorOptions(bf).device(dev));
+    at::Tensor ref, libraryOut;
+    std::vector<std::function<void()>> calls;
+    std::vector<c10::weak_intrusive_ptr<c10::StorageImpl>> operands;  // x's and w's storage
+    {
+      auto x = randn({N, in}, bf, dev, 0.5), w = randn({out, in}, bf, dev, 0.1);
+      ref = at::mm(f(x), f(w).t()).to(bf);
+      libraryOut = at::empty({N, out}, x.options());
+      ASSERT_TRUE(ltMatmul(libraryOut, x, w.t(), libraryOut, 0.f)) << tag;
+      calls = ltCandidateCalls(dOut, x, w.t(), dOut, 0.f, kTimedCandidates);
+      EXPECT_TRUE(ltCandidateCalls(dOut, x, w.t(), dOut, 0.f, 0).empty()) << tag << ": max 0";
+      operands.push_back(x.storage().getWeakStorageImpl());
+      operands.push_back(w.storage().getWeakStorageImpl());
+    }
+    ASSERT_FALSE(calls.empty()) << tag << ": cuBLASLt offered no candidate";
+    for (const auto& o : operands) EXPECT_FALSE(o.expired()) << tag << ": the calls do not hold their operands";
+    EXPECT_LE(calls.size(), static_cast<size_t>(kTimedCandidates)) << tag;
+    // Blocks of x's and w's sizes taken and overwritten: were x and w free, the allocator could
+    // hand out their blocks here and the products below would be wrong
+    auto junk1 = at::full({N, in}, 1e4, at::TensorOptions(bf).device(dev));
+    auto junk2 = at::full({out, in}, -1e4, at::TensorOptions(bf).device(dev));
+    for (size_t i = 0; i < calls.size(); ++i) {
+      dOut.fill_(0);
+      calls[i]();
+      if (i == 0) EXPECT_TRUE(at::equal(dOut, libraryOut)) << tag << ": candidate 0 is not kLibrary's plan";
+      EXPECT_LE(relMaxError(dOut, ref), 8e-3) << tag << " candidate " << i;
+    }
+    calls.clear();
+    for (const auto& o : operands) EXPECT_TRUE(o.expired()) << tag << ": the last call did not release its operands";
+    // an fp32 accumulation (a weight gradient g += dy^T @ x), each candidate once from g0
+    auto dy = randn({N, out}, bf, dev, 0.5), x = randn({N, in}, bf, dev, 0.5);
+    auto g = randn({out, in}, at::kFloat, dev), g0 = g.clone();
+    const auto gRef = g0 + at::mm(f(dy).t(), f(x));
+    const auto acc = ltCandidateCalls(g, dy.t(), x, g, 1.f, 4);
+    ASSERT_FALSE(acc.empty()) << tag << " (accumulation)";
+    for (size_t i = 0; i < acc.size(); ++i) {
+      g.copy_(g0);
+      acc[i]();
+      EXPECT_LE(relL2Error(g, gRef), 1e-5) << tag << " accumulation candidate " << i;
+    }
+  }
+  // rows of 10 bf16 (20 bytes): not 16-byte aligned, so no candidate (ltMatmul would fall back)
+  auto x = randn({33, 10}, bf, dev), w = randn({24, 10}, bf, dev);
+  auto d = at::empty({33, 24}, x.options());
+  EXPECT_TRUE(ltCandidateCalls(d, x, w.t(), d, 0.f, 4).empty());
 }
 
 INSTANTIATE_TEST_SUITE_P(Dtypes, FusedOps, ::testing::Values(at::kFloat, at::kBFloat16),
