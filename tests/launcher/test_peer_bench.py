@@ -4,6 +4,7 @@ without a GPU, in three parts (CTest runs each as its own test):
 
   report  (default)  the FLOPs formulas (full and causal) against hand-computed values; the
           Liger systems in the tables, the default lists of compare.py / peers.sh / gpu-check;
+          --fit-micro's micro-batches after an out-of-memory (every divisor of the rows);
           --from-results on synthetic rows: the best FSDP2 variant is the max over every FSDP2
           system and batch, the per-peer and per-family geometric means, the causal TFLOPS/MFU
           columns in table, CSV and JSONL, the long-sequence (several T, batch 1) ratio lines
@@ -132,6 +133,39 @@ class Systems(unittest.TestCase):
         for name, args in P.items():
             a = peer_train.parse_args(args + ["--config", QWEN3_4B, "--device", "cuda"])
             self.assertEqual(a.name, name)
+
+    def test_fit_micro_tries_every_divisor_of_the_rows(self):
+        # --fit-micro after an out-of-memory at micro-batch m: the largest divisor of the
+        # rank's rows below m, so batch 12 reaches micro-batches 4, 2 and 1 (halving stopped
+        # at 3), the global batch and tokens per step unchanged; a later batch starts below
+        # the smallest that ran out (8 ran out: 16 rows start at 4, 12 rows at 6)
+        steps, m = [], 12
+        while m > 1:
+            m = peer_train.micro_within(m - 1, 12)
+            steps.append(m)
+        self.assertEqual(steps, [6, 4, 3, 2, 1])
+        self.assertEqual(peer_train.micro_within(7, 8), 4)
+        self.assertEqual(peer_train.micro_within(2, 9), 1)
+        self.assertEqual(peer_train.micro_within(7, 16), 4)
+        self.assertEqual(peer_train.micro_within(7, 12), 6)
+        self.assertEqual(peer_train.micro_within(8, 16), 8)
+        self.assertEqual(peer_train.micro_within(6, 4), 4)
+        self.assertEqual(peer_train.micro_within(1, 7), 1)
+        # end to end on a CPU rank, the simulated out-of-memory above a micro-batch size: batch
+        # 8 runs out at 8 and 4 and fits 2; 12 then starts at 3 (4 ran out), 16 at 2
+        out = os.path.join(tempfile.mkdtemp(), "fit.jsonl")
+        p = run(["-m", "torch.distributed.run", "--standalone", "--nproc_per_node", "1", PEER_TRAIN,
+                 "--system", "fsdp2", "--config", TINY, "--seq-len", "32", "--global-batches",
+                 "12,16,8", "--steps", "1", "--warmup", "0", "--device", "cpu", "--dtype", "fp32",
+                 "--out", out, "--fit-micro"],
+                env={"SLIDEDP_BENCH_SIMULATE_OOM": "12>4,8>2", "OMP_NUM_THREADS": "1"}, timeout=300)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertIn("batch 8: micro-batch 4 ran out of memory; again with 2 x accum 4", p.stdout + p.stderr)
+        got = {}
+        for line in open(out):
+            r = json.loads(line)
+            got[r["global_batch"]] = (r["micro_batch"], r["accum"], r["status"])
+        self.assertEqual(got, {8: (2, 4, "ok"), 12: (3, 4, "ok"), 16: (2, 8, "ok")})
 
     def test_default_lists_agree(self):
         d = compare.DEFAULT_SYSTEMS.split(",")

@@ -48,7 +48,8 @@ ranks instead of leaving the others blocked in a collective.
 Testing hook: SLIDEDP_BENCH_SIMULATE_OOM="8,16" raises torch.OutOfMemoryError in the first
 step of those global batches, after the backward of the last micro-batch and before the
 optimizer step (where a real first-step OOM of the optimizer state happens); "8@1" raises on
-rank 1 only (safe for fsdp2, whose optimizer step has no collective; DeepSpeed's has).
+rank 1 only (safe for fsdp2, whose optimizer step has no collective; DeepSpeed's has); "12>4"
+raises at global batch 12 only while the micro-batch is above 4 rows (--fit-micro's search).
 """
 import argparse
 import gc
@@ -127,9 +128,10 @@ def parse_args(argv):
                     help="override the config's max_position_embeddings (e.g. 131072 for long "
                          "sequences; default 0: the config's value); --seq-len may not exceed it")
     ap.add_argument("--fit-micro", action="store_true",
-                    help="on out of memory, halve the micro-batch (accumulating twice as many) and "
-                         "run the same global batch again, down to 1 row; later batches start at "
-                         "the largest micro-batch that fitted (the peer's best batch that fits)")
+                    help="on out of memory, run the same global batch again at the next smaller "
+                         "micro-batch that divides the rank's rows (12: 6, 4, 3, 2, 1), "
+                         "accumulating the rest, down to 1 row; later batches start at the "
+                         "largest micro-batch that fitted (the peer's best batch that fits)")
     ap.add_argument("--zero-stage", type=int, default=2, choices=(2, 3),
                     help="DeepSpeed ZeRO stage (default 2; deepspeed only)")
     ap.add_argument("--threads", type=int, default=0,
@@ -248,14 +250,24 @@ def is_oom(exc):
     return isinstance(exc, torch.OutOfMemoryError) or "out of memory" in str(exc).lower()
 
 
-def simulated_oom(global_batch, rank):
+def micro_within(limit, rows):
+    """--fit-micro: the largest divisor of `rows` (a rank's rows per step) not above `limit`
+    (>= 1), `limit` being one below the smallest micro-batch that ran out of memory. After 12
+    out of 12 rows: 6, then 4, 3, 2, 1; every attempt keeps the global batch and its tokens per
+    optimizer step; a later batch of 16 rows after 8 ran out starts at 4, after 7 at 6 of 12."""
+    return max(d for d in range(1, min(limit, rows) + 1) if rows % d == 0)
+
+
+def simulated_oom(global_batch, rank, micro):
     spec = os.environ.get("SLIDEDP_BENCH_SIMULATE_OOM", "")
     for item in spec.split(","):
         item = item.strip()
         if not item:
             continue
         b, _, r = item.partition("@")
-        if b.isdigit() and int(b) == global_batch and (not r or int(r) == rank):
+        b, _, above = b.partition(">")
+        if (b.isdigit() and int(b) == global_batch and (not r or int(r) == rank)
+                and (not above or micro > int(above))):
             return True
     return False
 
@@ -416,7 +428,7 @@ def build_fsdp2(a, cfg, device, G, offload):
             loss.backward()
             total = loss.detach() if total is None else total + loss.detach()
             del loss
-        if simulated_oom(global_batch, rank) and state.get("first", True):
+        if simulated_oom(global_batch, rank, batches[0].shape[0]) and state.get("first", True):
             raise torch.OutOfMemoryError(f"simulated: CUDA out of memory at global batch "
                                          f"{global_batch} (SLIDEDP_BENCH_SIMULATE_OOM)")
         optimizer_step()
@@ -484,7 +496,7 @@ def build_deepspeed(a, cfg, device, G, plan):
             engine.set_gradient_accumulation_boundary(i == n - 1)
             loss = engine(input_ids=x, labels=x).loss
             engine.backward(loss)  # scales by 1/gradient_accumulation_steps
-            if i == n - 1 and simulated_oom(global_batch, rank) and state.get("first", True):
+            if i == n - 1 and simulated_oom(global_batch, rank, x.shape[0]) and state.get("first", True):
                 raise torch.OutOfMemoryError(f"simulated: CUDA out of memory at global batch "
                                              f"{global_batch} (SLIDEDP_BENCH_SIMULATE_OOM)")
             engine.step()
@@ -635,13 +647,14 @@ def main(argv):
     stop_micro = None   # micro-batch that ran out of memory: no larger one runs
     failed = None       # an error other than OOM: nothing more runs
     any_error = False
-    max_micro = None    # --fit-micro: the largest micro-batch that may still fit
+    max_micro = None    # --fit-micro: one below the smallest micro-batch that ran out of memory
     queue = list(plan)
     while queue:
         B, micro, accum = queue.pop(0)
         if a.fit_micro and max_micro is not None and micro > max_micro:
-            while micro > max_micro and micro % 2 == 0:
-                micro, accum = micro // 2, accum * 2
+            rows = micro * accum
+            micro = micro_within(max_micro, rows)
+            accum = rows // micro
         if failed is not None:
             record(B, micro, accum, "error", f"not run: {failed}")
             continue
@@ -706,11 +719,13 @@ def main(argv):
             pk = agree_max([float(torch.cuda.max_memory_reserved(device)),
                             float(torch.cuda.max_memory_allocated(device))])
             peak, alloc = int(pk[0]), int(pk[1])
-        if status == "oom" and a.fit_micro and micro > 1 and micro % 2 == 0:
-            max_micro = micro // 2
-            log(f"batch {B}: micro-batch {micro} ran out of memory; again with {micro // 2} x "
-                f"accum {accum * 2} (--fit-micro)")
-            queue.insert(0, (B, micro // 2, accum * 2))
+        if status == "oom" and a.fit_micro and micro > 1:
+            rows = micro * accum
+            max_micro = micro - 1 if max_micro is None else min(max_micro, micro - 1)
+            nxt = micro_within(max_micro, rows)
+            log(f"batch {B}: micro-batch {micro} ran out of memory; again with {nxt} x "
+                f"accum {rows // nxt} (--fit-micro)")
+            queue.insert(0, (B, nxt, rows // nxt))
             if "optimizer_steps" in state:  # the failed attempt's updates do not count
                 state["optimizer_steps_before"] = state["optimizer_steps"]()
             model_zero_grad = state.get("zero_grad")
