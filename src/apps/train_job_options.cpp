@@ -86,10 +86,10 @@ void addTrainOptions(CLI::App& app, TrainJobOptions& o) {
                 "them all, the first layers' first")
       ->check(CLI::IsMember({"recompute", "keep", "attention-output", "auto"}))->capture_default_str();
   g->add_option("--attention", o.attention, "Attention kernel of bf16 GPU workers (plain causal "
-                "rows): auto (FlashAttention-3 from 32K tokens per sequence on H100/H200 at head dim "
-                "128 where the build has it, else cuDNN), fa3 (FlashAttention-3 at every length), "
-                "cudnn or flash (FlashAttention-2); fa3 runs cuDNN where it does not apply. Packed "
-                "documents use variable-length FlashAttention-2")
+                "rows): auto (the measured default: today FlashAttention-3 on H100/H200 at head dim 128 "
+                "where the build has it, else cuDNN), fa3 (FlashAttention-3), cudnn or flash "
+                "(FlashAttention-2); fa3 runs cuDNN where it does not apply. Packed documents use "
+                "variable-length FlashAttention-2")
       ->check(CLI::IsMember({"auto", "fa3", "cudnn", "flash"}))->capture_default_str();
   g->add_option("--embedding-update", o.embedding_update, "How the embedding's AdamW update is "
                 "scheduled: split (the rows outside the step's input tokens are updated right after "

@@ -277,9 +277,11 @@ std::atomic<int>& attentionKernelFlag() {
 }
 
 // Whether FlashAttention-3 takes the [B, T, heads, D] views of q, k, v (it runs on them as they
-// are: no transposes, no copies); where not, logged once, and the caller runs cuDNN.
+// are: no transposes, no copies); where not, the caller runs cuDNN, logged once when
+// FlashAttention-3 was asked for by name (under auto the fallback is the documented choice).
 bool fa3Takes(const Tensor& q, const Tensor& k, const Tensor& v, int64_t T) {
   if (kernels::flashAttention3Supports(q, k, v)) return true;
+  if (attentionKernel() != AttentionKernel::kFa3) return false;
   static std::atomic<bool> logged{false};
   if (!logged.exchange(true))
     std::fprintf(stderr, "slidedp: FlashAttention-3 does not take attention at T=%lld (%s; it "
@@ -321,7 +323,7 @@ Tensor attentionForward(const Tensor& q, const Tensor& k, const Tensor& v, const
     return out.view({N, s.H * s.D});
   }
   const bool fused = fusedAttention(q, ctx);
-  AttentionKernel kernel = resolveAttentionKernel(attentionKernel(), s.T);
+  AttentionKernel kernel = resolveAttentionKernel(attentionKernel());
   if (fused && kernel == AttentionKernel::kFa3) {
     Tensor q4 = q.view({s.B, s.T, s.H, s.D}), k4 = k.view({s.B, s.T, s.KV, s.D}),
            v4 = v.view({s.B, s.T, s.KV, s.D});
@@ -520,15 +522,14 @@ const char* attentionKernelName(AttentionKernel k) {
     case AttentionKernel::kCudnn: return "cuDNN";
     case AttentionKernel::kFa3: return "FlashAttention-3";
     case AttentionKernel::kFlash: return "FlashAttention-2";
-    case AttentionKernel::kAuto: return "auto (FlashAttention-3 from 32K tokens, else cuDNN)";
+    case AttentionKernel::kAuto: return "auto (FlashAttention-3 where built and taken, else cuDNN)";
   }
   return "?";
 }
 AttentionKernel defaultAttentionKernel() { return AttentionKernel::kAuto; }
-AttentionKernel resolveAttentionKernel(AttentionKernel k, int64_t T) {
+AttentionKernel resolveAttentionKernel(AttentionKernel k) {
   if (k != AttentionKernel::kAuto) return k;
-  return kernels::flashAttention3Built() && T >= kFlashAttention3MinTokens ? AttentionKernel::kFa3
-                                                                           : AttentionKernel::kCudnn;
+  return kernels::flashAttention3Built() ? AttentionKernel::kFa3 : AttentionKernel::kCudnn;
 }
 
 namespace {

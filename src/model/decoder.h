@@ -79,23 +79,25 @@ void embeddingBackwardRows(const ModelConfig& config, const at::Tensor& rows,
 /// The fused attention kernel of bf16 CUDA layers without a packed-document mask:
 /// FlashAttention-3 (kernels/flash_attention3.h: built with nvcc >= 12.3, runs on H100/H200 at
 /// head dim 128), cuDNN's (ATen's _scaled_dot_product_cudnn_attention) or FlashAttention-2
-/// (_scaled_dot_product_flash_attention). kAuto, the default, picks per call by sequence
-/// length: FlashAttention-3 from kFlashAttention3MinTokens tokens per sequence where it is
-/// built, cuDNN below. Process-wide; the environment variable SLIDEDP_ATTENTION=auto|fa3|cudnn|
+/// (_scaled_dot_product_flash_attention). kAuto, the default, is FlashAttention-3 where it is
+/// built (and takes the operands), else cuDNN: measured in the runtime's job, Qwen3-4B shape,
+/// seq 4096, 1 x H100 (2026-12-06, tools/bench/results/2026-12-06d-peers-micro/ calls 1-3, five
+/// same-machine pairs of jobs in alternating order): FlashAttention-3 +1.3 to +2.4% tok/s at 8
+/// and 12 rows (the GPU profile at 8 rows: attention forward 63.0 vs 75.0 ms a step, backward
+/// 221.4 vs 245.9), although bench_layer times the two even at those shapes on that GPU (and cuDNN
+/// 2% ahead per layer at 8 x 4096 on an H200, 2026-12-02, where no job pair was run); from 32K
+/// tokens FlashAttention-3 is ahead in bench_layer too (1 x 65536: 263.6 vs 286.4 ms on the
+/// H200). Process-wide; the environment variable SLIDEDP_ATTENTION=auto|fa3|cudnn|
 /// flash sets the initial value (bench_layer, tests; slidedp_worker sets it from --attention).
 /// Operands FlashAttention-3 does not take run cuDNN; a shape
 /// cuDNN refuses falls back to FlashAttention-2 for the rest of the process (each logged once).
 /// A layer's LayerActivations::attnKernel records the kernel that ran (never kAuto).
 enum class AttentionKernel { kFlash, kCudnn, kFa3, kAuto };
-/// Where kAuto switches from cuDNN to FlashAttention-3. Measured with tools/bench/bench_layer on
-/// 1 x H200 (Qwen3-4B layer, forward + backward with kept activations, 2026-12-02): at 8 x 4096
-/// tokens cuDNN 39.2 ms vs FlashAttention-3 40.1 (cuDNN 2% faster); 1 x 16384
-/// 28.2 vs 28.7 (equal within noise); 1 x 65536 286.4 vs 263.6 (FlashAttention-3 8% faster).
-constexpr int64_t kFlashAttention3MinTokens = 32768;
 /// kAuto.
 AttentionKernel defaultAttentionKernel();
-/// The kernel `k` runs for sequences of T tokens: kAuto resolved as above, others as they are.
-AttentionKernel resolveAttentionKernel(AttentionKernel k, int64_t T);
+/// The kernel `k` asks for: kAuto resolved as above (before the per-call operand checks),
+/// others as they are.
+AttentionKernel resolveAttentionKernel(AttentionKernel k);
 AttentionKernel attentionKernel();
 void setAttentionKernel(AttentionKernel k);
 const char* attentionKernelName(AttentionKernel k);

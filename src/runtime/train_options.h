@@ -33,9 +33,9 @@ enum class ActivationPolicy : uint8_t {
 /// The attention kernel of bf16 GPU workers' plain causal rows (model/decoder.h
 /// AttentionKernel; packed documents always run variable-length FlashAttention-2).
 enum class AttentionChoice : uint8_t {
-  kAuto = 0,   // FlashAttention-3 from 32K tokens per sequence where built and taken (H100/
-               // H200, head dim 128), else cuDNN (model::kFlashAttention3MinTokens)
-  kFa3 = 1,    // FlashAttention-3 at every length where taken, else cuDNN
+  kAuto = 0,   // the measured default (model/decoder.h AttentionKernel): today FlashAttention-3
+               // where built and taken (H100/H200, head dim 128, bf16), else cuDNN
+  kFa3 = 1,    // FlashAttention-3 where taken, else cuDNN (what auto resolves to today)
   kCudnn = 2,  // ATen's cuDNN attention
   kFlash = 3,  // ATen's FlashAttention-2
 };

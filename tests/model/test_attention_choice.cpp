@@ -1,8 +1,8 @@
 // The attention kernel choice (model/decoder.h AttentionKernel, runtime/train_options.h
-// AttentionChoice): kAuto picks cuDNN below kFlashAttention3MinTokens tokens per sequence and
-// FlashAttention-3 from there where the build has it; a kernel asked for by name is kept at
-// every length; FlashAttention-3 declines operands it cannot take (here: CPU tensors) instead of
-// failing; `--attention` values parse, and a wrong one is refused with the values it takes.
+// AttentionChoice): kAuto is FlashAttention-3 where the build has it, else cuDNN; a kernel asked
+// for by name is kept; FlashAttention-3 declines operands it cannot take (here: CPU tensors)
+// instead of failing; `--attention` values parse, and a wrong one is refused with the values it
+// takes.
 #include <gtest/gtest.h>
 
 #include <ATen/ATen.h>
@@ -17,17 +17,11 @@
 using slidedp::model::AttentionKernel;
 using slidedp::model::resolveAttentionKernel;
 
-TEST(AttentionChoice, AutoSwitchesToFlashAttention3FromItsThresholdWhereBuilt) {
-  const int64_t at = slidedp::model::kFlashAttention3MinTokens;
-  EXPECT_EQ(resolveAttentionKernel(AttentionKernel::kAuto, 4096), AttentionKernel::kCudnn);
-  EXPECT_EQ(resolveAttentionKernel(AttentionKernel::kAuto, at - 1), AttentionKernel::kCudnn);
-  const AttentionKernel longT = slidedp::kernels::flashAttention3Built() ? AttentionKernel::kFa3
-                                                                         : AttentionKernel::kCudnn;
-  EXPECT_EQ(resolveAttentionKernel(AttentionKernel::kAuto, at), longT);
-  EXPECT_EQ(resolveAttentionKernel(AttentionKernel::kAuto, 524288), longT);
+TEST(AttentionChoice, AutoIsFlashAttention3WhereBuiltElseCudnn) {
+  EXPECT_EQ(resolveAttentionKernel(AttentionKernel::kAuto),
+            slidedp::kernels::flashAttention3Built() ? AttentionKernel::kFa3 : AttentionKernel::kCudnn);
   for (AttentionKernel k : {AttentionKernel::kCudnn, AttentionKernel::kFlash, AttentionKernel::kFa3})
-    for (int64_t T : {int64_t{1}, int64_t{4096}, at, int64_t{524288}})
-      EXPECT_EQ(resolveAttentionKernel(k, T), k);
+    EXPECT_EQ(resolveAttentionKernel(k), k);
   EXPECT_EQ(slidedp::model::defaultAttentionKernel(), AttentionKernel::kAuto);
 }
 

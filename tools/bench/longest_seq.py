@@ -33,7 +33,7 @@ The ratio of the two longest lengths is printed when both systems ran.
 
 Systems:
   slidedp         launcher/slidedp-run -- --model-config CFG --seq-len T --batch-size 1 (the
-                  defaults: auto activations, cuDNN attention); $SLIDEDP_WORKER is the binary
+                  defaults: auto activations, auto attention); $SLIDEDP_WORKER is the binary
   fsdp2_liger_ac  torchrun tools/bench/peer_train.py --system fsdp2 --liger --ac (Liger's
                   apply_liger_kernel_to_<model>(rope, rms_norm, swiglu,
                   fused_linear_cross_entropy); needs the liger-kernel package)
