@@ -130,8 +130,8 @@ def parse_args(argv):
     ap.add_argument("--fit-micro", action="store_true",
                     help="on out of memory, run the same global batch again at the next smaller "
                          "micro-batch that divides the rank's rows (12: 6, 4, 3, 2, 1), "
-                         "accumulating the rest, down to 1 row; later batches start at the "
-                         "largest micro-batch that fitted (the peer's best batch that fits)")
+                         "accumulating the rest, down to 1 row; later batches start below the "
+                         "smallest micro-batch that ran out (the peer's best batch that fits)")
     ap.add_argument("--zero-stage", type=int, default=2, choices=(2, 3),
                     help="DeepSpeed ZeRO stage (default 2; deepspeed only)")
     ap.add_argument("--threads", type=int, default=0,
@@ -252,10 +252,17 @@ def is_oom(exc):
 
 def micro_within(limit, rows):
     """--fit-micro: the largest divisor of `rows` (a rank's rows per step) not above `limit`
-    (>= 1), `limit` being one below the smallest micro-batch that ran out of memory. After 12
-    out of 12 rows: 6, then 4, 3, 2, 1; every attempt keeps the global batch and its tokens per
-    optimizer step; a later batch of 16 rows after 8 ran out starts at 4, after 7 at 6 of 12."""
+    (>= 1), `limit` being one below the smallest micro-batch that ran out of memory. Of 12 rows
+    after 12 ran out: 6, then 4, 3, 2, 1; every attempt keeps the global batch and its tokens per
+    optimizer step. After 8 ran out, 16 rows start at 4 and 12 rows at 6."""
     return max(d for d in range(1, min(limit, rows) + 1) if rows % d == 0)
+
+
+def fit_within(micro, accum, limit):
+    """(micro-batch, accumulation steps) for the same rows per step (micro * accum) with the
+    micro-batch micro_within(limit, rows)."""
+    m = micro_within(limit, micro * accum)
+    return m, micro * accum // m
 
 
 def simulated_oom(global_batch, rank, micro):
@@ -652,9 +659,7 @@ def main(argv):
     while queue:
         B, micro, accum = queue.pop(0)
         if a.fit_micro and max_micro is not None and micro > max_micro:
-            rows = micro * accum
-            micro = micro_within(max_micro, rows)
-            accum = rows // micro
+            micro, accum = fit_within(micro, accum, max_micro)
         if failed is not None:
             record(B, micro, accum, "error", f"not run: {failed}")
             continue
@@ -720,12 +725,11 @@ def main(argv):
                             float(torch.cuda.max_memory_allocated(device))])
             peak, alloc = int(pk[0]), int(pk[1])
         if status == "oom" and a.fit_micro and micro > 1:
-            rows = micro * accum
-            max_micro = micro - 1 if max_micro is None else min(max_micro, micro - 1)
-            nxt = micro_within(max_micro, rows)
+            max_micro = micro - 1  # every micro-batch tried is at most the last max_micro
+            nxt, nxt_accum = fit_within(micro, accum, max_micro)
             log(f"batch {B}: micro-batch {micro} ran out of memory; again with {nxt} x "
-                f"accum {rows // nxt} (--fit-micro)")
-            queue.insert(0, (B, nxt, rows // nxt))
+                f"accum {nxt_accum} (--fit-micro)")
+            queue.insert(0, (B, nxt, nxt_accum))
             if "optimizer_steps" in state:  # the failed attempt's updates do not count
                 state["optimizer_steps_before"] = state["optimizer_steps"]()
             model_zero_grad = state.get("zero_grad")
