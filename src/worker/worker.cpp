@@ -36,6 +36,7 @@
 #include "routes/node_gather.h"
 #include "routes/registry.h"
 #include "runtime/accumulation_passes.h"
+#include "runtime/accumulator_fit.h"
 #include "runtime/fault_injection.h"
 #include "runtime/host_memory.h"
 #include "runtime/test_hooks.h"
@@ -210,6 +211,7 @@ struct Worker::Impl {
                              .make_tensor();
       }
       setBudget(opts.gpu_memory_budget_gib);
+      checkAccumulatorsFit();
     }
 #endif
     if (!cuda) at::set_num_threads(1);  // CPU workers share the host with the leader
@@ -286,6 +288,19 @@ struct Worker::Impl {
 #else
     (void)gib;
 #endif
+  }
+
+  /// Refuses --gradient-accumulation-steps N > 1 where its fp32 accumulators (every unit's,
+  /// allocated up front in step()) and the window are above the budget before any activation
+  /// (runtime/accumulator_fit.h), at start-up instead of an out-of-memory error in step 1.
+  void checkAccumulatorsFit() const {
+    int64_t numel = 0;
+    for (int u = 1; u < layout.numUnits(); ++u) numel += layout.units[u].numel;
+    if (config.tieWordEmbeddings || !plan.split_embedding) numel += layout.units[0].numel;
+    const int64_t window = (opts.window_slots * max_window_numel + resident_numel) *
+                           static_cast<int64_t>(at::elementSize(cdtype));
+    const std::string why = accumulatorsOverBudget(opts.accumulation_steps, 4 * numel, window, budget_bytes);
+    if (!why.empty()) throwUserError("{}", why);
   }
 
   /// The caching allocator's byte counters of this worker's GPU (zeros on CPU workers).
@@ -1301,8 +1316,13 @@ WorkerStepStats Worker::step(int64_t step, const LocalBatch& batch) {
 #endif
   } catch (const c10::OutOfMemoryError& e) {
     throwUserError("{}: the GPU ran out of memory in step {} ({}).\nHINT: use --activations auto "
-                   "(or lower --gpu-memory-budget), fewer --micro-batch-rows, or a smaller batch",
-                   impl_->ctx.describe(), step, std::string(e.what()).substr(0, 300));
+                   "(or lower --gpu-memory-budget), fewer --micro-batch-rows, or a smaller batch{}",
+                   impl_->ctx.describe(), step, std::string(e.what()).substr(0, 300),
+                   impl_->opts.accumulation_steps > 1
+                       ? fmt::format("; or --gradient-accumulation-steps 1: its {} passes keep every "
+                                     "parameter's fp32 gradient on the GPU (4 B/param)",
+                                     impl_->opts.accumulation_steps)
+                       : std::string());
   }
 }
 

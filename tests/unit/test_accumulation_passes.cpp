@@ -1,11 +1,13 @@
 // runtime/accumulation_passes.h: the passes of --gradient-accumulation-steps N over a worker's
-// rows, which the worker runs, the step-time model prices and the host estimate pins.
+// rows, which the worker runs, the step-time model prices and the host estimate pins; and
+// runtime/accumulator_fit.h, the start-up check that their fp32 accumulators fit the GPU.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <set>
 
 #include "runtime/accumulation_passes.h"
+#include "runtime/accumulator_fit.h"
 
 using slidedp::largestPassRows;
 using slidedp::passRowRange;
@@ -47,4 +49,21 @@ TEST(AccumulationPasses, HandWorkedSplits) {
   EXPECT_EQ(passSizes(5, 2), (std::vector<int64_t>{3, 2}));
   EXPECT_EQ(passSizes(12, 4), (std::vector<int64_t>{3}));
   EXPECT_EQ(passRowRange(12, 4, 3).begin, 9);
+}
+
+// runtime/accumulator_fit.h: one pass never needs accumulators; several are refused exactly when
+// the accumulators and the window exceed the budget, with the sizes and a hint.
+TEST(AccumulatorFit, RefusedOnlyAboveTheBudgetWithSizesAndHint) {
+  const int64_t gib = int64_t{1} << 30;
+  // Qwen3-4B-like: 4.02 G parameters -> 16.1 GB of fp32 accumulators, a 1.2 GiB window.
+  const int64_t acc = 4 * int64_t{4022468096}, win = gib * 6 / 5;
+  EXPECT_EQ(slidedp::accumulatorsOverBudget(1, acc, win, 10 * gib), "");
+  EXPECT_EQ(slidedp::accumulatorsOverBudget(2, acc, win, acc + win), "");
+  EXPECT_EQ(slidedp::accumulatorsOverBudget(2, acc, win, 77 * gib), "");
+  const std::string m = slidedp::accumulatorsOverBudget(2, acc, win, acc + win - 1);
+  ASSERT_NE(m, "");
+  const std::string tight = slidedp::accumulatorsOverBudget(4, acc, win, 10 * gib);
+  for (const char* part : {"--gradient-accumulation-steps 4", "15.0 GiB", "1.2 GiB", "this worker's",
+                           "10.0 GiB", "HINT: --gradient-accumulation-steps 1", "--micro-batch-rows"})
+    EXPECT_NE(tight.find(part), std::string::npos) << "missing '" << part << "' in: " << tight;
 }
