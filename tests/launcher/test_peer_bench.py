@@ -167,6 +167,21 @@ class Systems(unittest.TestCase):
             got[r["global_batch"]] = (r["micro_batch"], r["accum"], r["status"])
         self.assertEqual(got, {8: (2, 4, "ok"), 12: (3, 4, "ok"), 16: (2, 8, "ok")})
 
+    def test_simulated_oom_items_and_malformed_ones(self):
+        # the testing hook's forms, and a malformed item a usage error naming it, not a traceback
+        self.assertEqual(peer_train.simulated_oom_items(" 8, 12>4 ,16@1,4>2@0,"),
+                         [(8, None, None), (12, None, 4), (16, 1, None), (4, 0, 2)])
+        for bad in ("8>x", "x", "8@y", "8>4@", "-8"):
+            with self.assertRaises(SystemExit) as e:
+                peer_train.simulated_oom_items(bad)
+            self.assertIn(f"item '{bad}'", str(e.exception.code))
+        p = run([PEER_TRAIN, "--system", "fsdp2", "--config", TINY, "--seq-len", "32", "--global-batches",
+                 "8", "--device", "cpu", "--dtype", "fp32", "--out", os.devnull],
+                env={"SLIDEDP_BENCH_SIMULATE_OOM": "8>x"}, timeout=120)
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn("SLIDEDP_BENCH_SIMULATE_OOM item '8>x'", p.stderr)
+        self.assertNotIn("Traceback", p.stderr)
+
     def test_default_lists_agree(self):
         d = compare.DEFAULT_SYSTEMS.split(",")
         for s in ("slidedp", "fsdp2", "fsdp2_liger", "fsdp2_liger_ac", "deepspeed_liger"):

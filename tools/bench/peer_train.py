@@ -49,7 +49,8 @@ Testing hook: SLIDEDP_BENCH_SIMULATE_OOM="8,16" raises torch.OutOfMemoryError in
 step of those global batches, after the backward of the last micro-batch and before the
 optimizer step (where a real first-step OOM of the optimizer state happens); "8@1" raises on
 rank 1 only (safe for fsdp2, whose optimizer step has no collective; DeepSpeed's has); "12>4"
-raises at global batch 12 only while the micro-batch is above 4 rows (--fit-micro's search).
+raises at global batch 12 only while the micro-batch is above 4 rows (--fit-micro's search);
+a malformed item is a usage error before anything loads.
 """
 import argparse
 import gc
@@ -265,16 +266,26 @@ def fit_within(micro, accum, limit):
     return m, micro * accum // m
 
 
-def simulated_oom(global_batch, rank, micro):
-    spec = os.environ.get("SLIDEDP_BENCH_SIMULATE_OOM", "")
+def simulated_oom_items(spec):
+    """SLIDEDP_BENCH_SIMULATE_OOM's items as (batch, rank or None, above or None); SystemExit
+    naming the item and the accepted forms where one is malformed."""
+    items = []
     for item in spec.split(","):
         item = item.strip()
         if not item:
             continue
-        b, _, r = item.partition("@")
-        b, _, above = b.partition(">")
-        if (b.isdigit() and int(b) == global_batch and (not r or int(r) == rank)
-                and (not above or micro > int(above))):
+        b, at, r = item.partition("@")
+        b, gt, above = b.partition(">")
+        if not (b.isdigit() and (not at or r.isdigit()) and (not gt or above.isdigit())):
+            raise SystemExit(f"peer_train: SLIDEDP_BENCH_SIMULATE_OOM item '{item}' is not B, B@RANK, "
+                             f"B>MICRO or B>MICRO@RANK (non-negative integers), in '{spec}'")
+        items.append((int(b), int(r) if r else None, int(above) if above else None))
+    return items
+
+
+def simulated_oom(global_batch, rank, micro):
+    for b, r, above in simulated_oom_items(os.environ.get("SLIDEDP_BENCH_SIMULATE_OOM", "")):
+        if b == global_batch and (r is None or r == rank) and (above is None or micro > above):
             return True
     return False
 
@@ -531,6 +542,7 @@ def main(argv):
     global _RANK
     threads = early_threads(argv)
     a = parse_args(argv)
+    simulated_oom_items(os.environ.get("SLIDEDP_BENCH_SIMULATE_OOM", ""))  # malformed: a usage error now
     G = int(os.environ.get("WORLD_SIZE", "1"))
     rank = int(os.environ.get("RANK", "0"))
     local_rank = int(os.environ.get("LOCAL_RANK", "0"))
