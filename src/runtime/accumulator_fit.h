@@ -1,8 +1,8 @@
 // Whether --gradient-accumulation-steps N > 1 can run on a worker's GPU at all: its passes keep
-// every parameter's fp32 gradient on the GPU through the step (worker.cpp allocates them up
-// front, 4 B/param; README "Gradient accumulation steps"), beside the layer window. Checked as
-// a worker starts, so a model whose accumulators exceed the GPU budget is refused in seconds
-// with what to do, not an out-of-memory error in its first step after the state is loaded.
+// every layer's fp32 gradient on the GPU through the step (worker.cpp allocates them up front,
+// 4 B a parameter; README "Gradient accumulation steps"), beside the layer window. Checked as a
+// worker starts and as a --route-sweep variant takes its options, so a model whose accumulators
+// exceed the GPU is refused with what to do, not an out-of-memory error after the start-up.
 // Pure; no LibTorch, no CUDA.
 #pragma once
 
@@ -15,11 +15,11 @@ namespace slidedp {
 /// parameter whose gradient the worker sums: every layer's and the head's, and the embedding's
 /// where its gradient is dense) and `window_bytes` (the rotating window slots and the resident
 /// slot, in the compute dtype). Returns "" when `steps` <= 1 (no accumulators) or their sum is
-/// at most `budget_bytes` (the worker's GPU budget: --gpu-memory-budget, else the GPU's memory
-/// less 3 GiB); else a user-facing message naming the three sizes in GiB and a HINT (the
-/// caller's error prefix names the worker). A necessary condition only: the
-/// activations, the packed token rows' gradient and the allocator's reserve come on top.
+/// at most `limit_bytes`; else a user-facing message naming the three sizes in GiB, the limit
+/// as `limit_what` says it (e.g. "the GPU's memory" or "its --gpu-memory-budget") and a HINT
+/// (the caller's error prefix names the worker). A necessary condition only: the activations,
+/// the packed token rows' gradient and the allocator's reserve come on top.
 std::string accumulatorsOverBudget(int64_t steps, int64_t accumulator_bytes, int64_t window_bytes,
-                                   int64_t budget_bytes);
+                                   int64_t limit_bytes, const std::string& limit_what);
 
 }  // namespace slidedp

@@ -135,6 +135,7 @@ struct Worker::Impl {
   // Activation policy (auto): the budget, and the reserve above the end-of-forward level that
   // the head and backward of the previous step needed (-1: not measured yet).
   int64_t budget_bytes = 0;
+  int64_t gpu_total_bytes = 0;  // the GPU's memory (cudaMemGetInfo's total)
   int64_t measured_reserve = -1;
   int64_t measured_tokens = -1;    // the step's tokens the reserve was measured for
   int64_t measured_passes = 0;     // and its accumulation steps
@@ -211,7 +212,7 @@ struct Worker::Impl {
                              .make_tensor();
       }
       setBudget(opts.gpu_memory_budget_gib);
-      checkAccumulatorsFit();
+      checkAccumulatorsFit(opts);
     }
 #endif
     if (!cuda) at::set_num_threads(1);  // CPU workers share the host with the leader
@@ -281,6 +282,7 @@ struct Worker::Impl {
     size_t free_b = 0, total_b = 0;
     CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
     const int64_t total = static_cast<int64_t>(total_b);
+    gpu_total_bytes = total;
     budget_bytes = gib > 0 ? static_cast<int64_t>(gib * (1ull << 30)) : total - (int64_t{3} << 30);
     if (budget_bytes > total)
       throwUserError("--gpu-memory-budget {} GiB exceeds GPU {}'s {:.1f} GiB", gib, ctx.gpu,
@@ -290,16 +292,23 @@ struct Worker::Impl {
 #endif
   }
 
-  /// Refuses --gradient-accumulation-steps N > 1 where its fp32 accumulators (every unit's,
-  /// allocated up front in step()) and the window are above the budget before any activation
-  /// (runtime/accumulator_fit.h), at start-up instead of an out-of-memory error in step 1.
-  void checkAccumulatorsFit() const {
+  /// Refuses `o`'s --gradient-accumulation-steps N > 1 where its fp32 accumulators (every
+  /// unit's, allocated up front in step()) and the window exceed the GPU before any activation
+  /// (runtime/accumulator_fit.h): at start-up and as a --route-sweep variant takes its options,
+  /// instead of an out-of-memory error in a step. The limit is the GPU's memory, or the
+  /// --gpu-memory-budget given under --activations auto (the only policy that honours it).
+  void checkAccumulatorsFit(const TrainOptions& o) const {
+    if (!cuda) return;
     int64_t numel = 0;
     for (int u = 1; u < layout.numUnits(); ++u) numel += layout.units[u].numel;
     if (config.tieWordEmbeddings || !plan.split_embedding) numel += layout.units[0].numel;
+    // the window and the budget are the job's (a variant changes neither)
     const int64_t window = (opts.window_slots * max_window_numel + resident_numel) *
                            static_cast<int64_t>(at::elementSize(cdtype));
-    const std::string why = accumulatorsOverBudget(opts.accumulation_steps, 4 * numel, window, budget_bytes);
+    const bool budget = opts.gpu_memory_budget_gib > 0 && o.activations == ActivationPolicy::kAuto;
+    const std::string why =
+        accumulatorsOverBudget(o.accumulation_steps, 4 * numel, window, budget ? budget_bytes : gpu_total_bytes,
+                               budget ? "its --gpu-memory-budget" : "the GPU's memory");
     if (!why.empty()) throwUserError("{}", why);
   }
 
@@ -1397,6 +1406,7 @@ void Worker::setRunOptions(const TrainOptions& o) {
     throwUserError("--offload-activations applies to GPU workers only");
   if (o.activations == ActivationPolicy::kAttentionOutput && !impl_->attentionOutputAvailable())
     throwUserError("--activations attention-output needs bf16 GPU workers or CPU workers");
+  impl_->checkAccumulatorsFit(o);
   const bool new_routes = o.delivery != impl_->opts.delivery || o.reduction != impl_->opts.reduction;
   impl_->opts.delivery = o.delivery;
   impl_->opts.reduction = o.reduction;

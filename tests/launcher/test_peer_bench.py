@@ -171,15 +171,16 @@ class Systems(unittest.TestCase):
         # the testing hook's forms, and a malformed item a usage error naming it, not a traceback
         self.assertEqual(peer_train.simulated_oom_items(" 8, 12>4 ,16@1,4>2@0,"),
                          [(8, None, None), (12, None, 4), (16, 1, None), (4, 0, 2)])
-        for bad in ("8>x", "x", "8@y", "8>4@", "-8"):
-            with self.assertRaises(SystemExit) as e:
+        for bad in ("8>x", "x", "8@y", "8>4@", "-8", "\u00b2"):
+            with self.assertRaises(peer_train.UsageError) as e:
                 peer_train.simulated_oom_items(bad)
-            self.assertIn(f"item '{bad}'", str(e.exception.code))
+            self.assertIn(f"item '{bad}'", str(e.exception))
         p = run([PEER_TRAIN, "--system", "fsdp2", "--config", TINY, "--seq-len", "32", "--global-batches",
                  "8", "--device", "cpu", "--dtype", "fp32", "--out", os.devnull],
                 env={"SLIDEDP_BENCH_SIMULATE_OOM": "8>x"}, timeout=120)
-        self.assertNotEqual(p.returncode, 0)
-        self.assertIn("SLIDEDP_BENCH_SIMULATE_OOM item '8>x'", p.stderr)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("SLIDEDP_BENCH_SIMULATE_OOM item '8>x' is malformed", p.stderr)
+        self.assertIn("HINT: its items are B, B@RANK", p.stderr)
         self.assertNotIn("Traceback", p.stderr)
 
     def test_default_lists_agree(self):

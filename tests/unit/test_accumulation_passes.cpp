@@ -52,18 +52,19 @@ TEST(AccumulationPasses, HandWorkedSplits) {
 }
 
 // runtime/accumulator_fit.h: one pass never needs accumulators; several are refused exactly when
-// the accumulators and the window exceed the budget, with the sizes and a hint.
-TEST(AccumulatorFit, RefusedOnlyAboveTheBudgetWithSizesAndHint) {
+// the accumulators and the window exceed the limit, with the sizes, the limit named and a hint.
+TEST(AccumulatorFit, RefusedOnlyAboveTheLimitWithSizesAndHint) {
   const int64_t gib = int64_t{1} << 30;
   // Qwen3-4B-like: 4.02 G parameters -> 16.1 GB of fp32 accumulators, a 1.2 GiB window.
   const int64_t acc = 4 * int64_t{4022468096}, win = gib * 6 / 5;
-  EXPECT_EQ(slidedp::accumulatorsOverBudget(1, acc, win, 10 * gib), "");
-  EXPECT_EQ(slidedp::accumulatorsOverBudget(2, acc, win, acc + win), "");
-  EXPECT_EQ(slidedp::accumulatorsOverBudget(2, acc, win, 77 * gib), "");
-  const std::string m = slidedp::accumulatorsOverBudget(2, acc, win, acc + win - 1);
-  ASSERT_NE(m, "");
-  const std::string tight = slidedp::accumulatorsOverBudget(4, acc, win, 10 * gib);
-  for (const char* part : {"--gradient-accumulation-steps 4", "15.0 GiB", "1.2 GiB", "this worker's",
-                           "10.0 GiB", "HINT: --gradient-accumulation-steps 1", "--micro-batch-rows"})
+  const std::string gpu = "the GPU's memory";
+  EXPECT_EQ(slidedp::accumulatorsOverBudget(1, acc, win, 10 * gib, gpu), "");
+  EXPECT_EQ(slidedp::accumulatorsOverBudget(2, acc, win, acc + win, gpu), "");
+  EXPECT_EQ(slidedp::accumulatorsOverBudget(2, acc, win, 80 * gib, gpu), "");
+  EXPECT_NE(slidedp::accumulatorsOverBudget(2, acc, win, acc + win - 1, gpu), "");
+  const std::string tight = slidedp::accumulatorsOverBudget(4, acc, win, 10 * gib, "its --gpu-memory-budget");
+  for (const char* part : {"--gradient-accumulation-steps 4", "15.0 GiB of accumulators", "window's 1.2 GiB",
+                           "more than its --gpu-memory-budget, 10.0 GiB", "HINT: --gradient-accumulation-steps 1",
+                           "without +gaN", "--micro-batch-rows"})
     EXPECT_NE(tight.find(part), std::string::npos) << "missing '" << part << "' in: " << tight;
 }

@@ -267,7 +267,7 @@ def fit_within(micro, accum, limit):
 
 
 def simulated_oom_items(spec):
-    """SLIDEDP_BENCH_SIMULATE_OOM's items as (batch, rank or None, above or None); SystemExit
+    """SLIDEDP_BENCH_SIMULATE_OOM's items as (batch, rank or None, above or None); UsageError
     naming the item and the accepted forms where one is malformed."""
     items = []
     for item in spec.split(","):
@@ -276,9 +276,11 @@ def simulated_oom_items(spec):
             continue
         b, at, r = item.partition("@")
         b, gt, above = b.partition(">")
-        if not (b.isdigit() and (not at or r.isdigit()) and (not gt or above.isdigit())):
-            raise SystemExit(f"peer_train: SLIDEDP_BENCH_SIMULATE_OOM item '{item}' is not B, B@RANK, "
-                             f"B>MICRO or B>MICRO@RANK (non-negative integers), in '{spec}'")
+        digits = lambda t: t.isascii() and t.isdigit()
+        if not (digits(b) and (not at or digits(r)) and (not gt or digits(above))):
+            raise UsageError(f"SLIDEDP_BENCH_SIMULATE_OOM item '{item}' is malformed (in '{spec}')",
+                             "its items are B, B@RANK, B>MICRO or B>MICRO@RANK, non-negative "
+                             "integers, comma-separated (a testing hook; unset it for real runs)")
         items.append((int(b), int(r) if r else None, int(above) if above else None))
     return items
 
