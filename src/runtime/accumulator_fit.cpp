@@ -4,6 +4,12 @@
 
 namespace slidedp {
 
+AccumulatorLimit accumulatorLimit(bool budget_given, bool activations_auto, int64_t budget_bytes,
+                                  int64_t gpu_bytes) {
+  if (budget_given && activations_auto) return {budget_bytes, "its --gpu-memory-budget"};
+  return {gpu_bytes, "the GPU's memory"};
+}
+
 std::string accumulatorsOverBudget(int64_t steps, int64_t accumulator_bytes, int64_t window_bytes,
                                    int64_t limit_bytes, const std::string& limit_what) {
   if (steps <= 1 || accumulator_bytes + window_bytes <= limit_bytes) return {};

@@ -19,6 +19,18 @@ namespace slidedp {
 /// as `limit_what` says it (e.g. "the GPU's memory" or "its --gpu-memory-budget") and a HINT
 /// (the caller's error prefix names the worker). A necessary condition only: the activations,
 /// the packed token rows' gradient and the allocator's reserve come on top.
+/// The limit accumulatorsOverBudget checks against: `budget_bytes` where a --gpu-memory-budget
+/// was given (`budget_given`) and the activation policy is auto (`activations_auto`: the only
+/// policy that honours the budget), else `gpu_bytes`, the GPU's memory (the default budget's
+/// margin below it is the activation policy's, not a limit on what runs). Bytes, and the words
+/// that name it in the message.
+struct AccumulatorLimit {
+  int64_t bytes = 0;
+  std::string what;
+};
+AccumulatorLimit accumulatorLimit(bool budget_given, bool activations_auto, int64_t budget_bytes,
+                                  int64_t gpu_bytes);
+
 std::string accumulatorsOverBudget(int64_t steps, int64_t accumulator_bytes, int64_t window_bytes,
                                    int64_t limit_bytes, const std::string& limit_what);
 

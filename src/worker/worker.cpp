@@ -305,10 +305,9 @@ struct Worker::Impl {
     // the window and the budget are the job's (a variant changes neither)
     const int64_t window = (opts.window_slots * max_window_numel + resident_numel) *
                            static_cast<int64_t>(at::elementSize(cdtype));
-    const bool budget = opts.gpu_memory_budget_gib > 0 && o.activations == ActivationPolicy::kAuto;
-    const std::string why =
-        accumulatorsOverBudget(o.accumulation_steps, 4 * numel, window, budget ? budget_bytes : gpu_total_bytes,
-                               budget ? "its --gpu-memory-budget" : "the GPU's memory");
+    const AccumulatorLimit limit = accumulatorLimit(
+        opts.gpu_memory_budget_gib > 0, o.activations == ActivationPolicy::kAuto, budget_bytes, gpu_total_bytes);
+    const std::string why = accumulatorsOverBudget(o.accumulation_steps, 4 * numel, window, limit.bytes, limit.what);
     if (!why.empty()) throwUserError("{}", why);
   }
 

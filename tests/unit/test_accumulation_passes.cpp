@@ -68,3 +68,21 @@ TEST(AccumulatorFit, RefusedOnlyAboveTheLimitWithSizesAndHint) {
                            "without +gaN", "--micro-batch-rows"})
     EXPECT_NE(tight.find(part), std::string::npos) << "missing '" << part << "' in: " << tight;
 }
+
+// The limit: a given --gpu-memory-budget only under --activations auto (the policy that honours
+// it), else the GPU's memory, also for the default budget (its 3 GiB margin is the policy's).
+TEST(AccumulatorFit, LimitIsTheGivenBudgetUnderAutoElseTheGpu) {
+  const int64_t gib = int64_t{1} << 30;
+  const slidedp::AccumulatorLimit given = slidedp::accumulatorLimit(true, true, 14 * gib, 79 * gib);
+  EXPECT_EQ(given.bytes, 14 * gib);
+  EXPECT_EQ(given.what, "its --gpu-memory-budget");
+  for (const auto& [budget_given, autopolicy] : {std::pair{true, false}, {false, true}, {false, false}}) {
+    const slidedp::AccumulatorLimit l = slidedp::accumulatorLimit(budget_given, autopolicy, 76 * gib, 79 * gib);
+    EXPECT_EQ(l.bytes, 79 * gib) << budget_given << autopolicy;
+    EXPECT_EQ(l.what, "the GPU's memory") << budget_given << autopolicy;
+  }
+  // the default budget (GPU less 3 GiB) no longer refuses accumulators that fit the GPU itself
+  const int64_t acc = 77 * gib, win = gib;
+  const slidedp::AccumulatorLimit d = slidedp::accumulatorLimit(false, true, 76 * gib, 79 * gib);
+  EXPECT_EQ(slidedp::accumulatorsOverBudget(2, acc, win, d.bytes, d.what), "");
+}
