@@ -572,6 +572,12 @@ void Trainer::commitNodesCheckpoint() {
   agree();
 }
 
+void Trainer::checkRunOptions(const TrainOptions& o) const {
+  const std::string problem = worker_ ? worker_->runOptionsProblem(o) : std::string();
+  agreeOrThrow(ctx_.world, problem.empty(),
+               problem.empty() ? problem : fmt::format("{}: {}", ctx_.describe(), problem));
+}
+
 void Trainer::setRunOptions(const TrainOptions& o) {
   if (o.max_grad_norm > 0 && !spec_.grad_accumulation)
     throw AgreedError("clipping was switched on for a run created without the gradient "

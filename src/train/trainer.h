@@ -177,6 +177,11 @@ class Trainer {
   /// is written (finishCheckpoints); one node, else AgreedError). Collective: every rank calls
   /// it between the same two steps.
   void setRunOptions(const TrainOptions& o);
+  /// Refuses, before any step, run options no worker's GPU can take (Worker::runOptionsProblem:
+  /// --gradient-accumulation-steps' accumulators above the GPU or its budget): AgreedError with
+  /// the first failing worker's message on every rank. Collective over ctx.world; changes
+  /// nothing. train_job.cpp calls it for every --route-sweep variant as the job starts.
+  void checkRunOptions(const TrainOptions& o) const;
   const TrainOptions& options() const { return opts_; }
   int numWorkers() const { return spec_.num_workers; }
 

@@ -212,7 +212,6 @@ struct Worker::Impl {
                              .make_tensor();
       }
       setBudget(opts.gpu_memory_budget_gib);
-      checkAccumulatorsFit(opts);
     }
 #endif
     if (!cuda) at::set_num_threads(1);  // CPU workers share the host with the leader
@@ -292,13 +291,12 @@ struct Worker::Impl {
 #endif
   }
 
-  /// Refuses `o`'s --gradient-accumulation-steps N > 1 where its fp32 accumulators (every
-  /// unit's, allocated up front in step()) and the window exceed the GPU before any activation
-  /// (runtime/accumulator_fit.h): at start-up and as a --route-sweep variant takes its options,
-  /// instead of an out-of-memory error in a step. The limit is the GPU's memory, or the
+  /// Why `o`'s --gradient-accumulation-steps N > 1 cannot run here, or "": its fp32
+  /// accumulators (every unit's, allocated up front in step()) and the window exceed the GPU
+  /// before any activation (runtime/accumulator_fit.h). The limit is the GPU's memory, or the
   /// --gpu-memory-budget given under --activations auto (the only policy that honours it).
-  void checkAccumulatorsFit(const TrainOptions& o) const {
-    if (!cuda) return;
+  std::string accumulatorsProblem(const TrainOptions& o) const {
+    if (!cuda) return {};
     int64_t numel = 0;
     for (int u = 1; u < layout.numUnits(); ++u) numel += layout.units[u].numel;
     if (config.tieWordEmbeddings || !plan.split_embedding) numel += layout.units[0].numel;
@@ -307,8 +305,7 @@ struct Worker::Impl {
                            static_cast<int64_t>(at::elementSize(cdtype));
     const AccumulatorLimit limit = accumulatorLimit(
         opts.gpu_memory_budget_gib > 0, o.activations == ActivationPolicy::kAuto, budget_bytes, gpu_total_bytes);
-    const std::string why = accumulatorsOverBudget(o.accumulation_steps, 4 * numel, window, limit.bytes, limit.what);
-    if (!why.empty()) throwUserError("{}", why);
+    return accumulatorsOverBudget(o.accumulation_steps, 4 * numel, window, limit.bytes, limit.what);
   }
 
   /// The caching allocator's byte counters of this worker's GPU (zeros on CPU workers).
@@ -1398,6 +1395,8 @@ void Worker::planChanged() {
   impl_->measured_tokens = -1;
 }
 
+std::string Worker::runOptionsProblem(const TrainOptions& o) const { return impl_->accumulatorsProblem(o); }
+
 void Worker::setRunOptions(const TrainOptions& o) {
   impl_->waitIdle();
   // Every check before the first assignment: a refused change leaves the options as they were.
@@ -1405,7 +1404,6 @@ void Worker::setRunOptions(const TrainOptions& o) {
     throwUserError("--offload-activations applies to GPU workers only");
   if (o.activations == ActivationPolicy::kAttentionOutput && !impl_->attentionOutputAvailable())
     throwUserError("--activations attention-output needs bf16 GPU workers or CPU workers");
-  impl_->checkAccumulatorsFit(o);
   const bool new_routes = o.delivery != impl_->opts.delivery || o.reduction != impl_->opts.reduction;
   impl_->opts.delivery = o.delivery;
   impl_->opts.reduction = o.reduction;

@@ -113,6 +113,11 @@ class Worker {
 
   /// Switches routes and activation offload between steps (see Trainer::setRunOptions).
   void setRunOptions(const TrainOptions& o);
+  /// What keeps `o` from running on this worker's GPU before any activation, "" when nothing:
+  /// --gradient-accumulation-steps' fp32 accumulators and the window above the GPU's memory
+  /// or the budget (runtime/accumulator_fit.h). Always "" on CPU workers. Any thread; changes
+  /// nothing (Trainer::checkRunOptions agrees it over the job).
+  std::string runOptionsProblem(const TrainOptions& o) const;
   /// The chunk plan this worker was given changed between steps (another update tail:
   /// ChunkPlan::withTail): indexes the plan's chunks again and measures the GPU reserve again.
   /// Main thread, between steps, with no hand-off in flight (setRunOptions waited for them
