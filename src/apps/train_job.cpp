@@ -884,8 +884,8 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
   JobGuard::enableGracefulStop();
   Trainer trainer(ctx, random_init ? o.model_config : o.model, o.train, o.shm_name, random_init,
                   o.seed, resume);
-  // every variant's options against the workers' GPUs, before the first step (agreed: a clean
-  // exit 2 with one message, not the third variant failing after two have run)
+  // every variant's options against the workers' GPUs before the first step (agreed over the
+  // ranks: exit 2 with one message)
   for (const RunVariant& v : variants) trainer.checkRunOptions(v.opts);
   if (streamsCheckpoints(o)) {
     const std::string& cs = o.checkpoint_staging;

@@ -1325,7 +1325,7 @@ WorkerStepStats Worker::step(int64_t step, const LocalBatch& batch) {
                    impl_->ctx.describe(), step, std::string(e.what()).substr(0, 300),
                    impl_->opts.accumulation_steps > 1
                        ? fmt::format("; or --gradient-accumulation-steps 1: its {} passes keep every "
-                                     "parameter's fp32 gradient on the GPU (4 B/param)",
+                                     "layer's fp32 gradient on the GPU (4 B/param)",
                                      impl_->opts.accumulation_steps)
                        : std::string());
   }

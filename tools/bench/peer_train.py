@@ -270,13 +270,13 @@ def simulated_oom_items(spec):
     """SLIDEDP_BENCH_SIMULATE_OOM's items as (batch, rank or None, above or None); UsageError
     naming the item and the accepted forms where one is malformed."""
     items = []
+    digits = lambda t: t.isascii() and t.isdigit()  # noqa: E731 (int() takes other digits too)
     for item in spec.split(","):
         item = item.strip()
         if not item:
             continue
         b, at, r = item.partition("@")
         b, gt, above = b.partition(">")
-        digits = lambda t: t.isascii() and t.isdigit()
         if not (digits(b) and (not at or digits(r)) and (not gt or digits(above))):
             raise UsageError(f"SLIDEDP_BENCH_SIMULATE_OOM item '{item}' is malformed (in '{spec}')",
                              "its items are B, B@RANK, B>MICRO or B>MICRO@RANK, non-negative "
