@@ -198,6 +198,42 @@ class Systems(unittest.TestCase):
         self.assertNotIn("--systems", peers_step.replace("${SLIDEDP_PEERS_ARGS:-}", ""))
 
 
+class PlannedPolicy(unittest.TestCase):
+    """--slidedp-policy auto: each batch's job, and the policy its log says --policy auto chose."""
+
+    def test_reads_the_jobs_choice(self):
+        d = tempfile.mkdtemp(prefix="peer-bench-policy-")
+        log = os.path.join(d, "slidedp-B4.log")
+        with open(log, "w") as f:  # the format of src/apps/train_job.cpp's plan line
+            f.write("[23:06:14.197] [leader 0/2] [info] policy auto: replicated/cpu c16M r4 K3 "
+                    "mball keep36/36 t14 tail21 (predicted 1.598 s/step, 10253 tokens/s, bound by "
+                    "host-mem; 288 of 288 policies fit; machine: calibration cache x.json)\n"
+                    "  = --delivery replicated --reduction cpu --chunk-numel 16777216 --ring-slots "
+                    "4 --window 3 --micro-batch-rows 0 --gradient-accumulation-steps 2 "
+                    "--activations keep --leader-threads 14 --update-tail-units 21\n")
+        label, flags = compare.planned_policy(log)
+        self.assertEqual(label, "replicated/cpu c16M r4 K3 mball keep36/36 t14 tail21")
+        self.assertEqual(compare.flag_value(flags, "--update-tail-units"), 21)
+        self.assertEqual(compare.flag_value(flags, "--gradient-accumulation-steps"), 2)
+        self.assertIsNone(compare.flag_value(flags, "--max-kept-layers"))
+        with open(log, "w") as f:
+            f.write("[info] step 1/3 | replicated/cpu@4 | loss 5.0\n")
+        self.assertIsNone(compare.planned_policy(log))
+        self.assertIsNone(compare.planned_policy(os.path.join(d, "missing.log")))
+
+    def test_one_job_per_batch_without_a_sweep(self):
+        o = compare.parse_args(["--config", TINY, "--device", "cpu", "--batches", "2,4",
+                                "--systems", "slidedp,fsdp2", "--slidedp-policy", "auto",
+                                "--out", tempfile.mkdtemp()])
+        cmd = compare.slidedp_command(o, "m.jsonl", 64, 4)
+        self.assertNotIn("--route-sweep", cmd)
+        self.assertNotIn("--policy", cmd)
+        self.assertEqual(cmd[cmd.index("--batch-size") + 1], "4")
+        sweep = compare.slidedp_command(o, "m.jsonl", 64)
+        route = compare.slidedp_route(o)
+        self.assertEqual(sweep[sweep.index("--route-sweep") + 1], f"{route}@2,{route}@4")
+
+
 class Report(unittest.TestCase):
     def sweep(self):
         rows = []
@@ -350,6 +386,9 @@ class UsageErrors(unittest.TestCase):
         self.bad(COMPARE, base + ["--seq-lens", "65536,1"], "--seq-len must be >= 2")
         self.bad(COMPARE, base + ["--seq-lens", "64k"], "comma-separated list")
         self.bad(COMPARE, base + ["--time-budget", "-5"], "--time-budget must not be negative")
+        self.bad(COMPARE, base + ["--slidedp-policy", "auto", "--slidedp-tail", "4:21"],
+                 "--slidedp-policy auto runs each batch as the default policy chooses: "
+                 "--slidedp-tail would override it")
 
     def test_peer_train(self):
         self.bad(PEER_TRAIN, ["--system", "fsdp2", "--liger", "--config", TINY, "--device", "cpu"],
@@ -532,12 +571,36 @@ class CpuRun(unittest.TestCase):
         print("\n" + text[:text.find("runs:")], file=sys.stderr)
 
 
+    def test_a_job_per_batch_as_a_user_runs_it(self):
+        """--slidedp-policy auto: a slidedp job per batch, without a sweep (on CPU workers the
+        job keeps its flags as given: the rows say so)."""
+        if not WORKER:
+            self.skipTest("no slidedp worker given")
+        out = tempfile.mkdtemp(prefix="peer-bench-auto-")
+        p = run([COMPARE, "--device", "cpu", "--cpu-workers", "1", "--config", TINY,
+                 "--seq-len", "32", "--batches", "2,4", "--systems", "slidedp", "--steps", "2",
+                 "--warmup", "1", "--slidedp-policy", "auto", "--timeout-per-system", "240",
+                 "--out", out], env={"SLIDEDP_WORKER": WORKER}, timeout=600)
+        self.assertEqual(p.returncode, 0, p.stdout[-3000:] + p.stderr[-3000:])
+        jl = [json.loads(x) for x in open(os.path.join(out, "results.jsonl"))]
+        self.assertEqual([r["global_batch"] for r in jl], [2, 4])
+        for r in jl:
+            self.assertEqual(r["status"], "ok", r.get("note"))
+            self.assertTrue(r["log"].endswith(f"slidedp-B{r['global_batch']}.log"), r["log"])
+            self.assertTrue(os.path.isfile(r["log"]))
+            self.assertNotIn("--route-sweep", open(r["log"]).readline())
+            self.assertEqual(r["policy"], "the job's flags as given (no --policy auto plan in its log)")
+            self.assertGreater(r["tokens_per_s"], 0)
+        meta = json.load(open(os.path.join(out, "meta.json")))
+        self.assertEqual([x.get("global_batch") for x in meta["runs"]], [2, 4])
+
+
 LIGER_DIR = None
 WORKER = None
 
 if __name__ == "__main__":
     part = sys.argv[1] if len(sys.argv) > 1 else "report"
-    parts = {"report": [Formulas, Systems, Report, Driver, UsageErrors, LigerCall],
+    parts = {"report": [Formulas, Systems, PlannedPolicy, Report, Driver, UsageErrors, LigerCall],
              "liger": [LigerReal], "cpu-run": [CpuRun]}
     if part not in parts:
         sys.exit(f"usage: {sys.argv[0]} [report|liger|cpu-run [SLIDEDP_WORKER]]")

@@ -12,7 +12,9 @@ summary numbers the project's targets are stated in.
       --systems slidedp,fsdp2_liger_ac                # long sequences
   python3 tools/bench/compare.py --from-results DIR      # re-render from DIR/results.jsonl
 
-Systems: slidedp (one job, launcher/slidedp-run, --route-sweep ROUTE@B for every batch); the
+Systems: slidedp (one job, launcher/slidedp-run, --route-sweep ROUTE@B for every batch; with
+--slidedp-policy auto one job per batch as a user runs it, which on GPUs the default --policy
+auto plans: its choice is each row's `policy`); the
 peers of tools/bench/peer_train.py, each one torchrun job for the whole sweep:
   fsdp2, fsdp2_ac              FSDP2 (fully_shard per layer), without / with activation checkpointing
   fsdp2_offload[_ac]           FSDP2 + CPUOffloadPolicy (optimizer on the CPU)
@@ -446,18 +448,49 @@ def slidedp_variant(o, B):
     return f"{slidedp_route(o)}{f'+ga{n}' if n > 1 else ''}{f'+tail{m}' if m is not None else ''}@{B}"
 
 
-def slidedp_command(o, metrics, T):
+def slidedp_command(o, metrics, T, B=None):
+    """The slidedp job: under --slidedp-policy sweep one job for every batch (a --route-sweep of
+    slidedp_variant per batch); under auto the job of global batch B alone, without a sweep or
+    a knob flag, as a user runs it (on GPUs the default --policy auto plans it)."""
     launcher = os.path.join(ROOT, "launcher", "slidedp-run")
     where = (["--gpus", ",".join(map(str, o.gpus))] if o.device == "cuda"
              else ["--cpu-workers", str(o.G)])
-    sweep = ",".join(slidedp_variant(o, b) for b in o.batches)
     cmd = [sys.executable, launcher] + where + shlex.split(o.launcher_args) + ["--"]
     cmd += ["--model-config", o.config_path, "--seq-len", str(T),
-            "--batch-size", str(o.batches[0]), "--steps", str(o.warmup + o.steps),
-            "--warmup-steps", str(o.warmup), "--route-sweep", sweep, "--metrics", metrics,
-            "--lr", "1e-5", "--beta1", "0.9", "--beta2", "0.95", "--weight-decay", "0.1",
-            "--precision", o.dtype]
+            "--batch-size", str(o.batches[0] if B is None else B), "--steps", str(o.warmup + o.steps),
+            "--warmup-steps", str(o.warmup)]
+    if B is None:
+        cmd += ["--route-sweep", ",".join(slidedp_variant(o, b) for b in o.batches)]
+    cmd += ["--metrics", metrics, "--lr", "1e-5", "--beta1", "0.9", "--beta2", "0.95",
+            "--weight-decay", "0.1", "--precision", o.dtype]
     return cmd + shlex.split(o.slidedp_args)
+
+
+# The job's log line of --policy auto's choice (src/apps/train_job.cpp): "policy auto: LABEL
+# (predicted ...", then "  = FLAGS" on the next line.
+POLICY_LINE = re.compile(r"policy auto: (.+?) \(predicted ([0-9.]+) s/step")
+
+
+def planned_policy(log_path):
+    """(label, flags) of the policy --policy auto chose in the job of log_path, or None when the
+    job ran its flags as given (CPU workers; no plan)."""
+    try:
+        with open(log_path, errors="replace") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return None
+    for i, ln in enumerate(lines):
+        m = POLICY_LINE.search(ln)
+        if m:
+            flags = lines[i + 1].strip() if i + 1 < len(lines) else ""
+            return m.group(1), flags[2:] if flags.startswith("= ") else ""
+    return None
+
+
+def flag_value(flags, name):
+    """The integer after `name` in a flags string, or None."""
+    m = re.search(re.escape(name) + r"\s+(\d+)", flags or "")
+    return int(m.group(1)) if m else None
 
 
 def read_jsonl(path):
@@ -481,9 +514,10 @@ def median_or_none(xs):
     return statistics.median(xs) if xs else None
 
 
-def slidedp_rows(o, metrics_path, sampler):
+def slidedp_rows(o, metrics_path, sampler, B_alone=None, log=None):
     """One row per batch from slidedp's per-step metrics: medians over the non-warm-up steps
-    of each variant (its label is ROUTE@B)."""
+    of each variant (its label is ROUTE@B); B_alone: the job of that batch alone (every
+    record is its, whatever the label), its policy read from `log`."""
     recs = read_jsonl(metrics_path)
     stamps = {}
     for (t, line) in sampler.lines:
@@ -494,12 +528,12 @@ def slidedp_rows(o, metrics_path, sampler):
             pass
     by_variant = {}
     for r in recs:
-        by_variant.setdefault(r.get("variant"), []).append(r)
+        by_variant.setdefault(r.get("variant") if B_alone is None else B_alone, []).append(r)
     route = slidedp_route(o)
     rows = {}
     prev_end = None  # when the previous variant's last line appeared
-    for B in o.batches:
-        vs = by_variant.get(slidedp_variant(o, B), [])
+    for B in (o.batches if B_alone is None else [B_alone]):
+        vs = by_variant.get(slidedp_variant(o, B) if B_alone is None else B, [])
         timed = vs[o.warmup:]
         if not timed:
             continue
@@ -508,6 +542,18 @@ def slidedp_rows(o, metrics_path, sampler):
                "step_times": [r.get("step_s") for r in timed],
                "loss": timed[-1].get("loss"), "micro_batch": None,
                "accum": slidedp_accumulation(o).get(B), "update_tail": slidedp_tail(o).get(B)}
+        if B_alone is not None:  # the job's own choice (its variant label: ROUTE[+gaN])
+            chosen = planned_policy(log) if log else None
+            label = vs[-1].get("variant") or ""
+            row["route"] = label.split("@")[0].split("+")[0] or route
+            m = re.search(r"\+ga(\d+)", label)
+            row["accum"] = int(m.group(1)) if m else None
+            if chosen:
+                row["policy"] = f"auto: {chosen[0]}"
+                row["update_tail"] = flag_value(chosen[1], "--update-tail-units")
+                row["accum"] = flag_value(chosen[1], "--gradient-accumulation-steps") or row["accum"]
+            else:
+                row["policy"] = "the job's flags as given (no --policy auto plan in its log)"
         for k in SLIDEDP_BREAKDOWN:
             row[k] = median_or_none([r.get(k) for r in timed])
         for k, v in timed[-1].items():  # fields newer than this script (e.g. kept_layers)
@@ -535,18 +581,21 @@ def peer_rows(o, raw):
     return rows
 
 
-def run_system(o, name, T, index, count, timeout):
-    """Runs one system over the batch sweep at sequence length T with the given timeout;
-    returns (info, {batch: row}, (rc, timed_out), skipped note or None)."""
-    tag = name if len(o.seq_lens) == 1 else f"{name}-T{T}"
+def run_system(o, name, T, index, count, timeout, B=None):
+    """Runs one system over the batch sweep at sequence length T with the given timeout (B:
+    slidedp's job of that global batch alone, --slidedp-policy auto); returns (info, {batch:
+    row}, (rc, timed_out), skipped note or None)."""
+    tag = (name if len(o.seq_lens) == 1 else f"{name}-T{T}") + ("" if B is None else f"-B{B}")
     log = os.path.join(o.out, f"{tag}.log")
     raw_dir = os.path.join(o.out, "raw")
     os.makedirs(raw_dir, exist_ok=True)
     nvml = Nvml(o.gpus if o.device == "cuda" else [])
     info = {"system": name, "seq_len": T, "log": log}
+    if B is not None:
+        info["global_batch"] = B
     if name == "slidedp":
         raw = os.path.join(raw_dir, f"{tag.replace('slidedp', 'slidedp-metrics', 1)}.jsonl")
-        cmd = slidedp_command(o, raw, T)
+        cmd = slidedp_command(o, raw, T, B)
         env = env_for({})
         worker = os.environ.get("SLIDEDP_WORKER", os.path.join(ROOT, "build", "bin", "slidedp_worker"))
         if not os.access(worker, os.X_OK):
@@ -577,7 +626,7 @@ def run_system(o, name, T, index, count, timeout):
     sampler = Sampler(nvml, o.sample_interval, tail=raw if name == "slidedp" else None)
     rc, timed_out, wall = run_process(cmd, env, log, timeout, sampler)
     info.update(cmd=cmd, rc=rc, timed_out=timed_out, wall_s=round(wall, 1), timeout_s=timeout)
-    rows = slidedp_rows(o, raw, sampler) if name == "slidedp" else peer_rows(o, raw)
+    rows = slidedp_rows(o, raw, sampler, B, log) if name == "slidedp" else peer_rows(o, raw)
     host_run, gpu_run = sampler.peaks()
     info.update(host_peak_run_bytes=host_run, nvml_peak_run_bytes=gpu_run,
                 nvml_error=nvml.error, gpu_names=nvml.names, gpu_total_bytes=nvml.totals)
@@ -593,18 +642,20 @@ def run_system(o, name, T, index, count, timeout):
         row["host_peak_bytes"], row["nvml_peak_bytes"] = h, g
         row["host_peak_run_bytes"], row["nvml_peak_run_bytes"] = host_run, gpu_run
     say(f"[{index}/{count}] {tag}: exit status {rc}{' (timeout)' if timed_out else ''} after "
-        f"{wall:.0f} s; {len(rows)}/{len(o.batches)} batch(es) recorded")
+        f"{wall:.0f} s; {len(rows)}/{1 if B is not None else len(o.batches)} batch(es) recorded")
     return info, rows, (rc, timed_out), None
 
 
-def complete_rows(o, name, T, rows, outcome, skipped, info, shape, skip_status="error"):
-    """One row per requested batch at sequence length T: the system's own record, or the
-    process's fate (skip_status with the note `skipped` when it did not start)."""
+def complete_rows(o, name, T, rows, outcome, skipped, info, shape, skip_status="error",
+                  batches=None):
+    """One row per requested batch at sequence length T (or per batch of `batches`, a job's
+    own): the system's own record, or the process's fate (skip_status with the note `skipped`
+    when it did not start)."""
     N, L, H, D = shape
     out = []
     missing_seen = False
     tail = [ln.strip() for ln in tail_lines(info["log"], 3, frames=False)]
-    for B in o.batches:
+    for B in (o.batches if batches is None else batches):
         row = rows.get(B)
         if row is None:
             if skipped:
@@ -636,7 +687,8 @@ def complete_rows(o, name, T, rows, outcome, skipped, info, shape, skip_status="
         if name == "slidedp":
             row.update(model_params=N, layers=L, heads=H, head_dim=D, ac=None,
                        threads=None, liger=None)
-            row.setdefault("note", f"route {slidedp_route(o)}")
+            row.setdefault("note", f"route {row.get('route') or slidedp_route(o)}"
+                           + (f"; policy {row['policy']}" if row.get("policy") else ""))
         else:
             row.setdefault("liger", "--liger" in PEERS[name])
             if N and row.get("model_params") not in (None, N):
@@ -746,7 +798,8 @@ def summary_lines_at(rows):
     best = best_row(sd)
     if best:
         out.append(f"slidedp best: {best['tokens_per_s']:.0f} tok/s at global batch "
-                   f"{best['global_batch']} ({best.get('route', '')}), "
+                   f"{best['global_batch']} ({best.get('route', '')}"
+                   + (f"; policy {best['policy']}" if best.get("policy") else "") + "), "
                    f"{fmt(best.get('tflops_per_gpu'), '.1f')} TFLOPS/GPU "
                    f"({fmt(best.get('tflops_per_gpu_causal'), '.1f')} counting causal attention)")
     else:
@@ -913,7 +966,8 @@ def report(out_dir, rows, meta, runs):
     if runs:
         text += ["", "runs:"]
         for r in runs:
-            at = f" T={r['seq_len']}" if len(Ts) > 1 and r.get("seq_len") else ""
+            at = (f" T={r['seq_len']}" if len(Ts) > 1 and r.get("seq_len") else "") + \
+                (f" B={r['global_batch']}" if r.get("global_batch") is not None else "")
             text.append(f"  {r['system']}{at}: exit {r.get('rc')}{' (timeout)' if r.get('timed_out') else ''}, "
                         f"{r.get('wall_s')} s, log {r['log']}"
                         + (f" [{r['skipped']}]" if r.get("skipped") else ""))
@@ -1011,6 +1065,14 @@ def parse_args(argv):
     ap.add_argument("--slidedp-tail", default="",
                     help="slidedp update tail per global batch, e.g. \"4:20\" (--route-sweep's +tailM, "
                          "--update-tail-units; for leader-bound batches: `slidedp_plan` prices it)")
+    ap.add_argument("--slidedp-policy", choices=("sweep", "auto"), default="sweep",
+                    help="sweep (default): one slidedp job for every batch, a --route-sweep of "
+                         "ROUTE[+gaN][+tailM]@B as --slidedp-route/-accumulation/-tail give "
+                         "(the planner's other knobs at their manual defaults); auto: one job "
+                         "per batch as a user runs it, without a sweep or a knob flag, so that on "
+                         "GPUs the default --policy auto chooses route, passes, update tail and "
+                         "activations from this machine's calibration (measured on the first "
+                         "job of a shape; a start-up per batch)")
     ap.add_argument("--slidedp-args", default="",
                     help="extra slidedp_worker flags, e.g. \"--chunk-numel 4194304 --activations auto\"")
     ap.add_argument("--launcher-args", default="",
@@ -1049,6 +1111,13 @@ def parse_args(argv):
     if o.time_budget < 0 or o.timeout <= 0:
         raise UsageError("--time-budget must not be negative and --timeout-per-system must be "
                          "positive")
+    given = [f for f, v in (("--slidedp-route", o.slidedp_route),
+                            ("--slidedp-accumulation", o.slidedp_accumulation),
+                            ("--slidedp-tail", o.slidedp_tail)) if v]
+    if o.slidedp_policy == "auto" and given:
+        raise UsageError(f"--slidedp-policy auto runs each batch as the default policy chooses: "
+                         f"{', '.join(given)} would override it",
+                         "drop " + ", ".join(given) + ", or use --slidedp-policy sweep")
     o.systems = [s.strip() for s in o.systems.split(",") if s.strip()]
     bad = [s for s in o.systems if s not in SYSTEMS]
     if bad or not o.systems:
@@ -1158,6 +1227,7 @@ def main(argv):
             "micro_batch": o.micro_batch, "threads_per_rank": o.threads,
             "slidedp_route": slidedp_route(o), "slidedp_args": o.slidedp_args,
             "slidedp_accumulation": o.slidedp_accumulation, "slidedp_tail": o.slidedp_tail,
+            "slidedp_policy": o.slidedp_policy,
             "peer_args": o.peer_args, "alloc_conf_peers": os.environ.get("PYTORCH_CUDA_ALLOC_CONF", o.alloc_conf),
             "host": socket.gethostname(), "cpu_count": os.cpu_count(),
             "device_name": (f"{nv.names[0]} x{o.G}" if nv.names else
@@ -1173,22 +1243,26 @@ def main(argv):
     if config_note:
         say(config_note)
     rows, runs = [], []
-    plan = [(T, name) for T in o.seq_lens for name in o.systems]
-    for i, (T, name) in enumerate(plan, 1):
+    # (T, system, B): B is a global batch where slidedp runs a job per batch
+    # (--slidedp-policy auto), else None (one job for the whole sweep)
+    plan = [(T, name, B) for T in o.seq_lens for name in o.systems
+            for B in (o.batches if name == "slidedp" and o.slidedp_policy == "auto" else [None])]
+    for i, (T, name, B) in enumerate(plan, 1):
         timeout, skip = run_timeout(o, time.time() - t_begin)
         if skip:
-            warn(f"[{i}/{len(plan)}] {name} T={T}: {skip}")
+            warn(f"[{i}/{len(plan)}] {name} T={T}{'' if B is None else f' B={B}'}: {skip}")
             info = {"system": name, "seq_len": T, "log": "", "rc": None, "timed_out": False,
                     "wall_s": 0.0, "skipped": skip}
             got, outcome = {}, None
         else:
-            info, got, outcome, skip = run_system(o, name, T, i, len(plan), timeout)
+            info, got, outcome, skip = run_system(o, name, T, i, len(plan), timeout, B)
         runs.append(info)
         # a run the budget left out is not_run; a system that could not start (no slidedp
         # worker) is an error
         rows += complete_rows(o, name, T, got, outcome, skip, info, shape,
                               skip_status="not_run" if outcome is None and got == {} and
-                              skip and skip.startswith("not run: --time-budget") else "error")
+                              skip and skip.startswith("not run: --time-budget") else "error",
+                              batches=None if B is None else [B])
         # keep what is known after every system: a later crash of the driver loses nothing
         with open(os.path.join(o.out, "results.jsonl"), "w") as f:
             for r in rows:
