@@ -304,6 +304,26 @@ int reportParseError(const CLI::App& app, const CLI::ParseError& e,
   // A bare word that is a file: a configuration file given where a flag was expected (e.g. after
   // launcher/slidedp-run's --, which passes the rest to this program as it is).
   std::string hint = "slidedp_worker --help lists every option with its default";
+  if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr) {
+    // An unknown --flag: one of launcher/slidedp-run's own (given after its --), or the
+    // closest of this program's. CLI11's message lists the extras, values first.
+    static const char* const kLauncherFlags[] = {"--cpu-workers", "--dry-run", "--exec-rank", "--gpus",
+                                                 "--hostfile", "--no-pin", "--nodes", "--plan",
+                                                 "--srun", "--worker-threads"};
+    const std::vector<std::string> known = longFlagNames(app);
+    for (const std::string& a : args) {
+      if (a.rfind("--", 0) != 0 || a.size() < 3) continue;
+      const std::string name = a.substr(0, a.find('='));
+      if (std::find(known.begin(), known.end(), name) != known.end()) continue;
+      if (std::find(std::begin(kLauncherFlags), std::end(kLauncherFlags), name) != std::end(kLauncherFlags)) {
+        msg = fmt::format("{} is an option of launcher/slidedp-run, not of slidedp_worker", name);
+        hint = fmt::format("put it before --: launcher/slidedp-run {} ... -- [worker flags]", name);
+      } else {
+        msg = fmt::format("unknown option {}{}", name, didYouMean(closestName(name, known)));
+      }
+      break;
+    }
+  }
   if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr)
     for (const std::string& a : args)
       if (!a.empty() && a[0] != '-' && std::filesystem::is_regular_file(a) &&
@@ -353,6 +373,33 @@ int main(int argc, char** argv) {
   // saved one) it would be an explicit --policy auto, which plans on CPU workers too, where the
   // default ran the flags as given.
   if (!opts.train.policy_given) app.get_option("--policy")->configurable(false);
+  if (!opts.training()) {
+    // Without --model/--model-config the job is the start-up self-check, which reads none of
+    // the training options: a run that sets one meant to train (e.g. `--resume DIR` alone,
+    // which does not bring back the run's other flags) is refused, not run as the self-check
+    // with exit 0. A value equal to the default is let through (a saved configuration lists
+    // every key).
+    std::vector<std::string> given;
+    const auto joined = [](const std::vector<std::string>& v) {
+      std::string out;
+      for (const std::string& x : v) out += (out.empty() ? "" : ", ") + x;
+      return out;
+    };
+    for (const CLI::Option* opt : app.get_option_group("Training")->get_options())
+      if (opt->count() > 0 && (opt->get_expected_min() < 1 || opt->as<std::string>() != opt->get_default_str()))
+        given.push_back(opt->get_name());
+    if (!given.empty()) {
+      if (worldRankFromEnv() == 0)
+        std::fprintf(stderr, "slidedp: error: %s train%s a model, but neither --model nor "
+                     "--model-config was given (without one the job is the start-up self-check, "
+                     "which would ignore %s).\nHINT: add --model DIR (a Hugging Face model "
+                     "directory) or --model-config FILE (its config.json, random init); to resume "
+                     "a run, give its whole command again with --resume DIR added\n",
+                     joined(given).c_str(), given.size() == 1 ? "s" : "",
+                     given.size() == 1 ? "it" : "them");
+      return exitAfterRankZeroPrinted();
+    }
+  }
   if (opts.training()) {
     // The model's config.json gives the shape: the self-check's shape flags are refused, and
     // left out of the resolved configuration (which would show the self-check's default).

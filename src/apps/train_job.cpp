@@ -379,7 +379,8 @@ int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trai
         if (ctx.world_rank == 0)
           SLIDEDP_LOG_WARN("stopped after step {} on request{}", step,
                            !o.checkpoint_dir.empty()
-                               ? fmt::format("; resume with --resume {}", o.checkpoint_dir)
+                               ? fmt::format("; resume: run the same command with --resume {} added",
+                                             o.checkpoint_dir)
                            : o.export_dir.empty() ? " (no --checkpoint-dir: nothing saved)"
                                                   : " (no --checkpoint-dir: only the partial model is exported)");
         break;

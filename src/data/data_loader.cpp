@@ -115,6 +115,15 @@ std::unique_ptr<DataLoader> DataLoader::open(const DataSpec& spec) {
     L->docs_ = L->format_ == "jsonl" ? readJsonl(spec.path, spec.vocab_size)
                                      : readText(spec.path, spec.tokenizer, spec.vocab_size);
   } catch (const UntokenisedRecords& e) {
+    // `prepare` needs transformers' tokenizer (tokenizer.json or tokenizer_config.json): a
+    // model with only a SentencePiece tokenizer.model cannot take that way (prepare refuses it).
+    const auto has = [&](const char* f) { return ::access((spec.model_dir + "/" + f).c_str(), R_OK) == 0; };
+    if (!spec.model_dir.empty() && !has("tokenizer.json") && !has("tokenizer_config.json"))
+      throwUserError("{}\nHINT: records are tokenised with the model's Hugging Face tokenizer and its "
+                     "chat template, and {} has only a SentencePiece tokenizer.model: use a model "
+                     "directory with tokenizer.json and tokenizer_config.json (its Hugging Face "
+                     "export), or write the records' text to a .txt file and train on that (--data "
+                     "FILE.txt, plain text, no chat template)", e.what(), spec.model_dir);
     throwUserError("{}\nHINT: tokenise it with the model's tokenizer (chat template applied, only "
                    "the replies trained):\n  {}\nthen train with --data {}.tok", e.what(),
                    prepareCommand(spec), spec.path);

@@ -665,6 +665,15 @@ TEST(Errors, BinaryTextAndUntokenisedJsonl) {
   writeBytes(dir.path("chat.jsonl"), "{\"messages\": [{\"role\": \"user\", \"content\": \"hi\"}]}\n");
   expectUserError([&] { DataLoader::open(spec(dir.path("chat.jsonl"), 1, 8, 100)); },
                   {"chat.jsonl:1", "chat (\"messages\")", "launcher/slidedp-run prepare"});
+  // The same with a model whose only tokenizer is SentencePiece's: `prepare` refuses it (it
+  // needs transformers' tokenizer), so the hint says what chat records need instead of it.
+  writeBytes(dir.path("tokenizer.model"), "x");
+  std::remove(dir.path("tokenizer.json").c_str());
+  DataSpec c = spec(dir.path("chat.jsonl"), 1, 8, 100);
+  c.model_dir = dir.path("");
+  expectUserError([&] { DataLoader::open(c); },
+                  {"chat.jsonl:1", "has only a SentencePiece tokenizer.model",
+                   "tokenizer.json and tokenizer_config.json", "--data FILE.txt"});
   writeBytes(dir.path("pc.jsonl"), "{\"prompt\": \"a\", \"completion\": \"b\"}\n");
   expectUserError([&] { DataLoader::open(spec(dir.path("pc.jsonl"), 1, 8, 100)); },
                   {"pc.jsonl:1", "prompt/completion", "launcher/slidedp-run prepare"});

@@ -207,6 +207,13 @@ class PrepareTest(unittest.TestCase):
         self.assertEqual(rc, 2, se)
         self.assertIn("only a SentencePiece tokenizer.model", se)
         self.assertIn("--data directly", se)
+        # chat records with that model: no "pass the .txt" for a .jsonl, but what they need
+        rc, _, se = run("--tokenizer", os.path.join(SHARED, "models", "stories260K"), "--input",
+                        self.path("chat.jsonl"), "--out", self.path("sp.tok"))
+        self.assertEqual(rc, 2, se)
+        self.assertIn("only a SentencePiece tokenizer.model", se)
+        self.assertIn("use a model directory with tokenizer.json and tokenizer_config.json", se)
+        self.assertNotIn("--data directly", se)
         # a tokenizer without a chat template cannot prepare chat data
         notpl = os.path.join(self.tmp.name, "notpl")
         os.makedirs(notpl, exist_ok=True)

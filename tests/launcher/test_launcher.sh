@@ -244,6 +244,12 @@ SLIDEDP_PLAN=$BIN SLIDEDP_TOPOLOGY_FILE=$FAKE run auto-plan-machine "$RUN" --dry
 hasnt "planning first" "$OUT" "auto-plan-machine: a machine description needs no calibration"
 SLIDEDP_PLAN=$BIN SLIDEDP_TOPOLOGY_FILE=$FAKE run auto-plan-sweep "$RUN" --dry-run --gpus 0,1 -- --policy auto --route-sweep cpu/cpu@8
 hasnt "planning first" "$OUT" "auto-plan-sweep: the job refuses auto with a sweep at once, no plan before"
+# a --policy value the job would refuse is refused before the plan (whose calibration takes
+# seconds to minutes), not after it
+SLIDEDP_PLAN=$BIN SLIDEDP_TOPOLOGY_FILE=$FAKE run auto-plan-bad "$RUN" --dry-run --gpus 0,1 -- --seq-len 512 --policy fast
+expect_rc 2 auto-plan-bad
+has "slidedp-run: error: --policy fast: not one of auto, manual" "$OUT" "auto-plan-bad: named"
+hasnt "planning first" "$OUT" "auto-plan-bad: no plan first"
 # --policy not given: auto is the default on GPU workers without the planner's knob flags
 # (src/apps/policy_choice.h); a knob flag (with or without a value, or a CONFIG key) or CPU
 # workers keep it manual

@@ -490,6 +490,39 @@ TEST(Configuration, SavedConfigurationMatchesTheRunAndFeedsBack) {
   std::system(("rm -rf " + d + " " + d + ".*").c_str());
 }
 
+// A run that sets training options without a model used to run the start-up self-check and
+// exit 0 (e.g. `--resume DIR` alone, after the stop message said "resume with --resume DIR");
+// an unknown flag got CLI11's "not expected: 128 --seq-lenn" with no suggestion, and a launcher
+// option given after the launcher's -- no pointer back. Each is refused once, before start-up.
+TEST(CommandLine, TrainingFlagsWithoutAModelAndUnknownFlagsAreRefusedWithTheirFix) {
+  const std::vector<std::string> mpi = {SLIDEDP_MPIRUN_BIN, "--oversubscribe", "--bind-to", "none",
+                                        "-np", "3", SLIDEDP_WORKER_BIN, "--device", "cpu"};
+  auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> c = mpi;
+    c.insert(c.end(), extra.begin(), extra.end());
+    return c;
+  };
+  Result alone = wait(start(with({"--resume", "/tmp/no-such-run", "--steps", "5"})));
+  EXPECT_EQ(alone.exit_code, 2) << alone.output;
+  EXPECT_EQ(countOccurrences(alone.output, "slidedp: error: --steps, --resume train a model, but neither "
+                                           "--model nor --model-config was given"), 1) << alone.output;
+  EXPECT_EQ(countOccurrences(alone.output, "to resume a run, give its whole command again with "
+                                           "--resume DIR added"), 1) << alone.output;
+  EXPECT_EQ(alone.output.find("segments removed"), std::string::npos) << alone.output;
+  // A saved configuration lists every key at its default: those alone are no training request.
+  Result self = wait(start(with({"--steps", "10", "--hold", "0"})));
+  EXPECT_EQ(self.exit_code, 0) << self.output;
+  EXPECT_NE(self.output.find("segments removed"), std::string::npos) << self.output;
+  Result typo = wait(start(train({"--seq-lenn", "128"})));
+  EXPECT_EQ(typo.exit_code, 2) << typo.output;
+  EXPECT_EQ(countOccurrences(typo.output, "unknown option --seq-lenn (did you mean --seq-len?)"), 1) << typo.output;
+  Result launcher = wait(start(train({"--cpu-workers", "2"})));
+  EXPECT_EQ(launcher.exit_code, 2) << launcher.output;
+  EXPECT_EQ(countOccurrences(launcher.output, "--cpu-workers is an option of launcher/slidedp-run, not of "
+                                              "slidedp_worker"), 1) << launcher.output;
+  EXPECT_EQ(countOccurrences(launcher.output, "HINT: put it before --"), 1) << launcher.output;
+}
+
 // Item 5: a crashed job's segment under a custom --shm-name is recognised as stale (its owner
 // is gone) and removed at the next start, not refused as "in use"; so are Open MPI's files of
 // a job whose mpirun was SIGKILLed.

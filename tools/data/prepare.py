@@ -286,9 +286,16 @@ def prepare(args):
     tok_file = tokenizer_file(args.tokenizer)
     if os.path.basename(tok_file) == "tokenizer.model" and not os.path.isfile(
             os.path.join(args.tokenizer, "tokenizer_config.json")):
+        if args.input.endswith(".txt"):
+            hint = "the runtime tokenises text with tokenizer.model itself: pass the .txt to --data directly"
+        else:  # JSONL records (chat or text fields): they need transformers' tokenizer
+            hint = ("JSONL records (chat messages, prompt/completion) are tokenised with the model's "
+                    "Hugging Face tokenizer and its chat template, which this model directory lacks: use "
+                    "a model directory with tokenizer.json and tokenizer_config.json (a Hugging Face "
+                    "export of it), or write the records' text to a .txt file and pass that to --data "
+                    "(plain text, no chat template)")
         raise DataError(f"{args.tokenizer} has only a SentencePiece tokenizer.model (no tokenizer.json or "
-                        "tokenizer_config.json) for transformers to load\nHINT: the runtime tokenises text "
-                        "with tokenizer.model itself: pass the .txt to --data directly")
+                        f"tokenizer_config.json) for transformers to load\nHINT: {hint}")
     try:
         tok = load_tokenizer(args.tokenizer)
     except (OSError, ValueError) as e:
