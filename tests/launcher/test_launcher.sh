@@ -244,6 +244,13 @@ SLIDEDP_PLAN=$BIN SLIDEDP_TOPOLOGY_FILE=$FAKE run auto-plan-machine "$RUN" --dry
 hasnt "planning first" "$OUT" "auto-plan-machine: a machine description needs no calibration"
 SLIDEDP_PLAN=$BIN SLIDEDP_TOPOLOGY_FILE=$FAKE run auto-plan-sweep "$RUN" --dry-run --gpus 0,1 -- --policy auto --route-sweep cpu/cpu@8
 hasnt "planning first" "$OUT" "auto-plan-sweep: the job refuses auto with a sweep at once, no plan before"
+# the embedded default job run from another directory: its relative paths are missing there
+# but under the repository; refused before start-up with where to run from (the worker said
+# only "no model config.json here")
+run default-elsewhere bash -c "cd '$TMP' && '$RUN' --dry-run --cpu-workers 2 '$ROOT/tools/configs/default-job.toml'"
+expect_rc 2 default-elsewhere
+has "--model-config tools/configs/kjv-tiny-llama.json: not found from the current directory" "$OUT" "default-elsewhere: named"
+has "HINT: run from the repository root (cd $ROOT)" "$OUT" "default-elsewhere: where to run"
 # a --policy value the job would refuse is refused before the plan (whose calibration takes
 # seconds to minutes), not after it
 SLIDEDP_PLAN=$BIN SLIDEDP_TOPOLOGY_FILE=$FAKE run auto-plan-bad "$RUN" --dry-run --gpus 0,1 -- --seq-len 512 --policy fast
