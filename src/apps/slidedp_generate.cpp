@@ -84,6 +84,15 @@ int run(int argc, char** argv) {
 
   if (device == "cuda" && !torch::cuda::is_available())
     throwUserError("--device cuda: no CUDA device is available\nHINT: use --device cpu");
+  // A training checkpoint is not a model directory: it holds the optimizer state, and the
+  // job exports the model (--export).
+  if (!formats::isRegularFile(formats::joinPath(modelDir, "config.json")) &&
+      (formats::isRegularFile(formats::joinPath(modelDir, "trainer_state.json")) ||
+       formats::isRegularFile(formats::joinPath(modelDir, "latest"))))
+    throwUserError("{} is a training checkpoint, not a model directory (config.json + safetensors)"
+                   "\nHINT: export its model: run the job's command again with --resume {} --steps "
+                   "<the checkpoint's step> --export OUT (nothing is trained), then pass --model OUT",
+                   modelDir, modelDir);
   auto m = model::loadHostModel(modelDir, /*checkDType=*/false);
   std::fprintf(stderr,
                "slidedp_generate: model %s (%s, L=%ld, C=%ld, V=%ld), device %s, dtype %s, "
@@ -108,9 +117,12 @@ int run(int argc, char** argv) {
   } else {
     if (!haveSp && !prompt.empty())
       throwUserError(
-          "{}: no SentencePiece tokenizer.model, cannot encode --prompt\nHINT: pass "
-          "the prompt as --prompt-ids",
-          modelDir);
+          "{}: no SentencePiece tokenizer.model, cannot encode --prompt\nHINT: {}",
+          modelDir,
+          formats::isRegularFile(formats::joinPath(modelDir, "tokenizer.json"))
+              ? "its tokenizer is Hugging Face's tokenizer.json: launcher/slidedp-run generate --model "
+                "DIR --prompt TEXT tokenises with it (text in, text out), or pass the prompt as --prompt-ids"
+              : "pass the prompt as --prompt-ids");
     if (!noBos) {
       if (!m.config.bosTokenId)
         throwUserError(

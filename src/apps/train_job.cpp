@@ -283,8 +283,9 @@ int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trai
                               rec.attention_output_layers > 0
                                   ? fmt::format(" (+{} attention output)", rec.attention_output_layers)
                                   : std::string()),
-            v.predicted.step_s > 0 ? fmt::format(" | predicted {:.3f} s ({:+.1f}%)", v.predicted.step_s,
-                                                 100 * (v.predicted.step_s - rec.seconds) / rec.seconds)
+            // the step measured against the prediction, as the prediction watch's warning says it
+            v.predicted.step_s > 0 ? fmt::format(" | predicted {:.3f} s (measured {:+.1f}%)", v.predicted.step_s,
+                                                 100 * (rec.seconds - v.predicted.step_s) / v.predicted.step_s)
                               : "",
             rec.checkpoint_in_flight ? fmt::format(" | ckpt-wait {:.3f} s", rec.checkpoint_wait_s) : "");
         if (metrics.is_open()) {

@@ -607,6 +607,25 @@ TEST(Generate, BadPromptIdsAndEmptyPromptsAreClearErrors) {
     EXPECT_EQ(r.exit_code, 2) << args[0] << "\n" << r.output;
     EXPECT_NE(r.output.find(want), std::string::npos) << r.output;
   }
+  // A training checkpoint (step directory or the --checkpoint-dir) is not a model: how to
+  // export one; a model whose tokenizer is tokenizer.json: the launcher's generate takes text.
+  const std::string ck = tmpDir("generate-ckpt");
+  std::system(("mkdir -p " + ck + "/step-00000002 && echo {} > " + ck + "/step-00000002/trainer_state.json && "
+               "echo step-00000002 > " + ck + "/latest").c_str());
+  for (const std::string& dir : {ck, ck + "/step-00000002"}) {
+    Result r = wait(start({SLIDEDP_GENERATE_BIN, "--model", dir, "--prompt", "hi"}));
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find(dir + " is a training checkpoint, not a model directory"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("--export OUT (nothing is trained), then pass --model OUT"), std::string::npos) << r.output;
+  }
+  const std::string hf = ck + "/hf";
+  std::system(("mkdir -p " + hf + " && cp " + stories() + "/config.json " + stories() + "/*.safetensors " +
+               hf + "/ 2>/dev/null; echo {} > " + hf + "/tokenizer.json").c_str());
+  Result text = wait(start({SLIDEDP_GENERATE_BIN, "--model", hf, "--prompt", "hi"}));
+  EXPECT_EQ(text.exit_code, 2) << text.output;
+  EXPECT_NE(text.output.find("launcher/slidedp-run generate --model DIR --prompt TEXT tokenises with it"),
+            std::string::npos) << text.output;
+  std::system(("rm -rf " + ck).c_str());
   // Past the model's context (512 positions): it says why it stopped short.
   Result full = wait(start({SLIDEDP_GENERATE_BIN, "--model", stories(), "--prompt-ids", "1",
                             "--max-new-tokens", "600", "--ignore-eos"}));
