@@ -1072,7 +1072,7 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
     if (!o.checkpoint_dir.empty() && formats::isDirectory(o.checkpoint_dir)) {
       const std::string dir = quote(abs(o.checkpoint_dir));
       if (done < last)
-        where += fmt::format("\n  checkpoints: {} (continue with --resume {})", dir, dir);
+        where += fmt::format("\n  checkpoints: {} (continue: the same command with --resume {})", dir, dir);
       else
         where += fmt::format("\n  checkpoints: {} (the run is complete; to train further: --resume {} "
                              "--steps N with N > {})", dir, dir, last);
