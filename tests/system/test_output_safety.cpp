@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 
 #include "common/subprocess.h"
@@ -487,6 +488,28 @@ TEST(Configuration, SavedConfigurationMatchesTheRunAndFeedsBack) {
   EXPECT_EQ(help.output.find("{false}\n"), std::string::npos) << help.output;
   EXPECT_NE(help.output.find("--no-shuffle{false}=true"), std::string::npos) << help.output;
   EXPECT_NE(help.output.find("--export-fp32{false}=true"), std::string::npos) << help.output;
+  std::system(("rm -rf " + d + " " + d + ".*").c_str());
+}
+
+// A step whose gradient norm is non-finite (a finite loss: --lr 50 blows the weights up in its
+// update) used to be checkpointed: `latest` then named a checkpoint of NaN weights, and with
+// --keep-checkpoints 1 the good one before it was pruned. The job now ends at that step, with
+// the earlier checkpoint (streamed, in flight) completed and named by `latest`.
+TEST(Divergence, ANonFiniteGradientNormEndsTheJobBeforeItsCheckpoint) {
+  const std::string d = tmpDir("diverged");
+  Result r = wait(start(train({"--lr", "50", "--steps", "10", "--checkpoint-dir", d,
+                               "--checkpoint-every", "1", "--keep-checkpoints", "1"})));
+  EXPECT_NE(r.exit_code, 0) << r.output;
+  const size_t at = r.output.find("(diverged); no checkpoint of it is written");
+  ASSERT_NE(at, std::string::npos) << r.output;
+  const size_t s = r.output.rfind("step ", at);
+  const int failed = std::atoi(r.output.c_str() + s + 5);
+  ASSERT_GE(failed, 2) << r.output.substr(s, 200);
+  EXPECT_EQ(countOccurrences(r.output, "HINT: a lower --lr, --max-grad-norm to clip"), 1) << r.output;
+  const std::string before = fmt::format("step-{:08d}", failed - 1);
+  EXPECT_EQ(readFile(d + "/latest").substr(0, before.size()), before) << r.output;
+  EXPECT_TRUE(std::filesystem::exists(d + "/" + before + "/trainer_state.json"));
+  EXPECT_FALSE(std::filesystem::exists(d + fmt::format("/step-{:08d}", failed)));
   std::system(("rm -rf " + d + " " + d + ".*").c_str());
 }
 
