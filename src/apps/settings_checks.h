@@ -10,6 +10,10 @@
 
 namespace slidedp {
 
+/// The most tokens one step may hold (--batch-size x --seq-len, and a --route-sweep item's rows
+/// x --seq-len): 2^40, far below where the sizes derived from them overflow.
+inline constexpr int64_t kMaxTokensPerStep = int64_t{1} << 40;
+
 /// Every setting checked before start-up (loading the model, creating the segment), with the
 /// flag's name in the message. Throws UserError.
 void checkSettings(const TrainJobOptions& o, int num_workers);

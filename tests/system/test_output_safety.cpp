@@ -330,6 +330,11 @@ TEST(EarlyChecks, BadSettingsAreRefusedBeforeStartUpAndPrintedOnce) {
   const std::string ref = "reference:" + sharedDir() + "/reference/stories260K_kjv.reference.safetensors";
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
       {{"--steps", "2", "--batch-size", "1"}, "--batch-size 1 is smaller than the number of workers (2)"},
+      // 2^58 rows x 64 tokens once wrapped the host buffers' size to 0 B and crashed a worker
+      {{"--steps", "2", "--batch-size", "288230376151711744"},
+       "--batch-size 288230376151711744 x --seq-len 256 is more than 2^40 tokens per step"},
+      {{"--steps", "2", "--route-sweep", "replicated/cpu@9223372036854775807"},
+       "@9223372036854775807 rows x --seq-len 256 is more than 2^40 tokens per step"},
       {{"--steps", "2", "--beta1", "1.5"}, "--beta1 must be in [0, 1)"},
       {{"--steps", "2", "--beta2", "-0.1"}, "--beta2 must be in [0, 1)"},
       {{"--steps", "2", "--eps", "0"}, "--eps must be a finite number > 0"},
