@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <map>
 #include <vector>
 
@@ -95,7 +96,56 @@ uint64_t freeBytesAt(const std::string& path) {
   return static_cast<uint64_t>(st.f_bavail) * st.f_frsize;
 }
 
+namespace {
+
+/// `path` with symbolic links and ".." resolved as far as it exists.
+std::string resolved(const std::string& path) {
+  std::error_code ec;
+  const std::filesystem::path c = std::filesystem::weakly_canonical(path, ec);
+  return ec ? path : c.string();
+}
+
+/// An output file that would overwrite what the run reads: the input file itself, or an
+/// existing file inside an input directory (a model's weights, a checkpoint's state). A new
+/// file beside them is fine.
+void checkNotAnInput(const char* option, const std::string& file, const OutputPlan& p) {
+  std::error_code ec;
+  if (file.empty() || !std::filesystem::exists(file, ec)) return;
+  const std::string out = resolved(file);
+  // A checkpoint root (--checkpoint-dir, a --resume root): only its step directories and
+  // `latest` are the run's (files of the user's own beside them are not).
+  std::vector<std::pair<std::string, std::string>> inputs;
+  for (const auto& [input, path] : p.inputs) {
+    const bool root = (input == "--checkpoint-dir" || input == "--resume") &&
+                      std::filesystem::is_directory(path, ec) &&
+                      !formats::isRegularFile(formats::joinPath(path, "trainer_state.json"));
+    if (!root) {
+      inputs.emplace_back(input, path);
+      continue;
+    }
+    for (const auto& c : listStepCheckpoints(path)) inputs.emplace_back(input, c.dir);
+    inputs.emplace_back(input, formats::joinPath(path, "latest"));
+  }
+  for (const auto& [input, path] : inputs) {
+    if (path.empty() || !std::filesystem::exists(path, ec)) continue;
+    if (std::filesystem::is_directory(path, ec)) {
+      const std::string dir = resolved(path);
+      if (out.size() > dir.size() && out.compare(0, dir.size(), dir) == 0 && out[dir.size()] == '/')
+        throwUserError("{} {} is a file inside the {} directory {}: the run would overwrite it "
+                       "(it reads that directory).\nHINT: write {} to a file of its own outside it",
+                       option, file, input, path, option);
+    } else if (std::filesystem::equivalent(file, path, ec)) {
+      throwUserError("{} {} is the {} file the run reads: the run would overwrite it.\nHINT: "
+                     "write {} to a file of its own", option, file, input, option);
+    }
+  }
+}
+
+}  // namespace
+
 void checkOutputPaths(const OutputPlan& p) {
+  checkNotAnInput("--metrics", p.metrics, p);
+  checkNotAnInput("--trace", p.trace, p);
   if (!p.export_dir.empty() && sameDirectory(p.export_dir, p.model_dir))
     throwUserError("--export {} is the --model directory the run starts from: the export would "
                    "overwrite its weights with the fine-tuned ones.\nHINT: export to a new "

@@ -9,6 +9,8 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace slidedp {
 
@@ -24,12 +26,17 @@ struct OutputPlan {
   std::string trace;
   std::string gpu_profile;         // --gpu-profile (its directory; workers insert -w<worker>)
   std::string memory_snapshot;     // --memory-snapshot (the same)
+  /// What the run reads, (option, path): files (--data, --tokenizer, ...) and directories
+  /// (--model, --checkpoint-dir, ...); "" or a path that does not exist is skipped.
+  std::vector<std::pair<std::string, std::string>> inputs;
 };
 
 /// Throws UserError (message: the option, the path, what failed; for space: needed and
-/// available bytes of the file system) for the first output that cannot be written, and for an
+/// available bytes of the file system) for the first output that cannot be written, for an
 /// --export that is the --model directory or the --checkpoint-dir (it would overwrite the
-/// weights the run starts from, or mix a model into the checkpoints).
+/// weights the run starts from, or mix a model into the checkpoints), and for a --metrics or
+/// --trace file that is one of `inputs`' files or an existing file inside one of its
+/// directories (the run would overwrite what it reads: a model's weights, its data).
 void checkOutputPaths(const OutputPlan& plan);
 
 /// Free bytes (statvfs f_bavail * f_frsize) of the file system holding `path`; throws UserError.

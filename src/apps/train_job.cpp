@@ -714,6 +714,11 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
       plan.trace = o.trace;
       plan.gpu_profile = o.gpu_profile;
       plan.memory_snapshot = o.memory_snapshot;
+      const std::string reference = "reference:";
+      plan.inputs = {{"--model", o.model}, {"--model-config", o.model_config},
+                     {"--data", o.data.rfind(reference, 0) == 0 ? o.data.substr(reference.size()) : o.data},
+                     {"--eval-data", o.eval_data}, {"--tokenizer", o.tokenizer},
+                     {"--resume", o.resume}, {"--checkpoint-dir", o.checkpoint_dir}};
       checkOutputPaths(plan);
     } catch (const UserError& e) {
       early = e.what();

@@ -496,6 +496,42 @@ TEST(Configuration, SavedConfigurationMatchesTheRunAndFeedsBack) {
   std::system(("rm -rf " + d + " " + d + ".*").c_str());
 }
 
+// --metrics and --trace used to overwrite whatever they named, the run's own inputs included
+// (a model's weights, the data file). An existing file that the run reads, or inside a
+// directory it reads (the --model directory, a checkpoint of the --checkpoint-dir), is refused
+// before start-up and left as it was; a new file beside them is fine.
+TEST(Outputs, AMetricsOrTraceFileIsNeverAnInputOfTheRun) {
+  const std::string d = tmpDir("inputs");
+  const std::string model = d + "/model", data = d + "/kjv.txt", ckpt = d + "/ckpt";
+  std::system(("mkdir -p " + d + " " + ckpt + "/step-00000001 && cp -r " + stories() + " " + model +
+               " && cp " + sharedDir() + "/data/kjv.txt " + data + " && echo {} > " + ckpt +
+               "/step-00000001/trainer_state.json && echo x > " + ckpt + "/step-00000001/optimizer.safetensors")
+                  .c_str());
+  const std::string weights = readFile(model + "/model.safetensors");
+  auto run = [&](std::vector<std::string> extra) {
+    std::vector<std::string> a = {SLIDEDP_MPIRUN_BIN, "--oversubscribe", "--bind-to", "none", "-np", "3",
+                                  SLIDEDP_WORKER_BIN, "--device", "cpu", "--model", model, "--data", data,
+                                  "--batch-size", "4", "--seq-len", "32", "--steps", "1"};
+    a.insert(a.end(), extra.begin(), extra.end());
+    return wait(start(a));
+  };
+  Result w = run({"--metrics", model + "/../model/model.safetensors"});
+  EXPECT_EQ(w.exit_code, 2) << w.output;
+  EXPECT_EQ(countOccurrences(w.output, "is a file inside the --model directory " + model +
+                                           ": the run would overwrite it"), 1) << w.output;
+  EXPECT_TRUE(readFile(model + "/model.safetensors") == weights);
+  Result t = run({"--trace", data});
+  EXPECT_EQ(t.exit_code, 2) << t.output;
+  EXPECT_EQ(countOccurrences(t.output, "--trace " + data + " is the --data file the run reads"), 1) << t.output;
+  Result c = run({"--checkpoint-dir", ckpt, "--overwrite-checkpoints", "--metrics",
+                  ckpt + "/step-00000001/optimizer.safetensors"});
+  EXPECT_EQ(c.exit_code, 2) << c.output;
+  EXPECT_EQ(countOccurrences(c.output, "is a file inside the --checkpoint-dir directory"), 1) << c.output;
+  Result ok = run({"--metrics", model + "/metrics.jsonl"});
+  EXPECT_EQ(ok.exit_code, 0) << ok.output;
+  std::system(("rm -rf " + d).c_str());
+}
+
 // A step whose gradient norm is non-finite (a finite loss: --lr 50 blows the weights up in its
 // update) used to be checkpointed: `latest` then named a checkpoint of NaN weights, and with
 // --keep-checkpoints 1 the good one before it was pruned. The job now ends at that step, with
