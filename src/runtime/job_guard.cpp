@@ -28,6 +28,9 @@ volatile sig_atomic_t g_usr1_stop = 1;       // 1: the first SIGUSR1 requests a 
 volatile sig_atomic_t g_graceful = 0;        // 1: the first SIGTERM requests a stop too
 volatile sig_atomic_t g_steps_started = 0;   // 1: a stop checkpoints at the end of the step
 volatile sig_atomic_t g_stop_requested = 0;
+// The node's control block while the guard runs (JobGuard::start .. stop): a SIGTERM that comes
+// after a rank published the job's failure is mpirun ending the job, not a stop request.
+std::atomic<const shm::ControlBlock*> g_abort_view{nullptr};
 char g_stop_file[512] = {0};   // $SLIDEDP_STOP_FILE: its existence requests a stop
 char g_ready_file[512] = {0};  // $SLIDEDP_READY_FILE: rank 0 creates it once all ranks are up
 
@@ -92,6 +95,11 @@ constexpr double kPeersSeeAbortS = 5.0;
 void onTerminate(int sig) {
   if (((sig == SIGUSR1 && g_usr1_stop) || (sig == SIGTERM && g_graceful)) && !g_stop_requested) {
     g_stop_requested = 1;
+    // The job is failing (a rank published its error; mpirun's SIGTERM ends the others): no
+    // "checkpointing at the end of this step", which would not happen. An atomic load of the
+    // shared segment: async-signal-safe.
+    if (const shm::ControlBlock* c = g_abort_view.load(std::memory_order_acquire); c != nullptr && c->aborted())
+      return;
     writeStderr(g_steps_started
                     ? "slidedp: stop requested (signal): checkpointing at the end of this step; "
                       "send SIGTERM again to stop at once\n"
@@ -247,11 +255,13 @@ void JobGuard::start(const RankContext& ctx, const shm::ControlBlock& control,
   me.heartbeat_ns.store(shm::monotonicNs(), std::memory_order_relaxed);
   me.state.store(static_cast<uint32_t>(shm::RankState::kAttached), std::memory_order_release);
   running_ = true;
+  g_abort_view.store(&control_, std::memory_order_release);
   thread_ = std::thread([this] { loop(); });
 }
 
 void JobGuard::stop() {
   if (!running_.exchange(false)) return;
+  g_abort_view.store(nullptr, std::memory_order_release);
   if (thread_.joinable()) thread_.join();
   control_.rank(static_cast<uint32_t>(ctx_->local_rank))
       .state.store(static_cast<uint32_t>(shm::RankState::kDetached), std::memory_order_release);

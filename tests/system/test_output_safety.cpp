@@ -547,6 +547,9 @@ TEST(Divergence, ANonFiniteGradientNormEndsTheJobBeforeItsCheckpoint) {
   const int failed = std::atoi(r.output.c_str() + s + 5);
   ASSERT_GE(failed, 2) << r.output.substr(s, 200);
   EXPECT_EQ(countOccurrences(r.output, "HINT: a lower --lr, --max-grad-norm to clip"), 1) << r.output;
+  // mpirun's SIGTERM to the other ranks is no stop request: nothing is checkpointed "at the
+  // end of this step" (they said so after a failure, through the launcher)
+  EXPECT_EQ(r.output.find("stop requested"), std::string::npos) << r.output;
   const std::string before = fmt::format("step-{:08d}", failed - 1);
   EXPECT_EQ(readFile(d + "/latest").substr(0, before.size()), before) << r.output;
   EXPECT_TRUE(std::filesystem::exists(d + "/" + before + "/trainer_state.json"));
