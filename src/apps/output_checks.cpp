@@ -105,6 +105,20 @@ std::string resolved(const std::string& path) {
   return ec ? path : c.string();
 }
 
+/// A file a model directory holds for the run (and for transformers): its config, weights,
+/// tokenizer. `name` is relative to the directory.
+bool isModelFile(const std::string& name) {
+  static const char* const kNames[] = {"config.json", "generation_config.json", "tokenizer.json",
+                                       "tokenizer_config.json", "tokenizer.model",
+                                       "special_tokens_map.json", "vocab.json", "merges.txt"};
+  for (const char* n : kNames)
+    if (name == n) return true;
+  const auto endsWith = [&](const std::string& suffix) {
+    return name.size() >= suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+  };
+  return name.find('/') == std::string::npos && (endsWith(".safetensors") || endsWith(".safetensors.index.json"));
+}
+
 /// An output file that would overwrite what the run reads: the input file itself, or an
 /// existing file inside an input directory (a model's weights, a checkpoint's state). A new
 /// file beside them is fine.
@@ -130,7 +144,11 @@ void checkNotAnInput(const char* option, const std::string& file, const OutputPl
     if (path.empty() || !std::filesystem::exists(path, ec)) continue;
     if (std::filesystem::is_directory(path, ec)) {
       const std::string dir = resolved(path);
-      if (out.size() > dir.size() && out.compare(0, dir.size(), dir) == 0 && out[dir.size()] == '/')
+      const bool inside = out.size() > dir.size() && out.compare(0, dir.size(), dir) == 0 && out[dir.size()] == '/';
+      // A model directory: the files the run loads from it (a file of the user's own beside
+      // them, e.g. this run's metrics appended to on a resume, is fine); a checkpoint: all.
+      if (inside && input == "--model" && !isModelFile(out.substr(dir.size() + 1))) continue;
+      if (inside)
         throwUserError("{} {} is a file inside the {} directory {}: the run would overwrite it "
                        "(it reads that directory).\nHINT: write {} to a file of its own outside it",
                        option, file, input, path, option);

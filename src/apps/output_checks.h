@@ -34,9 +34,10 @@ struct OutputPlan {
 /// Throws UserError (message: the option, the path, what failed; for space: needed and
 /// available bytes of the file system) for the first output that cannot be written, for an
 /// --export that is the --model directory or the --checkpoint-dir (it would overwrite the
-/// weights the run starts from, or mix a model into the checkpoints), and for a --metrics or
-/// --trace file that is one of `inputs`' files or an existing file inside one of its
-/// directories (the run would overwrite what it reads: a model's weights, its data).
+/// weights the run starts from, or mix a model into the checkpoints), and for an existing
+/// --metrics or --trace file that the run reads: one of `inputs`' files, a model file of the
+/// --model directory (config, weights, tokenizer) or a file of a checkpoint (the run would
+/// overwrite a model's weights, its data, its state).
 void checkOutputPaths(const OutputPlan& plan);
 
 /// Free bytes (statvfs f_bavail * f_frsize) of the file system holding `path`; throws UserError.

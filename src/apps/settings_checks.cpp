@@ -44,6 +44,9 @@ void checkSettings(const TrainJobOptions& o, int num_workers) {
   // Tokens per step: every size derived from them (host buffers, the memory checks) must stay
   // far from int64/uint64 overflow (2^58 rows x 64 tokens once wrapped the host buffers' size
   // to 0 B, and a worker crashed); 2^40 tokens a step is beyond any machine.
+  if (o.seq_len > kMaxTokensPerStep)
+    throwUserError("--seq-len {} is more than 2^40 tokens per row, beyond any machine's memory",
+                   o.seq_len);
   if (o.batch_size > kMaxTokensPerStep / o.seq_len)
     throwUserError("--batch-size {} x --seq-len {} is more than 2^40 tokens per step, beyond any "
                    "machine's memory.\nHINT: a --batch-size of at most {} at this --seq-len",

@@ -375,10 +375,17 @@ int main(int argc, char** argv) {
   if (!opts.train.policy_given) app.get_option("--policy")->configurable(false);
   if (!opts.training()) {
     // Without --model/--model-config the job is the start-up self-check, which reads none of
-    // the training options: a run that sets one meant to train (e.g. `--resume DIR` alone,
-    // which does not bring back the run's other flags) is refused, not run as the self-check
-    // with exit 0. A value equal to the default is let through (a saved configuration lists
-    // every key).
+    // the training options: a run that sets one on its command line meant to train (e.g.
+    // `--resume DIR` alone, which does not bring back the run's other flags) is refused, not
+    // run as the self-check with exit 0. A --config file's keys are let through (a saved
+    // configuration lists every key, flags included), as is a value equal to the default.
+    const std::vector<std::string> line(argv + 1, argv + argc);
+    const auto onLine = [&](const CLI::Option* opt) {
+      for (const std::string& n : opt->get_lnames())
+        for (const std::string& a : line)
+          if (a == "--" + n || a.rfind("--" + n + "=", 0) == 0) return true;
+      return false;
+    };
     std::vector<std::string> given;
     const auto joined = [](const std::vector<std::string>& v) {
       std::string out;
@@ -386,7 +393,8 @@ int main(int argc, char** argv) {
       return out;
     };
     for (const CLI::Option* opt : app.get_option_group("Training")->get_options())
-      if (opt->count() > 0 && (opt->get_expected_min() < 1 || opt->as<std::string>() != opt->get_default_str()))
+      if (opt->count() > 0 && onLine(opt) &&
+          (opt->get_expected_min() < 1 || opt->as<std::string>() != opt->get_default_str()))
         given.push_back(opt->get_name());
     if (!given.empty()) {
       if (worldRankFromEnv() == 0)

@@ -330,21 +330,20 @@ int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trai
           SLIDEDP_LOG_WARN("{}", *warning);
       // A non-finite loss or gradient norm ends the job here, before the step's checkpoint: a
       // step whose update had a non-finite gradient would otherwise be checkpointed, `latest`
-      // would name it and pruning could remove the last good one. Where every rank has both
-      // figures (the loss always; the norm unless the update tail agreed the step before the
-      // leader had it) a streamed checkpoint still in flight, of an earlier and finite step,
-      // is completed first (collective); else the leader's error ends the job for every rank.
-      const bool norm_agreed = !earlyStepAgreement(run, trainer.plan().tail_units, ctx.num_nodes);
-      const bool diverged = !std::isfinite(rec.loss) || !std::isfinite(rec.grad_norm);
-      if (diverged && (!std::isfinite(rec.loss) || norm_agreed)) trainer.finishCheckpoints();
-      if (diverged)
+      // would name it and pruning could remove the last good one. A streamed checkpoint still
+      // in flight is dropped too: its weights are the ones whose gradient was not finite, so a
+      // resume from it would meet the same step again; `latest` stays where it was. (With the
+      // update tail only the leader has the norm: its error ends the job for every rank.)
+      if (!std::isfinite(rec.loss) || !std::isfinite(rec.grad_norm))
         throw std::runtime_error(fmt::format(
             "step {}: the {} is {} (diverged); no checkpoint of it is written{}\nHINT: a lower --lr, "
             "--max-grad-norm to clip, or a check of the data and the model's weights for inf/NaN; "
-            "continue from the last checkpoint with the run's command and --resume",
+            "continue from the last checkpoint with the run's command and --resume (with the same "
+            "--lr the same step diverges again)",
             step, std::isfinite(rec.loss) ? "gradient norm" : "loss",
             std::isfinite(rec.loss) ? rec.grad_norm : rec.loss,
-            o.checkpoint_dir.empty() ? "" : fmt::format(" ({} holds only earlier steps)", o.checkpoint_dir)));
+            o.checkpoint_dir.empty() ? "" : fmt::format(" ({} keeps its earlier ones; one still being "
+                                                        "written is dropped)", o.checkpoint_dir)));
       if (!o.trace.empty() && step == traced_step) {
         if (const std::string dir = formats::parentPath(o.trace); !dir.empty() && ctx.world_rank == 0)
           formats::makeDirectories(dir);

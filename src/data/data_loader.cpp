@@ -118,7 +118,7 @@ std::unique_ptr<DataLoader> DataLoader::open(const DataSpec& spec) {
     // `prepare` needs transformers' tokenizer (tokenizer.json or tokenizer_config.json): a
     // model with only a SentencePiece tokenizer.model cannot take that way (prepare refuses it).
     const auto has = [&](const char* f) { return ::access((spec.model_dir + "/" + f).c_str(), R_OK) == 0; };
-    if (!spec.model_dir.empty() && !has("tokenizer.json") && !has("tokenizer_config.json"))
+    if (!spec.model_dir.empty() && has("tokenizer.model") && !has("tokenizer.json") && !has("tokenizer_config.json"))
       throwUserError("{}\nHINT: records are tokenised with the model's Hugging Face tokenizer and its "
                      "chat template, and {} has only a SentencePiece tokenizer.model: use a model "
                      "directory with tokenizer.json and tokenizer_config.json (its Hugging Face "

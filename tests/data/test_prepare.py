@@ -214,6 +214,12 @@ class PrepareTest(unittest.TestCase):
         self.assertIn("only a SentencePiece tokenizer.model", se)
         self.assertIn("use a model directory with tokenizer.json and tokenizer_config.json", se)
         self.assertNotIn("--data directly", se)
+        # records that are already tokenised, with that model: no tokenizer needed, the runtime takes them
+        rc, _, se = run("--tokenizer", os.path.join(SHARED, "models", "stories260K"), "--input",
+                        self.write_jsonl("ids.jsonl", [{"input_ids": [1, 2, 3]}]), "--out", self.path("sp.tok"))
+        self.assertEqual(rc, 2, se)
+        self.assertIn("already hold input_ids", se)
+        self.assertIn("pass this file to the runtime directly", se)
         # a tokenizer without a chat template cannot prepare chat data
         notpl = os.path.join(self.tmp.name, "notpl")
         os.makedirs(notpl, exist_ok=True)

@@ -1253,6 +1253,8 @@ def main(argv):
             warn(f"[{i}/{len(plan)}] {name} T={T}{'' if B is None else f' B={B}'}: {skip}")
             info = {"system": name, "seq_len": T, "log": "", "rc": None, "timed_out": False,
                     "wall_s": 0.0, "skipped": skip}
+            if B is not None:
+                info["global_batch"] = B
             got, outcome = {}, None
         else:
             info, got, outcome, skip = run_system(o, name, T, i, len(plan), timeout, B)

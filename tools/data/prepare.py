@@ -283,6 +283,13 @@ def histogram(lengths):
 
 
 def prepare(args):
+    # the input's kind first: records that are already tokenised need no tokenizer at all
+    first = None
+    if not args.input.endswith(".txt"):
+        for _, rec in read_records(args.input, "jsonl", None):
+            first = rec
+            break
+    fmt = args.format if args.format != "auto" else detect_format(args.input, first)
     tok_file = tokenizer_file(args.tokenizer)
     if os.path.basename(tok_file) == "tokenizer.model" and not os.path.isfile(
             os.path.join(args.tokenizer, "tokenizer_config.json")):
@@ -300,12 +307,6 @@ def prepare(args):
         tok = load_tokenizer(args.tokenizer)
     except (OSError, ValueError) as e:
         raise DataError(f"transformers cannot load the tokenizer of {args.tokenizer}: {e}")
-    first = None
-    if not args.input.endswith(".txt"):
-        for _, rec in read_records(args.input, "jsonl", None):
-            first = rec
-            break
-    fmt = args.format if args.format != "auto" else detect_format(args.input, first)
     eos = None if args.no_eos else tok.eos_token_id
     if eos is None and not args.no_eos:
         raise DataError(f"the tokenizer {args.tokenizer} has no EOS token\nHINT: pass --no-eos")
