@@ -9,12 +9,12 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <filesystem>
 #include <map>
 #include <vector>
 
 #include "common/errors.h"
 #include "formats/fs_util.h"
+#include "model/hf_checkpoint.h"  // tokenizerFileNames
 #include "shm/layout.h"  // formatBytes
 #include "train/checkpoint_dir.h"
 
@@ -98,21 +98,12 @@ uint64_t freeBytesAt(const std::string& path) {
 
 namespace {
 
-/// `path` with symbolic links and ".." resolved as far as it exists.
-std::string resolved(const std::string& path) {
-  std::error_code ec;
-  const std::filesystem::path c = std::filesystem::weakly_canonical(path, ec);
-  return ec ? path : c.string();
-}
-
-/// A file a model directory holds for the run (and for transformers): its config, weights,
-/// tokenizer. `name` is relative to the directory.
+/// A file a model directory holds for the run (and for transformers): its config, weights
+/// (safetensors and their index) and the tokenizer files an export copies
+/// (model::tokenizerFileNames). `name` is relative to the directory.
 bool isModelFile(const std::string& name) {
-  static const char* const kNames[] = {"config.json", "generation_config.json", "tokenizer.json",
-                                       "tokenizer_config.json", "tokenizer.model",
-                                       "special_tokens_map.json", "vocab.json", "merges.txt"};
-  for (const char* n : kNames)
-    if (name == n) return true;
+  const auto& tok = model::tokenizerFileNames();
+  if (name == "config.json" || std::find(tok.begin(), tok.end(), name) != tok.end()) return true;
   const auto endsWith = [&](const std::string& suffix) {
     return name.size() >= suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
   };
@@ -123,15 +114,12 @@ bool isModelFile(const std::string& name) {
 /// existing file inside an input directory (a model's weights, a checkpoint's state). A new
 /// file beside them is fine.
 void checkNotAnInput(const char* option, const std::string& file, const OutputPlan& p) {
-  std::error_code ec;
-  if (file.empty() || !std::filesystem::exists(file, ec)) return;
-  const std::string out = resolved(file);
+  if (file.empty() || !formats::pathExists(file)) return;
   // A checkpoint root (--checkpoint-dir, a --resume root): only its step directories and
   // `latest` are the run's (files of the user's own beside them are not).
   std::vector<std::pair<std::string, std::string>> inputs;
   for (const auto& [input, path] : p.inputs) {
-    const bool root = (input == "--checkpoint-dir" || input == "--resume") &&
-                      std::filesystem::is_directory(path, ec) &&
+    const bool root = (input == "--checkpoint-dir" || input == "--resume") && formats::isDirectory(path) &&
                       !formats::isRegularFile(formats::joinPath(path, "trainer_state.json"));
     if (!root) {
       inputs.emplace_back(input, path);
@@ -141,18 +129,16 @@ void checkNotAnInput(const char* option, const std::string& file, const OutputPl
     inputs.emplace_back(input, formats::joinPath(path, "latest"));
   }
   for (const auto& [input, path] : inputs) {
-    if (path.empty() || !std::filesystem::exists(path, ec)) continue;
-    if (std::filesystem::is_directory(path, ec)) {
-      const std::string dir = resolved(path);
-      const bool inside = out.size() > dir.size() && out.compare(0, dir.size(), dir) == 0 && out[dir.size()] == '/';
+    if (path.empty() || !formats::pathExists(path)) continue;
+    if (formats::isDirectory(path)) {
+      const std::string inside = formats::pathInside(path, file);
       // A model directory: the files the run loads from it (a file of the user's own beside
       // them, e.g. this run's metrics appended to on a resume, is fine); a checkpoint: all.
-      if (inside && input == "--model" && !isModelFile(out.substr(dir.size() + 1))) continue;
-      if (inside)
-        throwUserError("{} {} is a file inside the {} directory {}: the run would overwrite it "
-                       "(it reads that directory).\nHINT: write {} to a file of its own outside it",
-                       option, file, input, path, option);
-    } else if (std::filesystem::equivalent(file, path, ec)) {
+      if (inside.empty() || (input == "--model" && !isModelFile(inside))) continue;
+      throwUserError("{} {} is a file inside the {} directory {}: the run would overwrite it "
+                     "(it reads that directory).\nHINT: write {} to a file of its own outside it",
+                     option, file, input, path, option);
+    } else if (formats::samePath(file, path)) {
       throwUserError("{} {} is the {} file the run reads: the run would overwrite it.\nHINT: "
                      "write {} to a file of its own", option, file, input, option);
     }

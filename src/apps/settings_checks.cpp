@@ -10,6 +10,20 @@ namespace slidedp {
 
 /// Every setting checked before start-up (loading the model, creating the segment), with the
 /// flag's name in the message. Throws UserError.
+void checkTokensPerStep(int64_t rows, int64_t seq_len, const std::string& rows_name,
+                        const std::string& hint_prefix) {
+  // Every size derived from the tokens of a step (host buffers, the memory checks) must stay far
+  // from int64/uint64 overflow (2^58 rows x 64 tokens once wrapped the host buffers' size to 0 B,
+  // and a worker crashed); 2^40 tokens a step is beyond any machine.
+  if (seq_len > kMaxTokensPerStep)
+    throwUserError("--seq-len {} is more than 2^40 tokens per row, beyond any machine's memory",
+                   seq_len);
+  if (rows > kMaxTokensPerStep / seq_len)
+    throwUserError("{} x --seq-len {} is more than 2^40 tokens per step, beyond any machine's "
+                   "memory.\nHINT: {}{} at this --seq-len", rows_name, seq_len, hint_prefix,
+                   kMaxTokensPerStep / seq_len);
+}
+
 void checkSettings(const TrainJobOptions& o, int num_workers) {
   const TrainOptions& t = o.train;
   if (o.steps < 1) throwUserError("--steps must be >= 1, got {}", o.steps);
@@ -41,16 +55,8 @@ void checkSettings(const TrainJobOptions& o, int num_workers) {
                    t.gpu_memory_budget_gib);
   if (o.batch_size < 1 || o.seq_len < 2)
     throwUserError("--batch-size must be >= 1 and --seq-len >= 2 (got {} and {})", o.batch_size, o.seq_len);
-  // Tokens per step: every size derived from them (host buffers, the memory checks) must stay
-  // far from int64/uint64 overflow (2^58 rows x 64 tokens once wrapped the host buffers' size
-  // to 0 B, and a worker crashed); 2^40 tokens a step is beyond any machine.
-  if (o.seq_len > kMaxTokensPerStep)
-    throwUserError("--seq-len {} is more than 2^40 tokens per row, beyond any machine's memory",
-                   o.seq_len);
-  if (o.batch_size > kMaxTokensPerStep / o.seq_len)
-    throwUserError("--batch-size {} x --seq-len {} is more than 2^40 tokens per step, beyond any "
-                   "machine's memory.\nHINT: a --batch-size of at most {} at this --seq-len",
-                   o.batch_size, o.seq_len, kMaxTokensPerStep / o.seq_len);
+  checkTokensPerStep(o.batch_size, o.seq_len, fmt::format("--batch-size {}", o.batch_size),
+                     "a --batch-size of at most ");
   if (o.batch_size < num_workers)
     throwUserError("--batch-size {} is smaller than the number of workers ({}): every worker "
                    "needs at least one row of the global batch.\nHINT: --batch-size {} or more, "

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "apps/train_job.h"
 #include "data/reference_batches.h"
@@ -13,6 +14,13 @@ namespace slidedp {
 /// The most tokens one step may hold (--batch-size x --seq-len, and a --route-sweep item's rows
 /// x --seq-len): 2^40, far below where the sizes derived from them overflow.
 inline constexpr int64_t kMaxTokensPerStep = int64_t{1} << 40;
+
+/// Refuses `rows` x `seq_len` above kMaxTokensPerStep (and a `seq_len` above it alone), before
+/// any size is derived from them. `rows_name` names where the rows came from in the message
+/// ("--batch-size 8", "--route-sweep item 'replicated/cpu@8': @8 rows"); `hint_prefix` precedes
+/// the largest allowed rows in the HINT ("a --batch-size of at most ", "at most @"). Throws UserError.
+void checkTokensPerStep(int64_t rows, int64_t seq_len, const std::string& rows_name,
+                        const std::string& hint_prefix);
 
 /// Every setting checked before start-up (loading the model, creating the segment), with the
 /// flag's name in the message. Throws UserError.

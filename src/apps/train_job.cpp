@@ -621,10 +621,8 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
                        "make it @{}), or time each batch size in a run of its own", v.label, v.batch_rows,
                        o.data, o.batch_size, v.batch_rows, o.batch_size);
     for (const auto& v : variants)
-      if (v.batch_rows > kMaxTokensPerStep / o.seq_len)
-        throwUserError("--route-sweep item '{}': @{} rows x --seq-len {} is more than 2^40 tokens per "
-                       "step, beyond any machine's memory.\nHINT: at most @{} at this --seq-len", v.label,
-                       v.batch_rows, o.seq_len, kMaxTokensPerStep / o.seq_len);
+      checkTokensPerStep(v.batch_rows, o.seq_len,
+                         fmt::format("--route-sweep item '{}': @{} rows", v.label, v.batch_rows), "at most @");
     o.train.batch_rows = o.batch_size;  // the fewest rows of any step (a route sweep's included)
     for (const auto& v : variants)
       if (v.batch_rows > 0) o.train.batch_rows = std::min(o.train.batch_rows, v.batch_rows);

@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <climits>
+#include <cstdlib>
 #include <cstring>
 
 #include "common/errors.h"
@@ -32,6 +34,17 @@ bool samePath(const std::string& a, const std::string& b) {
   struct stat sa {}, sb {};
   return !a.empty() && !b.empty() && ::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0 &&
          sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+std::string pathInside(const std::string& dir, const std::string& path) {
+  char d[PATH_MAX], f[PATH_MAX];
+  if (dir.empty() || path.empty() || ::realpath(dir.c_str(), d) == nullptr ||
+      ::realpath(path.c_str(), f) == nullptr)
+    return "";
+  const std::string ds(d), fs(f);
+  const size_t n = ds == "/" ? 0 : ds.size();
+  if (fs.size() <= n + 1 || fs.compare(0, n, ds) != 0 || fs[n] != '/') return "";
+  return fs.substr(n + 1);
 }
 
 std::string joinPath(const std::string& a, const std::string& b) {

@@ -15,6 +15,10 @@ bool isDirectory(const std::string& path);
 bool isRegularFile(const std::string& path);
 /// Whether both paths exist and name the same file or directory (after links and "..").
 bool samePath(const std::string& a, const std::string& b);
+/// `path` relative to the directory `dir` when it lies inside it ("w/model.safetensors" for
+/// dir "m" and path "m/w/model.safetensors"); "" when it does not, or either does not exist.
+/// Both are resolved with realpath(3) first (symbolic links, "." and "..").
+std::string pathInside(const std::string& dir, const std::string& path);
 /// "a" + "b" -> "a/b" (no doubled slash).
 std::string joinPath(const std::string& a, const std::string& b);
 /// The directory part of a path ("." when there is none).

@@ -275,6 +275,13 @@ py_knobs=$(sed -n '/^POLICY_KNOBS = (/,/)$/p' "$ROOT/launcher/slidedp-run" | gre
 if [ -z "$cxx_knobs" ] || [ "$cxx_knobs" != "$py_knobs" ]; then
   fail "knob lists differ: policy_choice.h [$cxx_knobs] vs slidedp-run [$py_knobs]"
 fi
+# the worker's list of launcher options (its "an option of launcher/slidedp-run" message,
+# src/apps/slidedp_worker.cpp kLauncherFlags) is the launcher's own option list (parse_args)
+cxx_launcher=$(sed -n '/kLauncherFlags\[\] = {/,/};/p' "$ROOT/src/apps/slidedp_worker.cpp" | grep -o '"--[a-z-]*"' | tr -d '"' | sort | tr '\n' ' ')
+py_launcher=$(sed -n '/^def parse_args/,/^def resolve/p' "$ROOT/launcher/slidedp-run" | grep -oE '^ +elif a (==|\.startswith\() ?"--[a-z-]+' | grep -oE '"--[a-z-]+' | tr -d '"' | grep -vx -- '--help' | sort -u | tr '\n' ' ')
+if [ -z "$cxx_launcher" ] || [ "$cxx_launcher" != "$py_launcher" ]; then
+  fail "launcher option lists differ: slidedp_worker.cpp kLauncherFlags [$cxx_launcher] vs slidedp-run [$py_launcher]"
+fi
 # --nodes without a hostfile, --srun or an allocation: refused before mpirun, saying what to do
 bad "nodes without hostfile" "--nodes 2, but no hostfile and no batch allocation" "$RUN" --dry-run --nodes 2 --cpu-workers 2
 has "HINT: give the nodes with --hostfile FILE" "$OUT" "nodes without hostfile: hostfile hint"
