@@ -95,6 +95,17 @@ void checkSettings(const TrainJobOptions& o, int num_workers) {
   if (o.eval_every < 0 || o.eval_batches < 0)
     throwUserError("--eval-every and --eval-batches must be >= 0 (got {} and {})", o.eval_every,
                    o.eval_batches);
+  if (o.eval_data.empty() && (o.eval_every > 0 || o.eval_batches > 0))
+    throwUserError("--eval-{} {} without --eval-data: there is no held-out data to evaluate on.\n"
+                   "HINT: add --eval-data FILE (any --data format), or drop --eval-{}",
+                   o.eval_every > 0 ? "every" : "batches", o.eval_every > 0 ? o.eval_every : o.eval_batches,
+                   o.eval_every > 0 ? "every" : "batches");
+  const bool data_file = o.data != "synthetic" && o.data.rfind("synthetic-packed:", 0) != 0 &&
+                         o.data.rfind("reference:", 0) != 0;
+  if (!o.eval_data.empty() && !data_file)
+    throwUserError("--eval-data needs --data to be a data file (not {})", o.data);
+  if (o.doc_start_token < -1)
+    throwUserError("--doc-start-token must be a token id >= 0, or -1 (none), got {}", o.doc_start_token);
   if (t.window_slots < 2)
     throwUserError("--window must be >= 2 (the GPU layer window's slots: the next layer is delivered "
                    "into one while the compute uses another), got {}.\nHINT: --window 2 (the default) "

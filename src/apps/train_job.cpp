@@ -359,8 +359,12 @@ int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trai
                          "-w<worker> before the extension (open it at https://pytorch.org/memory_viz)",
                          step, o.memory_snapshot);
       recs.push_back(rec);
-      stopped = rec.stop_requested;  // agreed in the step (a collective here would hold the
-                                     // workers for the leader's update tail)
+      // agreed in the step (a collective here would hold the workers for the leader's update
+      // tail), or during the evaluation after it (agreed there)
+      stopped = rec.stop_requested || ev.interrupted;
+      if (ev.interrupted && ctx.world_rank == 0)
+        SLIDEDP_LOG_WARN("the evaluation after step {} was cut short by the stop request: no eval "
+                         "loss for this step", step);
       const bool periodic = o.checkpoint_every > 0 && step % o.checkpoint_every == 0;
       if (!o.checkpoint_dir.empty() && (periodic || stopped || (step == last && o.checkpoint_at_end))) {
         // The last one and a stop's are complete before the job goes on to exit; a periodic
@@ -644,6 +648,12 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
     // covers (max_position_embeddings, rope scaling) is refused at once.
     const model::ModelConfig cfg = model::ModelConfig::load(o.model.empty() ? o.model_config : o.model);
     if (o.data.rfind("reference:", 0) != 0) cfg.checkSequenceLength(o.seq_len);
+    if (o.doc_start_token >= cfg.vocabSize)
+      throwUserError("--doc-start-token {} is not a token of the model (its vocabulary is 0..{}).\n"
+                     "HINT: the tokenizer's BOS id (config.json bos_token_id{}), or -1 for none",
+                     o.doc_start_token, cfg.vocabSize - 1,
+                     cfg.raw.contains("bos_token_id") && cfg.raw["bos_token_id"].is_number_integer()
+                         ? fmt::format(": {}", cfg.raw["bos_token_id"].get<int64_t>()) : std::string());
     // +tailM: within the model's layers; another tail than the job's reorders the chunk plan
     // between variants, which one node only does (Trainer::setRunOptions)
     if (o.route_sweep.empty() && o.train.update_tail_units > cfg.numLayers)
@@ -762,8 +772,6 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
                                                                 : std::string("run, at the end"));
       }
     }
-    if (!o.eval_data.empty() && !eval)
-      throwUserError("--eval-data needs --data to be a data file (not {})", o.data);
   } catch (const AgreedError&) {
     throw;  // already agreed by every rank (the early check above)
   } catch (const UserError& e) {

@@ -765,11 +765,21 @@ EvalRecord Trainer::evaluate(int64_t after_step, BatchSource& data, int64_t num_
   EvalRecord rec;
   rec.after_step = after_step;
   rec.batches = num_batches;
-  double mine[2] = {0, 0}, all[2] = {0, 0};  // loss sum, targets
+  // loss sum, targets, workers that stopped early (a graceful stop requested during it)
+  double mine[3] = {0, 0, 0}, all[3] = {0, 0, 0};
   std::string problem;
   if (worker_) {
     try {
       for (int64_t b = 1; b <= num_batches; ++b) {
+        // A stop (Ctrl-C, SIGTERM, the launcher's stop file) is checked before each batch and
+        // agreed by the workers (a sharded delivery's all-gather needs them all): the evaluation
+        // of a large eval set would otherwise hold the stop for its whole length.
+        int stop = JobGuard::stopRequested() ? 1 : 0, any_stop = 0;
+        MPI_CHECK(MPI_Allreduce(&stop, &any_stop, 1, MPI_INT, MPI_MAX, ctx_.workers));
+        if (any_stop > 0) {
+          mine[2] = 1;
+          break;
+        }
         const GlobalBatch gb = data.batch(b);
         const LocalBatch lb = rowsForWorker(gb, ctx_.num_workers, ctx_.worker_rank);
         const auto [loss, count] = worker_->evaluate(after_step, lb);
@@ -783,13 +793,18 @@ EvalRecord Trainer::evaluate(int64_t after_step, BatchSource& data, int64_t num_
   // The leader has nothing to do: it polls instead of spinning in a blocking collective, so
   // the workers keep its cores.
   MPI_Request req;
-  MPI_CHECK(MPI_Iallreduce(mine, all, 2, MPI_DOUBLE, MPI_SUM, ctx_.world, &req));
+  MPI_CHECK(MPI_Iallreduce(mine, all, 3, MPI_DOUBLE, MPI_SUM, ctx_.world, &req));
   for (int done = 0;;) {
     MPI_CHECK(MPI_Test(&req, &done, MPI_STATUS_IGNORE));
     if (done) break;
     if (leader_) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   agreeOrThrow(ctx_.world, problem.empty(), problem);
+  rec.interrupted = all[2] > 0;
+  if (rec.interrupted) {  // a partial mean would read as the held-out loss: none is reported
+    rec.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return rec;
+  }
   rec.tokens = static_cast<int64_t>(all[1]);
   if (rec.tokens == 0)
     throwUserError("evaluation after step {}: the {} eval batch(es) hold no unmasked target",

@@ -85,6 +85,7 @@ struct EvalRecord {
   int64_t tokens = 0;     // those targets
   int64_t batches = 0;
   double seconds = 0;     // wall time of the evaluation on this rank
+  bool interrupted = false;  // a graceful stop was requested during it: no loss (tokens 0)
 };
 
 class Trainer {
@@ -194,7 +195,9 @@ class Trainer {
   /// The held-out loss of the model after step `after_step` (the last step run) on batches
   /// 1..`num_batches` of `data`: forward only through the workers' streaming path (window,
   /// delivery route), no gradient and no optimizer update; the leader only waits. Collective.
-  /// Throws UserError when the batches hold no unmasked target.
+  /// Throws UserError when the batches hold no unmasked target. Stops early, with `interrupted`
+  /// set and no loss, when a graceful stop is requested on any worker (checked before each
+  /// batch, agreed over ctx.workers).
   EvalRecord evaluate(int64_t after_step, BatchSource& data, int64_t num_batches);
 
   const model::ModelConfig& config() const { return config_; }

@@ -397,6 +397,18 @@ TEST(EarlyChecks, BadSettingsAreRefusedBeforeStartUpAndPrintedOnce) {
       {{"--steps", "2", "--data", sharedDir() + "/data/kjv.txt", "--eval-data", sharedDir() + "/data/kjv.txt",
         "--eval-every", "-1"}, "--eval-every and --eval-batches must be >= 0 (got -1 and"},
       {{"--steps", "2", "--data", sharedDir() + "/data/kjv.txt", "--window", "1"}, "--window must be >= 2"},
+      // Settings that did nothing without what they apply to (the run ignored them silently).
+      {{"--steps", "2", "--data", sharedDir() + "/data/kjv.txt", "--eval-every", "2"},
+       "--eval-every 2 without --eval-data: there is no held-out data"},
+      {{"--steps", "2", "--data", sharedDir() + "/data/kjv.txt", "--eval-batches", "3"},
+       "--eval-batches 3 without --eval-data"},
+      {{"--steps", "2", "--eval-data", sharedDir() + "/data/kjv.txt"},
+       "--eval-data needs --data to be a data file (not synthetic)"},
+      {{"--steps", "2", "--data", sharedDir() + "/data/kjv.txt", "--doc-start-token", "512"},
+       "--doc-start-token 512 is not a token of the model (its vocabulary is 0..511)"},
+      {{"--steps", "2", "--data", sharedDir() + "/data/kjv.txt", "--doc-start-token", "-2"},
+       "--doc-start-token must be a token id >= 0, or -1 (none), got -2"},
+
       {{"--steps", "2", "--data", sharedDir() + "/data/kjv.txt", "--shm-name", "a/b"},
        "'a/b' cannot name a file in /dev/shm: it contains '/'"},
       {{"--steps", "2", "--shm-name", std::string(300, 'x')}, "it is 300 bytes long, more than 240"},

@@ -421,6 +421,39 @@ TEST(TrainingJob, SigtermCheckpointsAtTheStepEndAndTheRunResumes) {
   std::system(("rm -rf " + d + " " + pids_file).c_str());
 }
 
+// A stop during a held-out evaluation ends it at the next eval batch (agreed by the workers),
+// not after the whole eval set: here 8,835 batches (the whole corpus, --eval-batches 0), which
+// the stop used to wait for. The step before it is checkpointed; no partial eval loss is shown.
+TEST(TrainingJob, AStopDuringTheEvaluationEndsItAtTheNextBatch) {
+  const std::string d = tmpDir("evalstop");
+  const std::string pids_file = d + ".pids";
+  std::remove(pids_file.c_str());
+  const std::string kjv = sharedDir() + "/data/kjv.txt";
+  Proc p = start(train({"--steps", "100000", "--data", kjv, "--eval-data", kjv, "--eval-every", "2",
+                        "--eval-batches", "0", "--checkpoint-dir", d, "--pid-file", pids_file}));
+  const auto pids = waitForPids(pids_file, 3);
+  ASSERT_EQ(pids.size(), 3u);
+  const auto until = steady_clock::now() + seconds(60);
+  while (readFile(p.log).find("step 1/") == std::string::npos && steady_clock::now() < until)
+    std::this_thread::sleep_for(milliseconds(20));
+  std::this_thread::sleep_for(milliseconds(500));  // into the evaluation after step 2
+  const auto t0 = steady_clock::now();
+  for (pid_t pid : pids) kill(pid, SIGTERM);
+  Result r = wait(p, 60);
+  const double s = std::chrono::duration<double>(steady_clock::now() - t0).count();
+  std::printf("stop during the evaluation: job ended %.2f s after SIGTERM\n", s);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("the evaluation after step 2 was cut short by the stop request"), std::string::npos)
+      << r.output;
+  EXPECT_EQ(r.output.find("| eval loss"), std::string::npos) << "a partial eval loss was reported\n" << r.output;
+  EXPECT_NE(r.output.find("stopped after step 2 on request"), std::string::npos) << r.output;
+  const std::string latest = readFile(d + "/latest");
+  ASSERT_EQ(latest.rfind("step-", 0), 0u) << r.output;
+  EXPECT_EQ(std::stoi(latest.substr(5)), 2) << r.output;
+  EXPECT_LT(s, 20.0) << "the stop waited for the evaluation\n" << r.output;
+  std::system(("rm -rf " + d + " " + pids_file).c_str());
+}
+
 TEST(TrainingJob, ConfigFileWithFlagOverridesAndContradictions) {
   const std::string cfg = fmt::format("/tmp/slidedp-systest-{}.toml", getpid());
   {
