@@ -1,6 +1,9 @@
 #include "apps/run_variants.h"
 
+#include <algorithm>
+#include <cctype>
 #include <sstream>
+#include <utility>
 
 #include "common/errors.h"
 #include "common/log.h"
@@ -37,6 +40,16 @@ std::vector<RunVariant> parseVariants(const TrainJobOptions& o) {
     return out;
   }
   for (const std::string& item : routeSweepItems(o.route_sweep)) {
+    if (item.find_first_of(" \t\n") != std::string::npos) {
+      std::string joined = o.route_sweep;
+      joined.erase(std::remove_if(joined.begin(), joined.end(), [](char c) { return std::isspace(static_cast<unsigned char>(c)); }),
+                   joined.end());
+      throw AgreedError(fmt::format("--route-sweep item '{}' holds a space: the items are separated by "
+                                    "commas alone.\nHINT: --route-sweep \"{}\"", item, joined));
+    }
+    if (item.empty())
+      throw AgreedError(fmt::format("--route-sweep \"{}\" has an empty item (two commas in a row, or "
+                                    "a leading comma)", o.route_sweep));
     RunVariant v{item, o.train, 0, {}};
     std::string rest = item;
     if (const auto at = rest.find('@'); at != std::string::npos) {
@@ -64,8 +77,11 @@ std::vector<RunVariant> parseVariants(const TrainJobOptions& o) {
     v.opts.max_grad_norm = 0;
     v.opts.offload_activations = false;
     int policies = 0;
-    bool passes_given = false, tail_given = false;
+    bool passes_given = false, tail_given = false, clip_given = false, offload_given = false;
     for (size_t i = 1; i < parts.size(); ++i) {
+      if ((parts[i] == "clip" && std::exchange(clip_given, true)) ||
+          (parts[i] == "offload" && std::exchange(offload_given, true)))
+        throw AgreedError(fmt::format("--route-sweep item '{}': give +{} once", item, parts[i]));
       const bool policy = parts[i] == "keep" || parts[i] == "recompute" || parts[i] == "auto" ||
                           parts[i] == "attention-output";
       if (policy && ++policies > 1)

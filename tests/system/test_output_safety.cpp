@@ -354,6 +354,10 @@ TEST(EarlyChecks, BadSettingsAreRefusedBeforeStartUpAndPrintedOnce) {
       {{"--steps", "2", "--route-sweep", "replicated/cpu+ga"},
        "--route-sweep item 'replicated/cpu+ga': '+ga': +gaN takes a whole number"},
       {{"--steps", "2", "--route-sweep", "replicated/cpu+ga2+ga1"}, "--route-sweep item 'replicated/cpu+ga2+ga1': give +gaN once"},
+      {{"--steps", "2", "--route-sweep", "replicated/cpu+clip+clip"}, "--route-sweep item 'replicated/cpu+clip+clip': give +clip once"},
+      {{"--steps", "2", "--route-sweep", "replicated/cpu, sharded/cpu"},
+       "--route-sweep item ' sharded/cpu' holds a space: the items are separated by commas alone.\nHINT: --route-sweep \"replicated/cpu,sharded/cpu\""},
+      {{"--steps", "2", "--route-sweep", "replicated/cpu,,sharded/cpu"}, "has an empty item"},
       {{"--steps", "2", "--batch-size", "4", "--gradient-accumulation-steps", "3"},
        "--gradient-accumulation-steps 3 needs at least that many rows on every worker, but --batch-size 4 "
        "over 2 worker(s) gives some only 2.\nHINT: --gradient-accumulation-steps 2 or fewer, or --batch-size 6 or more"},
