@@ -12,9 +12,10 @@
 namespace slidedp {
 
 std::string HostMemoryNeed::describe() const {
-  return fmt::format("{} bytes = {} (host state and gradient staging {} + pinned activation "
+  return fmt::format("{} bytes = {} (host state {} + gradient staging ring {} + pinned activation "
                      "offload {} + per-token host buffers {}{}{}{})",
-                     total(), shm::formatBytes(total()), shm::formatBytes(segment_bytes),
+                     total(), shm::formatBytes(total()), shm::formatBytes(segment_bytes - staging_bytes),
+                     shm::formatBytes(staging_bytes),
                      shm::formatBytes(offload_bytes), shm::formatBytes(token_bytes),
                      checkpoint_staging_bytes > 0
                          ? " + checkpoint staging " + shm::formatBytes(checkpoint_staging_bytes)
@@ -37,6 +38,8 @@ HostMemoryNeed estimateHostMemory(const HostStateLayout& state, int ranks, int64
                                   int64_t accumulation_steps) {
   HostMemoryNeed n;
   n.segment_bytes = state.layout.totalBytes();
+  for (const auto& r : state.layout.regions())
+    if (r.name == kStagingRegion) n.staging_bytes = r.bytes();
   const uint64_t tokens = static_cast<uint64_t>(B) * static_cast<uint64_t>(T);
   if (offload) {
     const int64_t G = std::max(1, ranks - 1);
@@ -82,20 +85,25 @@ uint64_t memTotalBytes() { return meminfoBytes("MemTotal"); }
 
 void checkHostMemory(const HostMemoryNeed& need, uint64_t available) {
   if (available == 0 || need.total() <= available) return;
+  // What to change, the parts that can shrink first: a part under 10% of the need would not
+  // make room, so its flag is not suggested.
+  const auto large = [&](uint64_t part) { return part * 10 > need.total(); };
+  std::string hint;
+  if (large(need.staging_bytes))
+    hint += fmt::format("a smaller --chunk-numel or --ring-slots (the gradient staging ring takes {}), ",
+                        shm::formatBytes(need.staging_bytes));
+  if (need.checkpoint_staging_bytes > 0)
+    hint += "a smaller --checkpoint-staging (or auto, which takes what is free), ";
+  if (need.checkpoint_io_bytes > 0)
+    hint += "--checkpoint-io buffered (writes through the page cache, no write buffers), ";
+  if (need.offload_bytes > 0)
+    hint += "drop --offload-activations (recompute keeps only what fits on the GPU), ";
+  if (large(need.token_bytes) || large(need.offload_bytes))
+    hint += "fewer tokens per step (--batch-size, --seq-len), ";
   throwUserError(
       "the job needs {} of host RAM, but only {} bytes = {} are available (MemAvailable); it would be "
-      "killed by the kernel's OOM killer part way through start-up.\nHINT: {}use fewer tokens "
-      "per step (--batch-size, --seq-len), or a machine with more memory",
-      need.describe(), available, shm::formatBytes(available),
-      std::string(need.checkpoint_staging_bytes > 0
-                      ? "a smaller --checkpoint-staging (or auto, which takes what is free), "
-                      : "") +
-          (need.checkpoint_io_bytes > 0
-               ? "--checkpoint-io buffered (writes through the page cache, no write buffers), "
-               : "") +
-          (need.offload_bytes > 0 ? "drop --offload-activations (recompute keeps only what fits "
-                                    "on the GPU), "
-                                  : ""));
+      "killed by the kernel's OOM killer part way through start-up.\nHINT: {}{}a machine with more memory",
+      need.describe(), available, shm::formatBytes(available), hint, hint.empty() ? "" : "or ");
 }
 
 }  // namespace slidedp

@@ -19,6 +19,8 @@ struct HostMemoryNeed {
   uint64_t segment_bytes = 0;  // the shared host state (HostStateLayout): FP32 master, m, v
                                // (12 B/param), bf16 copy (2 B/param), gradient staging ring,
                                // clipping's FP32 gradient region
+  uint64_t staging_bytes = 0;  // of segment_bytes: the gradient staging ring, --ring-slots x G
+                               // x --chunk-numel elements of the gradient dtype
   uint64_t offload_bytes = 0;  // pinned activation offload (--offload-activations): every
                                // decoder layer's boundary activation of every micro-batch,
                                // [rows, T, C] bf16, in exact-size pinned buffers rounded up to
@@ -39,8 +41,8 @@ struct HostMemoryNeed {
     return segment_bytes + offload_bytes + token_bytes + checkpoint_staging_bytes + gather_bytes +
            checkpoint_io_bytes;
   }
-  /// "N bytes = 52.43 GiB (host state and gradient staging 52.41 GiB + pinned activation
-  /// offload 0 B + per-token host buffers 24.00 MiB[ + checkpoint staging 10.00 GiB])".
+  /// "N bytes = 52.43 GiB (host state 52.35 GiB + gradient staging ring 64.00 MiB + pinned
+  /// activation offload 0 B + per-token host buffers 24.00 MiB[ + checkpoint staging 10.00 GiB])".
   std::string describe() const;
 };
 

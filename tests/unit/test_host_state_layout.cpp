@@ -80,6 +80,27 @@ TEST(HostMemory, NeedByPartAndRefusalWithBytes) {
     EXPECT_NE(m.find(std::to_string(off.total()) + " bytes"), std::string::npos) << m;
     EXPECT_NE(m.find(std::to_string(off.total() - 1) + " bytes"), std::string::npos) << m;
     EXPECT_NE(m.find("--offload-activations"), std::string::npos) << m;
+    // the default ring (4 slots x 2 workers x 2^20 fp32 = 32 MiB) is most of this small need
+    EXPECT_NE(m.find("--chunk-numel or --ring-slots (the gradient staging ring takes 32.00 MiB)"),
+              std::string::npos) << m;
+    EXPECT_EQ(m.find("fewer tokens"), std::string::npos) << "the tokens are < 10% of it\n" << m;
+  }
+  // The staging ring's own share, and its flags suggested when it is what is large (a huge
+  // --chunk-numel or --ring-slots), not fewer tokens.
+  EXPECT_EQ(plain.staging_bytes, state.layout.at(kStagingRegion).bytes());
+  HostStateSpec ring = spec;
+  ring.chunk_numel = uint64_t{1} << 30;
+  const HostMemoryNeed big = estimateHostMemory(HostStateLayout::build(ring), 3, 2, 1000, 64, 5, false);
+  EXPECT_EQ(big.staging_bytes, 4ull * 2 * (uint64_t{1} << 30) * 4);  // slots x G x chunk x fp32
+  try {
+    checkHostMemory(big, big.total() / 2);
+    ADD_FAILURE() << "no error";
+  } catch (const UserError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("a smaller --chunk-numel or --ring-slots (the gradient staging ring takes 32.00 GiB)"),
+              std::string::npos) << m;
+    EXPECT_NE(m.find("gradient staging ring 32.00 GiB"), std::string::npos) << m;
+    EXPECT_EQ(m.find("fewer tokens"), std::string::npos) << m;
   }
   EXPECT_GT(memAvailableBytes(), 0u);  // Linux: /proc/meminfo has MemAvailable
 }
