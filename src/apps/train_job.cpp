@@ -23,6 +23,7 @@
 #include "data/eval_batches.h"
 #include "data/synthetic_batches.h"
 #include "data/reference_batches.h"
+#include "formats/checkpoint.h"
 #include "formats/fs_util.h"
 #include "formats/safetensors.h"
 #include "formats/staging_pool.h"
@@ -35,6 +36,7 @@
 #include "apps/prediction_watch.h"
 #include "common/median.h"
 #include "common/thread_placement.h"
+#include "model/hf_checkpoint.h"
 #include "model/param_layout.h"
 #include "planner/calibration.h"
 #include "planner/cost_model.h"
@@ -609,6 +611,17 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
       throwUserError("--memory-snapshot records the CUDA caching allocator of GPU workers, and this "
                      "run's workers are on the CPU.\nHINT: drop --memory-snapshot, or run with --device cuda");
     variants = parseVariants(o);
+    for (const auto& v : variants)  // activation offload needs GPU workers
+      if (ctx.device != DeviceKind::kCuda && v.opts.offload_activations)
+        throwUserError("{}: --offload-activations (+offload) applies to GPU workers only (CPU workers "
+                       "keep activations in host memory already).\nHINT: drop +offload, or run with "
+                       "--device cuda", !o.route_sweep.empty() ? "--route-sweep item '" + v.label + "'"
+                                                                : std::string("the run"));
+    for (const auto& v : variants)  // CUDA IPC routes need GPU workers
+      if (ctx.device != DeviceKind::kCuda && (usesCudaIpc(v.opts.delivery) || usesCudaIpc(v.opts.reduction)))
+        throwUserError("route {}/{}: the CUDA IPC routes (sharded-ipc, gpu-ipc) need GPU workers.\n"
+                       "HINT: run with --device cuda, or use sharded / gpu, which exchange through MPI "
+                       "between CPU workers", routeName(v.opts.delivery), routeName(v.opts.reduction));
     // A sweep whose variants all run one update tail (+tailM on every item): the job's, so the
     // chunk plan starts with it and never changes (several nodes take it so too).
     if (std::all_of(variants.begin(), variants.end(), [&](const RunVariant& v) {
@@ -701,6 +714,12 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
                              "gives the config and tokenizer of the export", was, now, now);
         }
       }
+      // A fresh start from --model reads its weights at start-up (Leader::loadCheckpoint), after
+      // the data load and the host allocation: their headers (names, shapes, dtypes, sizes)
+      // are checked now, so a wrong or damaged weight file is named at once.
+      if (resume.empty() && !o.model.empty())
+        model::validateCheckpoint(formats::CheckpointReader::open(o.model), cfg,
+                                  model::ParamLayout::build(cfg), /*checkDType=*/false);
       if (!resume.empty() && !verifyCheckpointFiles(resume))
         SLIDEDP_LOG_WARN("{} records no file checksums (written by an older slidedp): its values "
                          "are loaded unverified", resume);
@@ -876,19 +895,6 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
   if (stopAgreedBeforeFirstStep(ctx, first_step)) return 0;  // before the model is loaded
 
   const bool random_init = !o.model_config.empty();
-  for (const auto& v : variants)  // before start-up: activation offload needs GPU workers
-    if (ctx.device != DeviceKind::kCuda && v.opts.offload_activations)
-      throw AgreedError(fmt::format("{}: --offload-activations (+offload) applies to GPU workers "
-                                    "only (CPU workers keep activations in host memory already).\n"
-                                    "HINT: drop +offload, or run with --device cuda",
-                                    !o.route_sweep.empty() ? "--route-sweep item '" + v.label + "'"
-                                                        : std::string("the run")));
-  for (const auto& v : variants)  // before start-up: CUDA IPC routes need GPU workers
-    if (ctx.device != DeviceKind::kCuda && (usesCudaIpc(v.opts.delivery) || usesCudaIpc(v.opts.reduction)))
-      throw AgreedError(fmt::format("route {}/{}: the CUDA IPC routes (sharded-ipc, gpu-ipc) need GPU "
-                                    "workers.\nHINT: run with --device cuda, or use sharded / gpu, which "
-                                    "exchange through MPI between CPU workers", routeName(v.opts.delivery),
-                                    routeName(v.opts.reduction)));
   if (predicted.step_s > 0) {  // --policy auto changed o.train: the run's variant takes its options
     variants = parseVariants(o);
     variants.front().predicted = predicted;

@@ -326,6 +326,23 @@ TEST(OutputChecks, TooLittleDiskSpaceForTheCheckpointsIsRefusedWithNeededAndFree
 }
 
 // Item 7: settings that cannot work are refused before start-up, once, naming the flag.
+// A damaged weight file of --model is named before the data is read and the host state is
+// allocated (its header is checked up front; the weights themselves are read at start-up).
+TEST(EarlyChecks, ADamagedWeightFileIsNamedBeforeTheDataLoad) {
+  const std::string m = fmt::format("/tmp/slidedp-systest-badmodel-{}", getpid());
+  std::system(fmt::format("rm -rf {} && cp -r {} {} && truncate -s 100000 {}/model.safetensors", m,
+                          stories(), m, m).c_str());
+  Result r = wait(start({SLIDEDP_MPIRUN_BIN, "--oversubscribe", "--bind-to", "none", "-np", "3",
+                         SLIDEDP_WORKER_BIN, "--device", "cpu", "--model", m, "--batch-size", "4",
+                         "--seq-len", "64", "--steps", "2", "--data", sharedDir() + "/data/kjv.txt"}));
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_EQ(countOccurrences(r.output, m + "/model.safetensors: tensor 'model.embed_tokens.weight'"), 1) << r.output;
+  EXPECT_NE(r.output.find("file truncated?"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("data: text"), std::string::npos) << "the corpus was read first\n" << r.output;
+  EXPECT_EQ(r.output.find("host memory:"), std::string::npos) << r.output;
+  std::system(("rm -rf " + m).c_str());
+}
+
 TEST(EarlyChecks, BadSettingsAreRefusedBeforeStartUpAndPrintedOnce) {
   const std::string ref = "reference:" + sharedDir() + "/reference/stories260K_kjv.reference.safetensors";
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
@@ -412,6 +429,11 @@ TEST(EarlyChecks, BadSettingsAreRefusedBeforeStartUpAndPrintedOnce) {
        "--doc-start-token 512 is not a token of the model (its vocabulary is 0..511)"},
       {{"--steps", "2", "--data", sharedDir() + "/data/kjv.txt", "--doc-start-token", "-2"},
        "--doc-start-token must be a token id >= 0, or -1 (none), got -2"},
+      // GPU-only variants on CPU workers (they came after the data load).
+      {{"--steps", "2", "--data", sharedDir() + "/data/kjv.txt", "--route-sweep", "replicated/cpu,replicated/cpu+offload"},
+       "--route-sweep item 'replicated/cpu+offload': --offload-activations (+offload) applies to GPU workers only"},
+      {{"--steps", "2", "--data", sharedDir() + "/data/kjv.txt", "--delivery", "sharded-ipc"},
+       "route sharded-ipc/cpu: the CUDA IPC routes (sharded-ipc, gpu-ipc) need GPU workers"},
 
       {{"--steps", "2", "--data", sharedDir() + "/data/kjv.txt", "--shm-name", "a/b"},
        "'a/b' cannot name a file in /dev/shm: it contains '/'"},
