@@ -106,6 +106,35 @@ void Leader::storeWholeUnit(int u, const float* full) {
   }
 }
 
+namespace {
+
+/// NaN or +-Inf: every exponent bit set (a bit test, which -ffast-math cannot fold away).
+inline int64_t nonFinite(float x) {
+  uint32_t b;
+  std::memcpy(&b, &x, sizeof b);
+  return (b & 0x7f800000u) == 0x7f800000u ? 1 : 0;
+}
+
+/// Throws UserError naming the first tensor of `unit` whose values in `full` (the unit's fp32
+/// values as loaded from `dir`) are not all finite: training would begin with a NaN loss, and
+/// the run would report a diverged step instead of the damaged file.
+[[noreturn]] void throwNonFiniteWeights(const std::string& dir, const model::UnitLayout& unit,
+                                        const float* full) {
+  for (const auto& p : unit.params) {
+    int64_t count = 0, first = -1;
+    for (int64_t i = 0; i < p.numel; ++i)
+      if (nonFinite(full[p.offset + i]) && count++ == 0) first = i;
+    if (count > 0)
+      throwUserError("{}: tensor '{}' holds {} value(s) that are NaN or infinite (the first at "
+                     "element {}): training from it would diverge at step 1.\nHINT: the weights are "
+                     "damaged or were saved from a diverged run; use another copy of the model",
+                     dir, p.name, count, first);
+  }
+  throwUserError("{}: a weight of layer unit {} is NaN or infinite", dir, unit.index);
+}
+
+}  // namespace
+
 void Leader::loadCheckpoint(const std::string& dir, const model::ModelConfig& config) {
   if (sharded()) {
     const auto ckpt = formats::CheckpointReader::open(dir);
@@ -114,6 +143,12 @@ void Leader::loadCheckpoint(const std::string& dir, const model::ModelConfig& co
     for (int u = 0; u < layout_.numUnits(); ++u) {
       full.assign(layout_.units[u].numel, 0.0f);
       model::loadUnit(ckpt, layout_.units[u], full.data());
+      const int64_t n = layout_.units[u].numel;
+      const float* f = full.data();
+      int64_t bad = 0;
+#pragma omp parallel for schedule(static) num_threads(engine_.teamFor(n)) reduction(+ : bad)
+      for (int64_t i = 0; i < n; ++i) bad += nonFinite(f[i]);
+      if (bad > 0) throwNonFiniteWeights(dir, layout_.units[u], f);
       storeWholeUnit(u, full.data());
     }
     return;
@@ -131,8 +166,13 @@ void Leader::loadCheckpoint(const std::string& dir, const model::ModelConfig& co
     const float* m = master(u);
     uint16_t* b = bf16Copy(u);
     const int64_t n = layout_.units[u].numel;
-#pragma omp parallel for schedule(static) num_threads(engine_.teamFor(n))
-    for (int64_t i = 0; i < n; ++i) b[i] = optim::floatToBf16(m[i]);
+    int64_t bad = 0;  // counted in the same pass as the bf16 copy
+#pragma omp parallel for schedule(static) num_threads(engine_.teamFor(n)) reduction(+ : bad)
+    for (int64_t i = 0; i < n; ++i) {
+      b[i] = optim::floatToBf16(m[i]);
+      bad += nonFinite(m[i]);
+    }
+    if (bad > 0) throwNonFiniteWeights(dir, layout_.units[u], m);
   }
 }
 

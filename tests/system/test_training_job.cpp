@@ -454,6 +454,42 @@ TEST(TrainingJob, AStopDuringTheEvaluationEndsItAtTheNextBatch) {
   std::system(("rm -rf " + d + " " + pids_file).c_str());
 }
 
+// A NaN in the --model weights is named (file, tensor, count) when they are loaded, with exit
+// status 2; it used to surface as a diverged loss at step 1.
+TEST(TrainingJob, NonFiniteWeightsAreNamedAtLoad) {
+  const std::string m = tmpDir("nanmodel");
+  std::system(fmt::format("cp -r {} {}", stories(), m).c_str());
+  const std::string file = m + "/model.safetensors";
+  const std::string name = "model.layers.1.mlp.up_proj.weight";
+  uint64_t at = 0;
+  {
+    const auto st = slidedp::formats::SafetensorsFile::open(file);
+    const auto* t = st.find(name);
+    ASSERT_NE(t, nullptr);
+    ASSERT_EQ(t->dtype, slidedp::formats::DType::F32);
+    std::ifstream in(file, std::ios::binary);
+    uint64_t header = 0;
+    in.read(reinterpret_cast<char*>(&header), 8);
+    at = 8 + header + t->data_begin + 4 * 7;  // element 7
+  }
+  {
+    std::fstream f(file, std::ios::binary | std::ios::in | std::ios::out);
+    const uint32_t nan = 0x7fc00000u, inf = 0x7f800000u;
+    f.seekp(static_cast<std::streamoff>(at));
+    f.write(reinterpret_cast<const char*>(&nan), 4);
+    f.write(reinterpret_cast<const char*>(&inf), 4);
+  }
+  Result r = wait(start({SLIDEDP_MPIRUN_BIN, "--oversubscribe", "--bind-to", "none", "-np", "3",
+                         SLIDEDP_WORKER_BIN, "--device", "cpu", "--model", m, "--batch-size", "4",
+                         "--seq-len", "64", "--steps", "2"}));
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find(fmt::format("{}: tensor '{}' holds 2 value(s) that are NaN or infinite (the first "
+                                      "at element 7)", m, name)),
+            std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("step 1/"), std::string::npos) << r.output;
+  std::system(("rm -rf " + m).c_str());
+}
+
 TEST(TrainingJob, ConfigFileWithFlagOverridesAndContradictions) {
   const std::string cfg = fmt::format("/tmp/slidedp-systest-{}.toml", getpid());
   {
