@@ -6,7 +6,8 @@
 # early (right after the launcher prints `running:`, before the ranks have their handlers, or
 # during start-up) must end the job cleanly before step 1: exit 0, rank 0's "stopped on request
 # before step 1" line once, no checkpoint. Every time every rank is gone promptly and no segment
-# is left in /dev/shm.
+# is left in /dev/shm. A launcher killed by SIGKILL takes its ranks with it, and the control
+# directory it could not remove is removed by the next launcher.
 #
 #   tests/launcher/test_launcher_signals.sh SLIDEDP_WORKER     (CTest: launcher_signals)
 set -uo pipefail
@@ -98,5 +99,30 @@ kill -TERM $PID
 wait $PID
 RC=$?
 early_stop_ok "SIGTERM during start-up" "$TMP/d.log" $RC $(( $(date +%s) - T0 ))
+
+# 5. SIGKILL to the launcher (no handler runs): the ranks go (their parent's death signal), and
+#    its control directory, left behind, is removed by the next launcher; a live launcher's stays.
+rm -rf "$TMP/ck"
+mkdir -p "$TMP/tmpdir"
+TMPDIR="$TMP/tmpdir" "$ROOT/launcher/slidedp-run" "${JOB[@]}" > "$TMP/e.log" 2>&1 &
+PID=$!
+wait_for_step "$TMP/e.log" || fail "SIGKILL: the job never reached step 2: $(tail -5 "$TMP/e.log")"
+kill -KILL $PID
+wait $PID 2>/dev/null
+ranks_gone 20 || fail "SIGKILL to the launcher: ranks still running 20 s later"
+rm -f "/dev/shm/$NAME"
+LEFT=$(ls -d "$TMP"/tmpdir/slidedp-run-* 2>/dev/null)
+[ -n "$LEFT" ] || fail "SIGKILL: no control directory was left behind to clean (the test needs one)"
+sleep 1000 & LIVE=$!  # a live launcher's directory (its pid alive) must stay
+mkdir "$TMP/tmpdir/slidedp-run-live" && echo "$LIVE $(stat -L -c %i /proc/self/ns/pid)" > "$TMP/tmpdir/slidedp-run-live/owner"
+rm -rf "$TMP/ck"
+TMPDIR="$TMP/tmpdir" "$ROOT/launcher/slidedp-run" --cpu-workers 2 -- --model-config "$ROOT/tools/configs/kjv-tiny-llama.json" \
+  --seq-len 64 --batch-size 4 --steps 1 --shm-name "$NAME" > "$TMP/f.log" 2>&1
+RC=$?
+[ $RC -eq 0 ] || fail "the run after a SIGKILL: exit status $RC: $(tail -5 "$TMP/f.log")"
+for d in $LEFT; do [ -e "$d" ] && fail "SIGKILL: $d was not removed by the next launcher"; done
+[ -d "$TMP/tmpdir/slidedp-run-live" ] || fail "a live launcher's control directory was removed"
+kill $LIVE 2>/dev/null; wait $LIVE 2>/dev/null
+[ "$(ls "$TMP/tmpdir" | grep -c slidedp-run-)" -eq 1 ] || fail "control directories left: $(ls "$TMP/tmpdir")"
 
 if [ $FAILS -eq 0 ]; then echo "launcher signal tests: all passed"; else echo "launcher signal tests: $FAILS FAILED"; exit 1; fi
