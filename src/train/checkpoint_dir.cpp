@@ -68,11 +68,21 @@ std::string resolveCheckpoint(const std::string& path, std::string* note) {
   if (isRegularFile(latest)) {
     std::string name = readFileBytes(latest);
     while (!name.empty() && (name.back() == '\n' || name.back() == ' ')) name.pop_back();
+    // What to pass instead: the complete checkpoints only (an incomplete one cannot resume).
+    std::vector<StepCheckpoint> complete;
+    for (const auto& c : listStepCheckpoints(path))
+      if (c.complete) complete.push_back(c);
+    const std::string instead =
+        complete.empty() ? fmt::format("{} holds no complete checkpoint to resume from instead", path)
+                         : fmt::format("pass one of its complete step directories to --resume, the newest "
+                                       "{} ({})", complete.back().dir, listNames(complete));
+    if (stepOfName(name) < 0)  // not a step directory's name: damaged (its bytes are not shown)
+      throwUserError("{} does not name a step directory: it holds {} byte(s), not a step-NNNNNNNN "
+                     "name (a damaged file?).\nHINT: {}", latest, name.size(), instead);
     const std::string dir = joinPath(path, name);
     if (isRegularFile(joinPath(dir, "trainer_state.json"))) return dir;
     throwUserError("{} names {}, which holds no trainer_state.json (a checkpoint removed by "
-                   "hand?).\nHINT: pass one of its complete step directories to --resume ({})",
-                   latest, dir, listNames(listStepCheckpoints(path)));
+                   "hand?).\nHINT: {}", latest, dir, instead);
   }
   const auto steps = listStepCheckpoints(path);
   for (auto it = steps.rbegin(); it != steps.rend(); ++it) {

@@ -42,3 +42,36 @@ TEST(CheckpointDir, ADirectoryNewerThanLatestIsAnInterruptedPublicationNotAnothe
   EXPECT_THROW(checkCheckpointRootBeforeStart(root, 2, false), UserError);  // no `latest`: all count
   std::system(("rm -rf " + root).c_str());
 }
+
+// A damaged `latest` (bytes that are no step name) or one naming a removed checkpoint: the
+// message says what the file holds without printing its bytes, and recommends only complete
+// step directories, the newest first.
+TEST(CheckpointDir, ABadLatestRecommendsOnlyCompleteCheckpoints) {
+  const std::string root = "/tmp/slidedp-ckdir-latest-" + std::to_string(getpid());
+  std::system(("rm -rf " + root).c_str());
+  stepDir(root, 2);
+  stepDir(root, 4);
+  std::system(("mkdir -p " + root + "/step-00000006").c_str());  // incomplete: no state files
+  const auto message = [&] {
+    try {
+      resolveCheckpoint(root);
+    } catch (const UserError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  put(root + "/latest", std::string("\x01\x02\0\xff garbage", 12));
+  std::string m = message();
+  EXPECT_NE(m.find(root + "/latest does not name a step directory: it holds 12 byte(s)"), std::string::npos) << m;
+  EXPECT_EQ(m.find("garbage"), std::string::npos) << m;
+  EXPECT_NE(m.find("the newest " + root + "/step-00000004 (step-00000002, step-00000004)"), std::string::npos) << m;
+  EXPECT_EQ(m.find("step-00000006"), std::string::npos) << "an incomplete checkpoint was recommended\n" << m;
+  put(root + "/latest", "step-00000009\n");
+  m = message();
+  EXPECT_NE(m.find("names " + root + "/step-00000009, which holds no trainer_state.json"), std::string::npos) << m;
+  EXPECT_NE(m.find("the newest " + root + "/step-00000004"), std::string::npos) << m;
+  std::system(("rm -rf " + root + "/step-00000002 " + root + "/step-00000004").c_str());
+  m = message();
+  EXPECT_NE(m.find(root + " holds no complete checkpoint to resume from instead"), std::string::npos) << m;
+  std::system(("rm -rf " + root).c_str());
+}
