@@ -90,8 +90,9 @@ int run(int argc, char** argv) {
       (formats::isRegularFile(formats::joinPath(modelDir, "trainer_state.json")) ||
        formats::isRegularFile(formats::joinPath(modelDir, "latest"))))
     throwUserError("{} is a training checkpoint, not a model directory (config.json + safetensors)"
-                   "\nHINT: export its model: run the job's command again with --resume {} --steps "
-                   "<the checkpoint's step> --export OUT (nothing is trained), then pass --model OUT",
+                   "\nHINT: export its model: launcher/slidedp-run -- --resume {} --steps <the checkpoint's "
+                   "step> --export OUT (nothing is trained; the run's flags come from the checkpoint), "
+                   "then pass --model OUT",
                    modelDir, modelDir);
   auto m = model::loadHostModel(modelDir, /*checkDType=*/false);
   std::fprintf(stderr,

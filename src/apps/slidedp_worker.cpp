@@ -30,6 +30,7 @@
 #ifdef SLIDEDP_WITH_TRAINING
 #include "apps/train_job.h"           // defines: TrainJobOptions, runTrainJob (the training job)
 #include "apps/run_variants.h"        // defines: lastStep (the job's last step, for --kill-at)
+#include "apps/resume_config.h"       // defines: savedConfigForResume (--resume DIR alone)
 #endif
 #include "runtime/fault_injection.h"  // defines: armKillPoint (--kill-at)
 #include "runtime/job_guard.h"        // defines: JobGuard (watchdog, signals, failJob)
@@ -350,10 +351,37 @@ int main(int argc, char** argv) {
   app.set_config("--config", "", "Read options from this TOML/INI file (key = value per option, "
                  "names as on the command line without --); command-line flags override it");
   app.allow_config_extras(CLI::config_extras_mode::error);  // a misspelt key is refused, named
+  std::vector<std::string> line_args(argv + 1, argv + argc);
+  std::vector<char*> parse_argv(argv, argv + argc);
+#ifdef SLIDEDP_WITH_TRAINING
+  // `--resume DIR` without the run's flags: the configuration saved with the checkpoint is read
+  // as the run's --config (the command line overrides it).
+  ResumeConfig saved;
   try {
-    app.parse(argc, argv);
+    saved = savedConfigForResume(line_args, app);
+  } catch (const UserError& e) {
+    if (worldRankFromEnv() == 0) std::fprintf(stderr, "slidedp: error: %s\n", e.what());
+    return exitAfterRankZeroPrinted();
+  }
+  std::string config_flag = "--config";
+  if (!saved.file.empty()) {
+    parse_argv.insert(parse_argv.begin() + 1, {config_flag.data(), saved.file.data()});
+    if (worldRankFromEnv() == 0)
+      std::fprintf(stderr, "slidedp: --resume without the run's flags: continuing with the "
+                   "configuration saved in %s/trainer_state.json (flags on the command line "
+                   "override it)\n", saved.step_dir.c_str());
+  }
+  struct RemoveAtExit {
+    std::string path;
+    ~RemoveAtExit() {
+      if (!path.empty()) ::unlink(path.c_str());
+    }
+  } remove_saved{saved.file};
+#endif
+  try {
+    app.parse(static_cast<int>(parse_argv.size()), parse_argv.data());
   } catch (const CLI::ParseError& e) {
-    return reportParseError(app, e, std::vector<std::string>(argv + 1, argv + argc));
+    return reportParseError(app, e, line_args);
   }
   if (const std::string config = app.get_option("--config")->as<std::string>(); !config.empty())
     if (const std::string why = unclosedQuoteInConfig(config); !why.empty()) {
@@ -402,7 +430,7 @@ int main(int argc, char** argv) {
                      "--model-config was given (without one the job is the start-up self-check, "
                      "which would ignore %s).\nHINT: add --model DIR (a Hugging Face model "
                      "directory) or --model-config FILE (its config.json, random init); to resume "
-                     "a run, give its whole command again with --resume DIR added\n",
+                     "a run: --resume DIR alone (its flags come from the checkpoint)\n",
                      joined(given).c_str(), given.size() == 1 ? "s" : "",
                      given.size() == 1 ? "it" : "them");
       return exitAfterRankZeroPrinted();

@@ -400,8 +400,8 @@ int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trai
         if (ctx.world_rank == 0)
           SLIDEDP_LOG_WARN("stopped after step {} on request{}", step,
                            !o.checkpoint_dir.empty()
-                               ? fmt::format("; resume: run the same command with --resume {} added",
-                                             o.checkpoint_dir)
+                               ? fmt::format("; resume: --resume {} (alone: the run's flags come from the "
+                                             "checkpoint; or added to the same command)", o.checkpoint_dir)
                            : o.export_dir.empty() ? " (no --checkpoint-dir: nothing saved)"
                                                   : " (no --checkpoint-dir: only the partial model is exported)");
         break;
@@ -1108,7 +1108,8 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
     if (!o.checkpoint_dir.empty() && formats::isDirectory(o.checkpoint_dir)) {
       const std::string dir = quote(abs(o.checkpoint_dir));
       if (done < last)
-        where += fmt::format("\n  checkpoints: {} (continue: the same command with --resume {})", dir, dir);
+        where += fmt::format("\n  checkpoints: {} (continue: --resume {}, alone or added to the same command)",
+                             dir, dir);
       else
         where += fmt::format("\n  checkpoints: {} (the run is complete; to train further: --resume {} "
                              "--steps N with N > {})", dir, dir, last);

@@ -262,6 +262,13 @@ hasnt "planning first" "$OUT" "auto-plan-bad: no plan first"
 # workers keep it manual
 SLIDEDP_PLAN=$BIN SLIDEDP_TOPOLOGY_FILE=$FAKE run auto-default "$RUN" --dry-run --gpus 0,1 -- --seq-len 512
 has "--policy auto (the default on GPUs): planning first" "$OUT" "auto-default: a GPU run plans by default"
+# --resume DIR alone: the job reads the run's flags (model, shape) from the checkpoint, so the
+# launcher does not plan first (the plan would lack the model); with --model it plans as usual
+SLIDEDP_PLAN=$BIN SLIDEDP_TOPOLOGY_FILE=$FAKE run auto-resume-alone "$RUN" --dry-run --gpus 0,1 -- --resume "$TMP/ck"
+hasnt "planning first" "$OUT" "auto-resume-alone: no plan before a resume that brings its flags back"
+has "the job reads them from the checkpoint" "$OUT" "auto-resume-alone: said"
+SLIDEDP_PLAN=$BIN SLIDEDP_TOPOLOGY_FILE=$FAKE run auto-resume-model "$RUN" --dry-run --gpus 0,1 -- --resume "$TMP/ck" --model-config "$ROOT/tools/configs/kjv-tiny-llama.json"
+has "planning first" "$OUT" "auto-resume-model: a resume with its flags plans first"
 SLIDEDP_PLAN=$BIN SLIDEDP_TOPOLOGY_FILE=$FAKE run auto-default-knob "$RUN" --dry-run --gpus 0,1 -- --seq-len 512 --offload-activations
 hasnt "planning first" "$OUT" "auto-default-knob: --offload-activations keeps the default manual"
 printf 'seq-len = 512\nmicro-batch-rows = 2\n' > "$TMP/knob.toml"

@@ -603,7 +603,7 @@ TEST(Divergence, ANonFiniteGradientNormEndsTheJobBeforeItsCheckpoint) {
 }
 
 // A run that sets training options without a model used to run the start-up self-check and
-// exit 0 (e.g. `--resume DIR` alone, after the stop message said "resume with --resume DIR");
+// exit 0 (e.g. `--steps 5 --lr 0.01`, or `--resume DIR` alone before it read the saved flags);
 // an unknown flag got CLI11's "not expected: 128 --seq-lenn" with no suggestion, and a launcher
 // option given after the launcher's -- no pointer back. Each is refused once, before start-up.
 TEST(CommandLine, TrainingFlagsWithoutAModelAndUnknownFlagsAreRefusedWithTheirFix) {
@@ -614,13 +614,19 @@ TEST(CommandLine, TrainingFlagsWithoutAModelAndUnknownFlagsAreRefusedWithTheirFi
     c.insert(c.end(), extra.begin(), extra.end());
     return c;
   };
-  Result alone = wait(start(with({"--resume", "/tmp/no-such-run", "--steps", "5"})));
+  Result alone = wait(start(with({"--steps", "5", "--lr", "0.01"})));
   EXPECT_EQ(alone.exit_code, 2) << alone.output;
-  EXPECT_EQ(countOccurrences(alone.output, "slidedp: error: --steps, --resume train a model, but neither "
+  EXPECT_EQ(countOccurrences(alone.output, "slidedp: error: --steps, --lr train a model, but neither "
                                            "--model nor --model-config was given"), 1) << alone.output;
-  EXPECT_EQ(countOccurrences(alone.output, "to resume a run, give its whole command again with "
-                                           "--resume DIR added"), 1) << alone.output;
+  EXPECT_EQ(countOccurrences(alone.output, "to resume a run: --resume DIR alone (its flags come from the "
+                                           "checkpoint)"), 1) << alone.output;
   EXPECT_EQ(alone.output.find("segments removed"), std::string::npos) << alone.output;
+  // `--resume DIR` alone reads the run's flags from the checkpoint (test_training_job); a DIR
+  // that is no checkpoint is said once, before start-up.
+  Result missing = wait(start(with({"--resume", "/tmp/no-such-run", "--steps", "5"})));
+  EXPECT_EQ(missing.exit_code, 2) << missing.output;
+  EXPECT_EQ(countOccurrences(missing.output, "slidedp: error: /tmp/no-such-run does not exist"), 1) << missing.output;
+  EXPECT_EQ(missing.output.find("segments removed"), std::string::npos) << missing.output;
   // A default value on the command line, and a saved configuration's keys (every key, flags
   // included) in a --config file, are no training request.
   Result self = wait(start(with({"--steps", "10", "--hold", "0"})));
@@ -735,7 +741,7 @@ TEST(Generate, BadPromptIdsAndEmptyPromptsAreClearErrors) {
     Result r = wait(start({SLIDEDP_GENERATE_BIN, "--model", dir, "--prompt", "hi"}));
     EXPECT_EQ(r.exit_code, 2) << r.output;
     EXPECT_NE(r.output.find(dir + " is a training checkpoint, not a model directory"), std::string::npos) << r.output;
-    EXPECT_NE(r.output.find("--export OUT (nothing is trained), then pass --model OUT"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("--export OUT (nothing is trained; the run's flags come from the checkpoint), then pass --model OUT"), std::string::npos) << r.output;
   }
   const std::string hf = ck + "/hf";
   std::system(("mkdir -p " + hf + " && cp " + stories() + "/config.json " + stories() + "/*.safetensors " +

@@ -6,6 +6,8 @@
 #include <fstream>
 #include <map>
 
+#include <nlohmann/json.hpp>
+
 #include "common/job_log.h"
 #include "common/subprocess.h"
 #include "formats/safetensors.h"
@@ -488,6 +490,38 @@ TEST(TrainingJob, NonFiniteWeightsAreNamedAtLoad) {
             std::string::npos) << r.output;
   EXPECT_EQ(r.output.find("step 1/"), std::string::npos) << r.output;
   std::system(("rm -rf " + m).c_str());
+}
+
+// `--resume DIR` alone continues the run with its own flags, saved in the checkpoint (model,
+// data, learning rate, batch); flags on the command line override them (--steps here).
+TEST(TrainingJob, ResumeAloneContinuesWithTheSavedConfiguration) {
+  const std::string d = tmpDir("resumealone");
+  Result first = wait(start(train({"--steps", "2", "--lr", "0.0007", "--checkpoint-dir", d})));
+  ASSERT_EQ(first.exit_code, 0) << first.output;
+  const std::vector<std::string> base = {SLIDEDP_MPIRUN_BIN, "--oversubscribe", "--bind-to", "none", "-np",
+                                         "3", SLIDEDP_WORKER_BIN, "--device", "cpu"};
+  std::vector<std::string> again = base;
+  for (const char* a : {"--resume", d.c_str(), "--steps", "4"}) again.push_back(a);
+  Result r = wait(start(again));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("continuing with the configuration saved in " + d + "/step-00000002/trainer_state.json"),
+            std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("at step 3"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("step 4/4"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("lr 7.00e-04"), std::string::npos) << "the saved --lr was not used\n" << r.output;
+  EXPECT_NE(r.output.find("model=\"" + stories() + "\""), std::string::npos) << r.output;
+  // A checkpoint whose trainer_state.json saves no configuration: said, with what to do.
+  const std::string state = d + "/step-00000004/trainer_state.json";
+  auto j = nlohmann::json::parse(readFile(state));
+  j.erase("configuration");
+  std::ofstream(state) << j.dump();
+  std::vector<std::string> old = base;
+  for (const char* a : {"--resume", d.c_str(), "--steps", "6"}) old.push_back(a);
+  Result o = wait(start(old));
+  EXPECT_EQ(o.exit_code, 2) << o.output;
+  EXPECT_NE(o.output.find("saves no configuration (written by an older slidedp), so --resume alone cannot "
+                          "bring back the run's flags"), std::string::npos) << o.output;
+  std::system(("rm -rf " + d).c_str());
 }
 
 TEST(TrainingJob, ConfigFileWithFlagOverridesAndContradictions) {

@@ -1,0 +1,35 @@
+// `--resume DIR` given without the run's other flags: the run's own configuration, saved with
+// every checkpoint (trainer_state.json "configuration", the resolved flags in --config format),
+// is read back as the run's --config, and the command line overrides it.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace CLI {
+class App;
+}
+
+namespace slidedp {
+
+/// The saved configuration a command line resumes with, when it is `--resume DIR` (or
+/// `--resume=DIR`, DIR not "auto") without --model, --model-config or --config.
+struct ResumeConfig {
+  std::string file;      // a private temporary file holding it ("" when the command line
+                         // is not such a resume); the caller removes it after parsing
+  std::string step_dir;  // the checkpoint DIR resolves to (its `latest`, or DIR itself)
+};
+
+/// Reads the configuration saved in the checkpoint `args` (argv[1..]) resumes from and writes
+/// it, in --config format, to a file of its own under $TMPDIR (or /tmp), leaving out:
+///  - `resume` (the command line's --resume takes its place);
+///  - `kill-at` (a fault injected into one run, not into its continuation);
+///  - the step-time model's knobs (policy_choice.h kPolicyKnobFlags) at their defaults (in
+///    `app`, an App with every option added), so that a run whose default --policy auto chose
+///    them plans again instead of taking the defaults as given knobs.
+/// Every rank calls it on the same command line (no MPI: before MPI_Init). Returns an empty
+/// `file` when `args` is not such a resume. Throws UserError when DIR is not a checkpoint or
+/// its trainer_state.json holds no configuration (written by an older slidedp).
+ResumeConfig savedConfigForResume(const std::vector<std::string>& args, const CLI::App& app);
+
+}  // namespace slidedp
