@@ -308,7 +308,7 @@ do_peers() {
   step "peers: slidedp vs FSDP2 (eager, Liger) / FSDP2 + CPU offload / DeepSpeed ZeRO-Offload (eager, Liger)"
   wait  # the DeepSpeed op build
   tail -3 "$OUT/deepspeed-prebuild.log" 2>/dev/null
-  SLIDEDP_WORKER=$BIN/slidedp_worker OUT=$OUT/peers bash tools/bench/peers.sh --config "$CONFIG" \
+  SLIDEDP_WORKER=$BIN/slidedp_worker SLIDEDP_PLAN=$BIN/slidedp_plan OUT=$OUT/peers bash tools/bench/peers.sh --config "$CONFIG" \
     --seq-len 4096 --gpus "$GPUS" --launcher-args "--worker-threads 2" ${SLIDEDP_PEERS_ARGS:-} \
     > "$OUT/peers.log" 2>&1 || rc=1
   sed -n '/^slidedp vs peers:/,/^runs:/p' "$OUT/peers.log" | head -80  # the table and summary

@@ -6,11 +6,13 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <sstream>
 
-#include "apps/policy_choice.h"  // kPolicyKnobFlags
 #include "common/errors.h"
+#include "formats/fs_util.h"
 #include "train/checkpoint_dir.h"
 
 namespace slidedp {
@@ -51,39 +53,56 @@ ResumeConfig savedConfigForResume(const std::vector<std::string>& args, const CL
     flagValue(args, f, &given);
     if (given) return out;  // the run's flags are on the command line (or in its CONFIG)
   }
-  out.step_dir = resolveCheckpoint(dir);
-  const nlohmann::json st = readTrainerState(out.step_dir);
+  nlohmann::json st;
+  try {
+    out.step_dir = resolveCheckpoint(dir);
+    out.state_file = formats::joinPath(out.step_dir, "trainer_state.json");
+    st = readTrainerState(out.step_dir);
+  } catch (const UserError& e) {
+    throw ResumeConfigError(e.what(), false);
+  }
   if (!st.contains("configuration") || !st["configuration"].is_string())
-    throwUserError("{}/trainer_state.json saves no configuration (written by an older slidedp), so "
-                   "--resume alone cannot bring back the run's flags.\nHINT: give the run's whole "
-                   "command again with --resume {} added", out.step_dir, dir);
+    throw ResumeConfigError(fmt::format("{} saves no configuration (written by an older slidedp), so "
+                                        "--resume alone cannot bring back the run's flags.\nHINT: give "
+                                        "the run's whole command again with --resume {} added",
+                                        out.state_file, dir), false);
   std::istringstream in(st["configuration"].get<std::string>());
   std::string kept;
   for (std::string line; std::getline(in, line);) {
     const size_t eq = line.find('=');
-    if (eq == std::string::npos) {
+    if (eq == std::string::npos) {  // a comment (the planned policy's note)
       kept += line + "\n";
       continue;
     }
-    const std::string key = line.substr(0, eq), value = line.substr(eq + 1);
-    if (key == "resume" || key == "kill-at") continue;
-    const std::string flag = "--" + key;
-    if (std::find_if(std::begin(kPolicyKnobFlags), std::end(kPolicyKnobFlags),
-                     [&](const char* k) { return flag == k; }) != std::end(kPolicyKnobFlags))
-      if (const CLI::Option* opt = app.get_option_no_throw(flag);
-          opt != nullptr && unquoted(value) == opt->get_default_str())
-        continue;
+    const std::string key = line.substr(0, eq), value = unquoted(line.substr(eq + 1));
+    // One run's intents, not its continuation's: --resume is the command line's; a fault to
+    // inject; leave to replace another run's checkpoints; a configuration file of its own.
+    if (key == "resume" || key == "kill-at" || key == "overwrite-checkpoints" || key == "config") continue;
+    // A value equal to its default is left out: the resume then counts as given only what the
+    // run set (a defaulted --batch-size stays defaulted for reference data; the planner's knobs
+    // the run set, or --policy auto planned, stay, so the same policy runs). A switch's default
+    // reads "" or "false".
+    if (const CLI::Option* opt = app.get_option_no_throw("--" + key)) {
+      const std::string d = opt->get_default_str();
+      if (value == d || (value == "false" && d.empty() && opt->get_expected_min() == 0)) continue;
+    }
     kept += line + "\n";
   }
   const char* tmp = std::getenv("TMPDIR");
   std::string path = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/slidedp-resume-XXXXXX";
   const int fd = ::mkstemp(path.data());
-  if (fd < 0) throwUserError("cannot create a temporary file {} for the saved configuration", path);
+  if (fd < 0)
+    throw ResumeConfigError(fmt::format("cannot create a temporary file {} for the configuration saved "
+                                        "in {}: {}.\nHINT: point TMPDIR at a writable directory",
+                                        path, out.state_file, std::strerror(errno)), true);
   const bool ok = ::write(fd, kept.data(), kept.size()) == static_cast<ssize_t>(kept.size());
+  const int err = errno;
   ::close(fd);
   if (!ok) {
     ::unlink(path.c_str());
-    throwUserError("cannot write the saved configuration to {}", path);
+    throw ResumeConfigError(fmt::format("cannot write the configuration saved in {} to {}: {}.\nHINT: "
+                                        "point TMPDIR at a directory with room", out.state_file, path,
+                                        std::strerror(err)), true);
   }
   out.file = path;
   return out;

@@ -3,6 +3,7 @@
 // is read back as the run's --config, and the command line overrides it.
 #pragma once
 
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -12,24 +13,33 @@ class App;
 
 namespace slidedp {
 
+/// What savedConfigForResume throws; `local`: this rank's own failure (its temporary file).
+struct ResumeConfigError : std::runtime_error {
+  ResumeConfigError(const std::string& what, bool local_) : std::runtime_error(what), local(local_) {}
+  bool local = false;
+};
+
 /// The saved configuration a command line resumes with, when it is `--resume DIR` (or
 /// `--resume=DIR`, DIR not "auto") without --model, --model-config or --config.
 struct ResumeConfig {
   std::string file;      // a private temporary file holding it ("" when the command line
                          // is not such a resume); the caller removes it after parsing
-  std::string step_dir;  // the checkpoint DIR resolves to (its `latest`, or DIR itself)
+  std::string step_dir;    // the checkpoint DIR resolves to (its `latest`, or DIR itself)
+  std::string state_file;  // step_dir/trainer_state.json, which saves the configuration
 };
 
 /// Reads the configuration saved in the checkpoint `args` (argv[1..]) resumes from and writes
 /// it, in --config format, to a file of its own under $TMPDIR (or /tmp), leaving out:
-///  - `resume` (the command line's --resume takes its place);
-///  - `kill-at` (a fault injected into one run, not into its continuation);
-///  - the step-time model's knobs (policy_choice.h kPolicyKnobFlags) at their defaults (in
-///    `app`, an App with every option added), so that a run whose default --policy auto chose
-///    them plans again instead of taking the defaults as given knobs.
+///  - `resume` (the command line's --resume takes its place), `kill-at` (a fault injected into
+///    one run), `overwrite-checkpoints` (leave to replace another run's checkpoints) and
+///    `config`;
+///  - every value equal to its option's default in `app` (an App with every option added), so
+///    that only what the run set counts as given: its model, data and flags, and the knobs its
+///    --policy auto planned (the saved configuration records them), which run again as they ran.
 /// Every rank calls it on the same command line (no MPI: before MPI_Init). Returns an empty
-/// `file` when `args` is not such a resume. Throws UserError when DIR is not a checkpoint or
-/// its trainer_state.json holds no configuration (written by an older slidedp).
+/// `file` when `args` is not such a resume. Throws ResumeConfigError: `local` when writing the
+/// file failed (on this rank only), else the same on every rank (DIR is not a checkpoint, or
+/// its trainer_state.json holds no configuration, written by an older slidedp).
 ResumeConfig savedConfigForResume(const std::vector<std::string>& args, const CLI::App& app);
 
 }  // namespace slidedp

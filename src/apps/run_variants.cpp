@@ -27,6 +27,7 @@ std::vector<std::string> routeSweepItems(const std::string& sweep) {
   std::vector<std::string> items;
   std::stringstream ss(sweep);
   for (std::string item; std::getline(ss, item, ',');) items.push_back(item);
+  if (!sweep.empty() && sweep.back() == ',') items.emplace_back();  // getline drops a last empty item
   return items;
 }
 
@@ -40,7 +41,7 @@ std::vector<RunVariant> parseVariants(const TrainJobOptions& o) {
     return out;
   }
   for (const std::string& item : routeSweepItems(o.route_sweep)) {
-    if (item.find_first_of(" \t\n") != std::string::npos) {
+    if (std::any_of(item.begin(), item.end(), [](char c) { return std::isspace(static_cast<unsigned char>(c)); })) {
       std::string joined = o.route_sweep;
       joined.erase(std::remove_if(joined.begin(), joined.end(), [](char c) { return std::isspace(static_cast<unsigned char>(c)); }),
                    joined.end());
@@ -49,7 +50,7 @@ std::vector<RunVariant> parseVariants(const TrainJobOptions& o) {
     }
     if (item.empty())
       throw AgreedError(fmt::format("--route-sweep \"{}\" has an empty item (two commas in a row, or "
-                                    "a leading comma)", o.route_sweep));
+                                    "a comma first or last)", o.route_sweep));
     RunVariant v{item, o.train, 0, {}};
     std::string rest = item;
     if (const auto at = rest.find('@'); at != std::string::npos) {

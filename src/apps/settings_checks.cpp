@@ -8,8 +8,6 @@
 
 namespace slidedp {
 
-/// Every setting checked before start-up (loading the model, creating the segment), with the
-/// flag's name in the message. Throws UserError.
 void checkTokensPerStep(int64_t rows, int64_t seq_len, const std::string& rows_name,
                         const std::string& hint_prefix) {
   // Every size derived from the tokens of a step (host buffers, the memory checks) must stay far

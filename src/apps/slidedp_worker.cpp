@@ -359,8 +359,12 @@ int main(int argc, char** argv) {
   ResumeConfig saved;
   try {
     saved = savedConfigForResume(line_args, app);
-  } catch (const UserError& e) {
-    if (worldRankFromEnv() == 0) std::fprintf(stderr, "slidedp: error: %s\n", e.what());
+  } catch (const ResumeConfigError& e) {
+    // the same on every rank (rank 0 says it), or this rank's own temporary file (it says it);
+    // a non-zero exit ends the job (mpirun)
+    if (worldRankFromEnv() == 0 || e.local)
+      std::fprintf(stderr, "slidedp: error: %s%s\n", e.local ? fmt::format("rank {}: ", worldRankFromEnv()).c_str() : "",
+                   e.what());
     return exitAfterRankZeroPrinted();
   }
   std::string config_flag = "--config";
@@ -368,19 +372,29 @@ int main(int argc, char** argv) {
     parse_argv.insert(parse_argv.begin() + 1, {config_flag.data(), saved.file.data()});
     if (worldRankFromEnv() == 0)
       std::fprintf(stderr, "slidedp: --resume without the run's flags: continuing with the "
-                   "configuration saved in %s/trainer_state.json (flags on the command line "
-                   "override it)\n", saved.step_dir.c_str());
+                   "configuration saved in %s (flags on the command line override it)\n",
+                   saved.state_file.c_str());
   }
-  struct RemoveAtExit {
+  // Read by the parse alone: removed right after it, whatever follows (an abort included).
+  struct RemoveAfterParse {
     std::string path;
-    ~RemoveAtExit() {
+    void now() {
       if (!path.empty()) ::unlink(path.c_str());
+      path.clear();
     }
+    ~RemoveAfterParse() { now(); }
   } remove_saved{saved.file};
 #endif
   try {
     app.parse(static_cast<int>(parse_argv.size()), parse_argv.data());
   } catch (const CLI::ParseError& e) {
+#ifdef SLIDEDP_WITH_TRAINING
+    if (!saved.file.empty() && worldRankFromEnv() == 0 && e.get_exit_code() != 0)
+      std::fprintf(stderr, "slidedp: note: --config %s below is the configuration saved in %s "
+                   "(--resume without the run's flags); if a newer slidedp refuses one of its keys, "
+                   "give the run's command with --resume added instead\n", saved.file.c_str(),
+                   saved.state_file.c_str());
+#endif
     return reportParseError(app, e, line_args);
   }
   if (const std::string config = app.get_option("--config")->as<std::string>(); !config.empty())
@@ -389,6 +403,9 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "slidedp: error: %s\nHINT: close it: key = \"text\"\n", why.c_str());
       return exitAfterRankZeroPrinted();
     }
+#ifdef SLIDEDP_WITH_TRAINING
+  remove_saved.now();
+#endif
 #ifdef SLIDEDP_WITH_TRAINING
   const char* kShapeFlags[] = {"--layers", "--hidden", "--intermediate", "--heads", "--kv-heads",
                                "--head-dim", "--vocab"};

@@ -233,9 +233,10 @@ int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trai
     const int64_t end = variants.size() > 1 ? static_cast<int64_t>(vi + 1) * o.steps : last;
     while (step < end) {
       const StepRecord rec = trainer.step(++step, data);
-      // Held-out loss (forward only) every --eval-every steps and after the last.
+      // Held-out loss (forward only) every --eval-every steps and after the last; not after a
+      // step that agreed to stop (the job checkpoints and ends there).
       EvalRecord ev;
-      if (eval && ((o.eval_every > 0 && step % o.eval_every == 0) || step == last))
+      if (eval && !rec.stop_requested && ((o.eval_every > 0 && step % o.eval_every == 0) || step == last))
         ev = trainer.evaluate(step, *eval, eval->numBatches());
       const double tokens = static_cast<double>(rec.batch_tokens);
       // Every attention score counted (12 L H D T), the formula; and only the causal

@@ -43,7 +43,7 @@ std::string pathInside(const std::string& dir, const std::string& path) {
     return "";
   const std::string ds(d), fs(f);
   const size_t n = ds == "/" ? 0 : ds.size();
-  if (fs.size() <= n + 1 || fs.compare(0, n, ds) != 0 || fs[n] != '/') return "";
+  if (fs.size() <= n + 1 || fs.compare(0, n, ds, 0, n) != 0 || fs[n] != '/') return "";
   return fs.substr(n + 1);
 }
 

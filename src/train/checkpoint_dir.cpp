@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <cstdlib>
 #include <limits>
 
@@ -25,6 +26,24 @@ int64_t stepOfName(const std::string& name) {
   for (size_t i = n; i < name.size(); ++i)
     if (!std::isdigit(static_cast<unsigned char>(name[i]))) return -1;
   return std::stoll(name.substr(n));
+}
+
+/// Whether step directory `dir` holds its optimizer state: optimizer.safetensors (one node, or
+/// replicated), or every node's optimizer-node<k>-of-<N>.safetensors (sharded across N nodes).
+bool hasOptimizerState(const std::string& dir) {
+  using namespace formats;
+  if (isRegularFile(joinPath(dir, "optimizer.safetensors"))) return true;
+  for (const auto& f : listDirectory(dir)) {
+    unsigned k = 0, n = 0;
+    char tail[16] = {0};
+    if (std::sscanf(f.c_str(), "optimizer-node%u-of-%u.%15s", &k, &n, tail) != 3 ||
+        std::string(tail) != "safetensors" || n == 0 || n > 65536)
+      continue;
+    for (unsigned i = 0; i < n; ++i)
+      if (!isRegularFile(joinPath(dir, fmt::format("optimizer-node{}-of-{}.safetensors", i, n)))) return false;
+    return true;
+  }
+  return false;
 }
 
 std::string listNames(const std::vector<StepCheckpoint>& v) {
@@ -50,8 +69,7 @@ std::vector<StepCheckpoint> listStepCheckpoints(const std::string& root) {
     const std::string dir = joinPath(root, name);
     if (step < 0 || !isDirectory(dir)) continue;
     out.push_back({step, name, dir,
-                   isRegularFile(joinPath(dir, "trainer_state.json")) &&
-                       isRegularFile(joinPath(dir, "optimizer.safetensors"))});
+                   isRegularFile(joinPath(dir, "trainer_state.json")) && hasOptimizerState(dir)});
   }
   std::sort(out.begin(), out.end(),
             [](const StepCheckpoint& a, const StepCheckpoint& b) { return a.step < b.step; });
@@ -94,7 +112,7 @@ std::string resolveCheckpoint(const std::string& path, std::string* note) {
   }
   if (!steps.empty())
     throwUserError("{} holds step directories ({}) but none is a complete checkpoint (each needs "
-                   "trainer_state.json and optimizer.safetensors).\nHINT: restore them, or pass "
+                   "trainer_state.json and its optimizer state, optimizer*.safetensors).\nHINT: restore them, or pass "
                    "another --checkpoint-dir", path, listNames(steps));
   throwUserError("{} is not a checkpoint: it has neither trainer_state.json nor a `latest` "
                  "file.\nHINT: pass the --checkpoint-dir of an earlier run, or one of its "

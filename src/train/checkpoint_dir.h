@@ -24,7 +24,8 @@ struct StepCheckpoint {
   int64_t step = 0;
   std::string name;       // "step-00000025"
   std::string dir;        // root/name
-  bool complete = false;  // trainer_state.json and optimizer.safetensors present
+  bool complete = false;  // trainer_state.json and the optimizer state (optimizer.safetensors,
+                          // or every node's optimizer-node<k>-of-<N>.safetensors) present
 };
 
 /// Every `step-<digits>` directory under `root`, ascending by step (empty when `root` does not

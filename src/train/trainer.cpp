@@ -769,25 +769,27 @@ EvalRecord Trainer::evaluate(int64_t after_step, BatchSource& data, int64_t num_
   double mine[3] = {0, 0, 0}, all[3] = {0, 0, 0};
   std::string problem;
   if (worker_) {
-    try {
-      for (int64_t b = 1; b <= num_batches; ++b) {
-        // A stop (Ctrl-C, SIGTERM, the launcher's stop file) is checked before each batch and
-        // agreed by the workers (a sharded delivery's all-gather needs them all): the evaluation
-        // of a large eval set would otherwise hold the stop for its whole length.
-        int stop = JobGuard::stopRequested() ? 1 : 0, any_stop = 0;
-        MPI_CHECK(MPI_Allreduce(&stop, &any_stop, 1, MPI_INT, MPI_MAX, ctx_.workers));
-        if (any_stop > 0) {
-          mine[2] = 1;
-          break;
-        }
+    for (int64_t b = 1; b <= num_batches; ++b) {
+      // Before each batch the workers agree whether to go on (a sharded delivery's all-gather
+      // needs them all): not after a worker's error (it reaches the agreement below, not the
+      // next batch's collectives), nor after a stop (Ctrl-C, SIGTERM, the launcher's stop
+      // file), which would otherwise wait for the whole eval set.
+      int mine_flags[2] = {problem.empty() ? 0 : 1, JobGuard::stopRequested() ? 1 : 0}, any[2] = {0, 0};
+      MPI_CHECK(MPI_Allreduce(mine_flags, any, 2, MPI_INT, MPI_MAX, ctx_.workers));
+      if (any[0] > 0) break;
+      if (any[1] > 0) {
+        mine[2] = 1;
+        break;
+      }
+      try {
         const GlobalBatch gb = data.batch(b);
         const LocalBatch lb = rowsForWorker(gb, ctx_.num_workers, ctx_.worker_rank);
         const auto [loss, count] = worker_->evaluate(after_step, lb);
         mine[0] += loss;
         mine[1] += static_cast<double>(count);
+      } catch (const UserError& e) {
+        problem = e.what();
       }
-    } catch (const UserError& e) {
-      problem = e.what();
     }
   }
   // The leader has nothing to do: it polls instead of spinning in a blocking collective, so

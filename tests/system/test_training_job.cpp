@@ -500,10 +500,16 @@ TEST(TrainingJob, ResumeAloneContinuesWithTheSavedConfiguration) {
   ASSERT_EQ(first.exit_code, 0) << first.output;
   const std::vector<std::string> base = {SLIDEDP_MPIRUN_BIN, "--oversubscribe", "--bind-to", "none", "-np",
                                          "3", SLIDEDP_WORKER_BIN, "--device", "cpu"};
-  std::vector<std::string> again = base;
+  // Each rank writes the saved configuration to a file of its own under TMPDIR, removed once read.
+  const std::string tmp = d + ".tmpdir";
+  std::system(("rm -rf " + tmp + " && mkdir -p " + tmp).c_str());
+  std::vector<std::string> again = {"/usr/bin/env", "TMPDIR=" + tmp};
+  again.insert(again.end(), base.begin(), base.end());
   for (const char* a : {"--resume", d.c_str(), "--steps", "4"}) again.push_back(a);
   Result r = wait(start(again));
   EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(std::system(("test -z \"$(ls -A " + tmp + ")\"").c_str()), 0) << "a temporary file was left in " << tmp;
+  std::system(("rm -rf " + tmp).c_str());
   EXPECT_NE(r.output.find("continuing with the configuration saved in " + d + "/step-00000002/trainer_state.json"),
             std::string::npos) << r.output;
   EXPECT_NE(r.output.find("at step 3"), std::string::npos) << r.output;

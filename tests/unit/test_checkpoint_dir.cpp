@@ -75,3 +75,20 @@ TEST(CheckpointDir, ABadLatestRecommendsOnlyCompleteCheckpoints) {
   EXPECT_NE(m.find(root + " holds no complete checkpoint to resume from instead"), std::string::npos) << m;
   std::system(("rm -rf " + root).c_str());
 }
+
+// A checkpoint sharded across N nodes holds optimizer-node<k>-of-<N>.safetensors, one per node:
+// complete when every node's file is there (it was taken for incomplete, so a run without
+// `latest` could not resume from it).
+TEST(CheckpointDir, ACheckpointShardedAcrossNodesIsCompleteWithEveryNodesFile) {
+  const std::string root = "/tmp/slidedp-ckdir-nodes-" + std::to_string(getpid());
+  std::system(("rm -rf " + root).c_str());
+  const std::string d = root + "/step-00000003";
+  std::system(("mkdir -p " + d).c_str());
+  put(d + "/trainer_state.json", "{\"step\": 3}\n");
+  put(d + "/optimizer-node0-of-2.safetensors", "x");
+  EXPECT_FALSE(listStepCheckpoints(root).at(0).complete);  // node 1's part missing
+  put(d + "/optimizer-node1-of-2.safetensors", "x");
+  EXPECT_TRUE(listStepCheckpoints(root).at(0).complete);
+  EXPECT_EQ(resolveCheckpoint(root), d);  // no `latest`: the newest complete one
+  std::system(("rm -rf " + root).c_str());
+}
