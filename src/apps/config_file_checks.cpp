@@ -30,7 +30,7 @@ bool closes(const std::string& value) {
 
 }  // namespace
 
-std::string unclosedQuoteInConfig(const std::string& path) {
+std::string configFileProblem(const std::string& path) {
   std::ifstream in(path);
   std::string line;
   for (int n = 1; std::getline(in, line); ++n) {
@@ -38,12 +38,19 @@ std::string unclosedQuoteInConfig(const std::string& path) {
     if (t.empty() || t[0] == '#' || t[0] == ';' || t[0] == '[') continue;
     const auto eq = t.find('=');
     if (eq == std::string::npos) continue;
-    const std::string value = trim(t.substr(eq + 1));
+    const std::string key = trim(t.substr(0, eq)), value = trim(t.substr(eq + 1));
     if (value.empty() || (value[0] != '"' && value[0] != '\'')) continue;
     if (value.rfind("\"\"\"", 0) == 0 || value.rfind("'''", 0) == 0) continue;  // multi-line
     if (!closes(value))
       return fmt::format("--config {} line {}: the value of '{}' opens a quote ({}) that the line does "
-                         "not close", path, n, trim(t.substr(0, eq)), value[0]);
+                         "not close.\nHINT: close it: {} = \"text\"", path, n, key, value[0], key);
+    // CLI11 (2.1) takes a '#' as the start of a comment even inside quotes: the value would be
+    // cut there, and its quote kept (a path '"/data/run' in the current directory).
+    if (value.find('#') != std::string::npos)
+      return fmt::format("--config {} line {}: the value of '{}' holds '#', which this config reader "
+                         "takes for the start of a comment even inside quotes (the value would be cut "
+                         "there).\nHINT: give it on the command line instead (--{} VALUE), or use a "
+                         "path without '#'", path, n, key, key);
   }
   return "";
 }

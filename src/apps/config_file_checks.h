@@ -5,11 +5,13 @@
 
 namespace slidedp {
 
-/// The first line of the --config file `path` whose value opens a quote it does not close
-/// (`model = "/data/m` : CLI11 keeps the quote as part of the value, so the run would fail later
-/// on a path that begins with '"'), as "--config FILE line N: ...", or "" when every value's
-/// quotes are closed (or the file cannot be read: CLI11 has reported that already).
+/// The first problem CLI11 would pass over silently in the --config file `path`, as
+/// "--config FILE line N: ...\nHINT: ...", or "" when there is none (or the file cannot be
+/// read: CLI11 has reported that already):
+///  - a value that opens a quote it does not close (`model = "/data/m`: CLI11 keeps the quote as
+///    part of the value, so the run would fail later on a path that begins with '"');
+///  - a quoted value holding '#' (CLI11 cuts it there, taking the rest for a comment).
 /// Multi-line strings (`"""`, `'''`) are not checked. Any thread.
-std::string unclosedQuoteInConfig(const std::string& path);
+std::string configFileProblem(const std::string& path);
 
 }  // namespace slidedp

@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <sstream>
@@ -36,6 +37,15 @@ std::string flagValue(const std::vector<std::string>& args, const std::string& n
   return value;
 }
 
+/// The options whose value is a path (a relative one is relative to where the run started).
+bool isPathKey(const std::string& key) {
+  static const char* const kKeys[] = {"model", "model-config", "data", "eval-data", "tokenizer",
+                                      "checkpoint-dir", "export", "metrics", "trace", "gpu-profile",
+                                      "memory-snapshot", "pid-file", "machine", "calibration"};
+  return std::find_if(std::begin(kKeys), std::end(kKeys), [&](const char* k) { return key == k; }) !=
+         std::end(kKeys);
+}
+
 std::string unquoted(std::string v) {
   if (v.size() >= 2 && v.front() == '"' && v.back() == '"') v = v.substr(1, v.size() - 2);
   return v;
@@ -45,14 +55,21 @@ std::string unquoted(std::string v) {
 
 ResumeConfig savedConfigForResume(const std::vector<std::string>& args, const CLI::App& app) {
   ResumeConfig out;
-  bool resume_given = false;
-  const std::string dir = flagValue(args, "--resume", &resume_given);
-  if (!resume_given || dir.empty() || dir == "auto") return out;
+  bool resume_given = false, ckdir_given = false, sweep_given = false;
+  std::string dir = flagValue(args, "--resume", &resume_given);
   for (const char* f : {"--model", "--model-config", "--config"}) {
     bool given = false;
     flagValue(args, f, &given);
     if (given) return out;  // the run's flags are on the command line (or in its CONFIG)
   }
+  if (dir == "auto") {  // --resume auto --checkpoint-dir DIR: DIR's checkpoint, when it has one
+    dir = flagValue(args, "--checkpoint-dir", &ckdir_given);
+    if (!ckdir_given || dir.empty() || (listStepCheckpoints(dir).empty() &&
+                                        !formats::isRegularFile(formats::joinPath(dir, "latest"))))
+      return out;
+  }
+  if (!resume_given || dir.empty()) return out;
+  flagValue(args, "--route-sweep", &sweep_given);
   nlohmann::json st;
   try {
     out.step_dir = resolveCheckpoint(dir);
@@ -66,6 +83,10 @@ ResumeConfig savedConfigForResume(const std::vector<std::string>& args, const CL
                                         "--resume alone cannot bring back the run's flags.\nHINT: give "
                                         "the run's whole command again with --resume {} added",
                                         out.state_file, dir), false);
+  const std::string run_dir = st.value("working_directory", std::string());
+  out.run_dir = run_dir;
+  char cwd[PATH_MAX];
+  const std::string here = ::getcwd(cwd, sizeof cwd) != nullptr ? cwd : "";
   std::istringstream in(st["configuration"].get<std::string>());
   std::string kept;
   for (std::string line; std::getline(in, line);) {
@@ -78,6 +99,11 @@ ResumeConfig savedConfigForResume(const std::vector<std::string>& args, const CL
     // One run's intents, not its continuation's: --resume is the command line's; a fault to
     // inject; leave to replace another run's checkpoints; a configuration file of its own.
     if (key == "resume" || key == "kill-at" || key == "overwrite-checkpoints" || key == "config") continue;
+    if (key == "route-sweep" && !value.empty() && !sweep_given)
+      throw ResumeConfigError(fmt::format("{} is a checkpoint of a --route-sweep benchmark ({}), which "
+                                          "does not resume.\nHINT: continue one of its variants as a run: "
+                                          "--resume {} --route-sweep \"\" and that variant's flags",
+                                          out.state_file, value, dir), false);
     // A value equal to its default is left out: the resume then counts as given only what the
     // run set (a defaulted --batch-size stays defaulted for reference data; the planner's knobs
     // the run set, or --policy auto planned, stay, so the same policy runs). A switch's default
@@ -85,6 +111,21 @@ ResumeConfig savedConfigForResume(const std::vector<std::string>& args, const CL
     if (const CLI::Option* opt = app.get_option_no_throw("--" + key)) {
       const std::string d = opt->get_default_str();
       if (value == d || (value == "false" && d.empty() && opt->get_expected_min() == 0)) continue;
+    }
+    // A relative path is relative to the directory the run started in, which the checkpoint
+    // records: taken from there when this run starts elsewhere.
+    if (!run_dir.empty() && run_dir != here && isPathKey(key)) {
+      const bool reference = key == "data" && value.rfind("reference:", 0) == 0;
+      const std::string path = reference ? value.substr(10) : value;
+      const bool special = key == "data" && (value == "synthetic" || value.rfind("synthetic-packed:", 0) == 0);
+      if (!path.empty() && path[0] != '/' && !special) {
+        const std::string abs = (reference ? "reference:" : "") + formats::joinPath(run_dir, path);
+        if (abs.find_first_of("\"\\") == std::string::npos) {
+          kept += key + "=\"" + abs + "\"\n";
+          out.moved_paths.push_back("--" + key);
+          continue;
+        }
+      }
     }
     kept += line + "\n";
   }

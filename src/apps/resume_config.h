@@ -26,20 +26,27 @@ struct ResumeConfig {
                          // is not such a resume); the caller removes it after parsing
   std::string step_dir;    // the checkpoint DIR resolves to (its `latest`, or DIR itself)
   std::string state_file;  // step_dir/trainer_state.json, which saves the configuration
+  std::string run_dir;     // the directory the run started in ("": not recorded, older slidedp)
+  std::vector<std::string> moved_paths;  // options whose relative paths were taken from run_dir
 };
 
-/// Reads the configuration saved in the checkpoint `args` (argv[1..]) resumes from and writes
-/// it, in --config format, to a file of its own under $TMPDIR (or /tmp), leaving out:
-///  - `resume` (the command line's --resume takes its place), `kill-at` (a fault injected into
-///    one run), `overwrite-checkpoints` (leave to replace another run's checkpoints) and
-///    `config`;
-///  - every value equal to its option's default in `app` (an App with every option added), so
-///    that only what the run set counts as given: its model, data and flags, and the knobs its
-///    --policy auto planned (the saved configuration records them), which run again as they ran.
+/// Reads the configuration saved in the checkpoint `args` (argv[1..]) resumes from (`--resume
+/// DIR`, or `--resume auto` with `--checkpoint-dir DIR` holding a checkpoint) and writes it, in
+/// --config format, to a file of its own under $TMPDIR (or /tmp):
+///  - left out: `resume` (the command line's --resume takes its place), `kill-at` (a fault
+///    injected into one run), `overwrite-checkpoints` (leave to replace another run's
+///    checkpoints), `config`, and every value equal to its option's default in `app` (an App
+///    with every option added), so that only what the run set counts as given: its model, data
+///    and flags, and the knobs its --policy auto planned (the saved configuration records
+///    them), which run again as they ran;
+///  - relative paths (model, data, checkpoint-dir, export, ...) made absolute from the
+///    directory the run started in (trainer_state.json "working_directory") when this one
+///    starts elsewhere.
 /// Every rank calls it on the same command line (no MPI: before MPI_Init). Returns an empty
 /// `file` when `args` is not such a resume. Throws ResumeConfigError: `local` when writing the
-/// file failed (on this rank only), else the same on every rank (DIR is not a checkpoint, or
-/// its trainer_state.json holds no configuration, written by an older slidedp).
+/// file failed (on this rank only), else the same on every rank (DIR is not a checkpoint, its
+/// trainer_state.json holds no configuration, written by an older slidedp, or the run was a
+/// --route-sweep benchmark and the command line gives no --route-sweep).
 ResumeConfig savedConfigForResume(const std::vector<std::string>& args, const CLI::App& app);
 
 }  // namespace slidedp

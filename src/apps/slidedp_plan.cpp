@@ -16,7 +16,7 @@
 #include <cstdio>
 #include <fstream>
 
-#include "apps/config_file_checks.h"     // defines: unclosedQuoteInConfig
+#include "apps/config_file_checks.h"     // defines: configFileProblem
 #include "apps/option_suggest.h"         // defines: closestName, didYouMean, explainConfigError
 #include "apps/policy_choice.h"          // defines: policyKnobsGiven (a run's knob flags given)
 #include "apps/worker_options.h"          // defines: addWorkerOptions (a run's flags, accepted)
@@ -362,8 +362,8 @@ int main(int argc, char** argv) {
     return app.exit(e);
   }
   if (const std::string config = app.get_option("--config")->as<std::string>(); !config.empty())
-    if (const std::string why = unclosedQuoteInConfig(config); !why.empty()) {
-      std::fprintf(stderr, "slidedp plan: error: %s\nHINT: close it: key = \"text\"\n", why.c_str());
+    if (const std::string why = configFileProblem(config); !why.empty()) {
+      std::fprintf(stderr, "slidedp plan: error: %s\n", why.c_str());
       return 2;
     }
   if (!o.evaluate) {

@@ -20,7 +20,7 @@
 #include <utility>
 #include <vector>
 
-#include "apps/config_file_checks.h"  // defines: unclosedQuoteInConfig
+#include "apps/config_file_checks.h"  // defines: configFileProblem
 #include "common/errors.h"            // defines: UserError, MPI_CHECK
 #include "common/log.h"               // defines: setLogIdentity, SLIDEDP_LOG_*
 #include "apps/option_suggest.h"       // defines: explainConfigError (a misspelt --config key)
@@ -370,10 +370,17 @@ int main(int argc, char** argv) {
   std::string config_flag = "--config";
   if (!saved.file.empty()) {
     parse_argv.insert(parse_argv.begin() + 1, {config_flag.data(), saved.file.data()});
-    if (worldRankFromEnv() == 0)
+    if (worldRankFromEnv() == 0) {
       std::fprintf(stderr, "slidedp: --resume without the run's flags: continuing with the "
                    "configuration saved in %s (flags on the command line override it)\n",
                    saved.state_file.c_str());
+      if (!saved.moved_paths.empty()) {
+        std::string names;
+        for (const std::string& n : saved.moved_paths) names += (names.empty() ? "" : ", ") + n;
+        std::fprintf(stderr, "slidedp: its relative paths (%s) are taken from %s, where the run "
+                     "started\n", names.c_str(), saved.run_dir.c_str());
+      }
+    }
   }
   // Read by the parse alone: removed right after it, whatever follows (an abort included).
   struct RemoveAfterParse {
@@ -398,9 +405,16 @@ int main(int argc, char** argv) {
     return reportParseError(app, e, line_args);
   }
   if (const std::string config = app.get_option("--config")->as<std::string>(); !config.empty())
-    if (const std::string why = unclosedQuoteInConfig(config); !why.empty()) {
-      if (worldRankFromEnv() == 0)
-        std::fprintf(stderr, "slidedp: error: %s\nHINT: close it: key = \"text\"\n", why.c_str());
+    if (const std::string why = configFileProblem(config); !why.empty()) {
+      if (worldRankFromEnv() == 0) {
+        std::fprintf(stderr, "slidedp: error: %s\n", why.c_str());
+#ifdef SLIDEDP_WITH_TRAINING
+        if (!saved.file.empty())
+          std::fprintf(stderr, "slidedp: note: that --config is the configuration saved in %s "
+                       "(--resume without the run's flags); give the run's command with --resume "
+                       "added instead\n", saved.state_file.c_str());
+#endif
+      }
       return exitAfterRankZeroPrinted();
     }
 #ifdef SLIDEDP_WITH_TRAINING

@@ -56,6 +56,12 @@ namespace slidedp {
 
 namespace {
 
+/// The current working directory ("" when it cannot be read).
+std::string workingDirectory() {
+  char buf[PATH_MAX];
+  return ::getcwd(buf, sizeof buf) != nullptr ? std::string(buf) : std::string();
+}
+
 /// "update tail: layers 1..M after the embedding (...)": whether the next forward runs beside
 /// their update (earlyStepAgreement) or the tail only orders the hand-offs, and why.
 std::string updateTailText(const TrainOptions& o, int tail_units, int num_nodes) {
@@ -193,7 +199,9 @@ int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trai
                           {"random_init", !o.model_config.empty()},
                           {"seed", o.seed},
                           {"data", {{"spec", o.data}, {"cursor", cursor}}},
-                          {"configuration", o.resolved_config}};
+                          {"configuration", o.resolved_config},
+                          // what the configuration's relative paths are relative to (--resume alone)
+                          {"working_directory", workingDirectory()}};
   };
   // The checkpoint writer's lines (the leader's writer thread; spdlog is thread-safe).
   const Trainer::Note note = [](const std::string& line) { SLIDEDP_LOG_INFO("{}", line); };
@@ -207,7 +215,8 @@ int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trai
   int64_t step = trainer.firstStep() - 1;
   const int64_t last = o.steps * static_cast<int64_t>(variants.size());
   if (step >= last && ctx.world_rank == 0)  // every rank knows it; one says it
-    SLIDEDP_LOG_WARN("the checkpoint is at step {}, and --steps is {}: nothing to do", step, last);
+    SLIDEDP_LOG_WARN("the checkpoint is at step {}, and --steps is {}: nothing to do (to train "
+                     "further: --steps N with N > {})", step, last, step);
   const auto t_start = std::chrono::steady_clock::now();
   const int64_t first = step + 1;
   // The step --trace and --gpu-profile record: --trace-step, or the last step when the default
@@ -364,7 +373,8 @@ int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trai
       recs.push_back(rec);
       // agreed in the step (a collective here would hold the workers for the leader's update
       // tail), or during the evaluation after it (agreed there)
-      stopped = rec.stop_requested || ev.interrupted;
+      // (after the last step the run is complete: it ends as it would have, without that loss)
+      stopped = rec.stop_requested || (ev.interrupted && step != last);
       if (ev.interrupted && ctx.world_rank == 0)
         SLIDEDP_LOG_WARN("the evaluation after step {} was cut short by the stop request: no eval "
                          "loss for this step", step);

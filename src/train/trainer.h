@@ -196,8 +196,8 @@ class Trainer {
   /// 1..`num_batches` of `data`: forward only through the workers' streaming path (window,
   /// delivery route), no gradient and no optimizer update; the leader only waits. Collective.
   /// Throws UserError when the batches hold no unmasked target. Stops early, with `interrupted`
-  /// set and no loss, when a graceful stop is requested on any worker (checked before each
-  /// batch, agreed over ctx.workers).
+  /// set and no loss, when a graceful stop is requested on any rank (checked before each
+  /// batch, agreed over ctx.world).
   EvalRecord evaluate(int64_t after_step, BatchSource& data, int64_t num_batches);
 
   const model::ModelConfig& config() const { return config_; }

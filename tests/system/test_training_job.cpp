@@ -423,7 +423,8 @@ TEST(TrainingJob, SigtermCheckpointsAtTheStepEndAndTheRunResumes) {
   std::system(("rm -rf " + d + " " + pids_file).c_str());
 }
 
-// A stop during a held-out evaluation ends it at the next eval batch (agreed by the workers),
+// A stop during a held-out evaluation ends it at the next eval batch (agreed by every rank: here
+// the signal reaches the leader alone, which takes no part in the evaluation's work),
 // not after the whole eval set: here 8,835 batches (the whole corpus, --eval-batches 0), which
 // the stop used to wait for. The step before it is checkpointed; no partial eval loss is shown.
 TEST(TrainingJob, AStopDuringTheEvaluationEndsItAtTheNextBatch) {
@@ -440,7 +441,7 @@ TEST(TrainingJob, AStopDuringTheEvaluationEndsItAtTheNextBatch) {
     std::this_thread::sleep_for(milliseconds(20));
   std::this_thread::sleep_for(milliseconds(500));  // into the evaluation after step 2
   const auto t0 = steady_clock::now();
-  for (pid_t pid : pids) kill(pid, SIGTERM);
+  kill(pids[0], SIGTERM);  // the leader alone (world rank 0): it does not evaluate, yet stops it
   Result r = wait(p, 60);
   const double s = std::chrono::duration<double>(steady_clock::now() - t0).count();
   std::printf("stop during the evaluation: job ended %.2f s after SIGTERM\n", s);
@@ -516,6 +517,23 @@ TEST(TrainingJob, ResumeAloneContinuesWithTheSavedConfiguration) {
   EXPECT_NE(r.output.find("step 4/4"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("lr 7.00e-04"), std::string::npos) << "the saved --lr was not used\n" << r.output;
   EXPECT_NE(r.output.find("model=\"" + stories() + "\""), std::string::npos) << r.output;
+  // Started elsewhere: the run's relative paths (here its --checkpoint-dir) are taken from the
+  // directory the run started in, which the checkpoint records.
+  const std::string a = d + ".a", b = d + ".b";
+  std::system(("rm -rf " + a + " " + b + " && mkdir -p " + a + " " + b).c_str());
+  std::vector<std::string> rel = {SLIDEDP_MPIRUN_BIN, "--oversubscribe", "--bind-to", "none", "-np", "3",
+                                   "--wdir", a, SLIDEDP_WORKER_BIN, "--device", "cpu", "--model", stories(),
+                                   "--batch-size", "4", "--seq-len", "64", "--chunk-numel", "5000",
+                                   "--leader-threads", "1", "--steps", "2", "--checkpoint-dir", "ck"};
+  Result ra = wait(start(rel));
+  ASSERT_EQ(ra.exit_code, 0) << ra.output;
+  Result rb = wait(start({SLIDEDP_MPIRUN_BIN, "--oversubscribe", "--bind-to", "none", "-np", "3", "--wdir", b,
+                          SLIDEDP_WORKER_BIN, "--device", "cpu", "--resume", a + "/ck", "--steps", "3"}));
+  EXPECT_EQ(rb.exit_code, 0) << rb.output;
+  EXPECT_NE(rb.output.find("its relative paths (--checkpoint-dir) are taken from " + a), std::string::npos) << rb.output;
+  EXPECT_NE(readFile(a + "/ck/latest").find("step-00000003"), std::string::npos) << rb.output;
+  EXPECT_EQ(std::system(("test -z \"$(ls -A " + b + ")\"").c_str()), 0) << "the resume wrote into " << b;
+  std::system(("rm -rf " + a + " " + b).c_str());
   // A checkpoint whose trainer_state.json saves no configuration: said, with what to do.
   const std::string state = d + "/step-00000004/trainer_state.json";
   auto j = nlohmann::json::parse(readFile(state));
@@ -548,6 +566,12 @@ TEST(TrainingJob, ConfigFileWithFlagOverridesAndContradictions) {
   Result m = wait(start(train({"--config", cfg, "--resume", "/nonexistent"})));
   EXPECT_NE(m.exit_code, 0) << m.output;
   EXPECT_NE(m.output.find("/nonexistent does not exist"), std::string::npos) << m.output;
+  // A '#' inside a quoted value: CLI11 would cut the value there (a checkpoint directory
+  // '"/tmp/x ' in the current directory), so it is refused, naming the key.
+  { std::ofstream(cfg) << "steps = 2\ncheckpoint-dir = \"/tmp/slidedp-x #y\"\n"; }
+  Result h = wait(start(train({"--config", cfg})));
+  EXPECT_EQ(h.exit_code, 2) << h.output;
+  EXPECT_NE(h.output.find("line 2: the value of 'checkpoint-dir' holds '#'"), std::string::npos) << h.output;
   std::remove(cfg.c_str());
 }
 
