@@ -14,18 +14,18 @@ std::string trim(const std::string& s) {
   return s.substr(b, s.find_last_not_of(" \t\r") - b + 1);
 }
 
-/// Whether the string that opens at value[0] (a '"' or '\'') closes on this line: '"' strings
-/// take backslash escapes, '\'' (TOML literal) strings none.
-bool closes(const std::string& value) {
+/// Where the string that opens at value[0] (a '"' or '\'') closes on this line (npos: it does
+/// not): '"' strings take backslash escapes, '\'' (TOML literal) strings none.
+size_t closingQuote(const std::string& value) {
   const char q = value[0];
   for (size_t i = 1; i < value.size(); ++i) {
     if (q == '"' && value[i] == '\\') {
       ++i;
       continue;
     }
-    if (value[i] == q) return true;
+    if (value[i] == q) return i;
   }
-  return false;
+  return std::string::npos;
 }
 
 }  // namespace
@@ -41,12 +41,13 @@ std::string configFileProblem(const std::string& path) {
     const std::string key = trim(t.substr(0, eq)), value = trim(t.substr(eq + 1));
     if (value.empty() || (value[0] != '"' && value[0] != '\'')) continue;
     if (value.rfind("\"\"\"", 0) == 0 || value.rfind("'''", 0) == 0) continue;  // multi-line
-    if (!closes(value))
+    const size_t close = closingQuote(value);
+    if (close == std::string::npos)
       return fmt::format("--config {} line {}: the value of '{}' opens a quote ({}) that the line does "
                          "not close.\nHINT: close it: {} = \"text\"", path, n, key, value[0], key);
     // CLI11 (2.1) takes a '#' as the start of a comment even inside quotes: the value would be
     // cut there, and its quote kept (a path '"/data/run' in the current directory).
-    if (value.find('#') != std::string::npos)
+    if (value.find('#') < close)  // (a comment after the closing quote is fine)
       return fmt::format("--config {} line {}: the value of '{}' holds '#', which this config reader "
                          "takes for the start of a comment even inside quotes (the value would be cut "
                          "there).\nHINT: give it on the command line instead (--{} VALUE), or use a "

@@ -46,8 +46,10 @@ bool isPathKey(const std::string& key) {
          std::end(kKeys);
 }
 
+/// A saved value without its quotes: CLI11 writes "..." and, for a one-character value or one
+/// holding '"', '...'.
 std::string unquoted(std::string v) {
-  if (v.size() >= 2 && v.front() == '"' && v.back() == '"') v = v.substr(1, v.size() - 2);
+  if (v.size() >= 2 && (v.front() == '"' || v.front() == '\'') && v.back() == v.front()) v = v.substr(1, v.size() - 2);
   return v;
 }
 
@@ -62,28 +64,30 @@ ResumeConfig savedConfigForResume(const std::vector<std::string>& args, const CL
     flagValue(args, f, &given);
     if (given) return out;  // the run's flags are on the command line (or in its CONFIG)
   }
-  if (dir == "auto") {  // --resume auto --checkpoint-dir DIR: DIR's checkpoint, when it has one
-    dir = flagValue(args, "--checkpoint-dir", &ckdir_given);
-    if (!ckdir_given || dir.empty() || (listStepCheckpoints(dir).empty() &&
-                                        !formats::isRegularFile(formats::joinPath(dir, "latest"))))
-      return out;
-  }
-  if (!resume_given || dir.empty()) return out;
-  flagValue(args, "--route-sweep", &sweep_given);
   nlohmann::json st;
   try {
+    if (dir == "auto") {  // --resume auto --checkpoint-dir DIR: DIR's checkpoint, when it has one
+      dir = flagValue(args, "--checkpoint-dir", &ckdir_given);
+      if (!ckdir_given || dir.empty() || (listStepCheckpoints(dir).empty() &&
+                                          !formats::isRegularFile(formats::joinPath(dir, "latest"))))
+        return out;
+    }
+    if (!resume_given || dir.empty()) return out;
     out.step_dir = resolveCheckpoint(dir);
     out.state_file = formats::joinPath(out.step_dir, "trainer_state.json");
     st = readTrainerState(out.step_dir);
   } catch (const UserError& e) {
     throw ResumeConfigError(e.what(), false);
   }
+  flagValue(args, "--route-sweep", &sweep_given);
   if (!st.contains("configuration") || !st["configuration"].is_string())
     throw ResumeConfigError(fmt::format("{} saves no configuration (written by an older slidedp), so "
                                         "--resume alone cannot bring back the run's flags.\nHINT: give "
                                         "the run's whole command again with --resume {} added",
                                         out.state_file, dir), false);
-  const std::string run_dir = st.value("working_directory", std::string());
+  const std::string run_dir = st.contains("working_directory") && st["working_directory"].is_string()
+                                  ? st["working_directory"].get<std::string>()
+                                  : std::string();
   out.run_dir = run_dir;
   char cwd[PATH_MAX];
   const std::string here = ::getcwd(cwd, sizeof cwd) != nullptr ? cwd : "";
@@ -120,11 +124,17 @@ ResumeConfig savedConfigForResume(const std::vector<std::string>& args, const CL
       const bool special = key == "data" && (value == "synthetic" || value.rfind("synthetic-packed:", 0) == 0);
       if (!path.empty() && path[0] != '/' && !special) {
         const std::string abs = (reference ? "reference:" : "") + formats::joinPath(run_dir, path);
-        if (abs.find_first_of("\"\\") == std::string::npos) {
-          kept += key + "=\"" + abs + "\"\n";
-          out.moved_paths.push_back("--" + key);
-          continue;
-        }
+        // "..." takes backslash escapes, '...' (a TOML literal) none; a path holding both '"'
+        // and '\'' cannot be written: refused rather than read from the wrong directory
+        const bool plain = abs.find_first_of("\"\\") == std::string::npos;
+        if (!plain && abs.find('\'') != std::string::npos)
+          throw ResumeConfigError(fmt::format("the run's --{} {} is relative to {}, and that path cannot "
+                                              "be written to a --config file.\nHINT: run from {}, or give "
+                                              "the run's command with --resume added", key, path, run_dir,
+                                              run_dir), false);
+        kept += key + "=" + (plain ? "\"" + abs + "\"" : "'" + abs + "'") + "\n";
+        out.moved_paths.push_back("--" + key);
+        continue;
       }
     }
     kept += line + "\n";

@@ -259,18 +259,40 @@ int run(const WorkerOptions& o) {
   }
 }
 
-/// A configuration error found before MPI_Init (the command line), printed by rank 0 only:
-/// every rank joins MPI and one barrier before it exits 2, so no rank exits before rank 0's
-/// message is out (mpirun kills the other ranks at the first non-zero exit: a fast worker
-/// exiting first made the message go missing, seen in CI). Every rank of the job must call it
-/// (they all parse the same command line).
+/// The start-up before MPI_Init (the command line, a resume's saved configuration) may end in
+/// a configuration error on some ranks only (a file one node cannot read, a temporary file one
+/// rank cannot write): every rank agrees on it right after MPI_Init, the failing ones with
+/// `code` 2 and the others with 0, before any other collective (a rank exiting alone left the
+/// others in the next collective: a hang). Returns the agreed code; `rank0_failed` tells
+/// whether world rank 0 failed (it prints an error that is the same on every rank).
+int agreePreMpiOutcome(int code, bool* rank0_failed = nullptr) {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  const int mine[2] = {code, rank == 0 ? code : 0};
+  int all[2] = {0, 0};
+  MPI_Allreduce(mine, all, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (rank0_failed != nullptr) *rank0_failed = all[1] != 0;
+  return all[0];
+}
+
+/// Ends a rank after the pre-MPI agreement found an error: one barrier once every message is
+/// out (mpirun kills the other ranks at the first non-zero exit: a fast worker exiting first
+/// made the message go missing, seen in CI), then exit status 2.
+int exitAfterAgreedPreMpiError() {
+  std::fflush(stderr);
+  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Finalize();
+  return 2;
+}
+
+/// A configuration error found before MPI_Init that every rank finds (the command line),
+/// printed by rank 0 only.
 int exitAfterRankZeroPrinted() {
   std::fflush(stderr);
   int provided = 0;
   MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
-  MPI_Barrier(MPI_COMM_WORLD);
-  MPI_Finalize();
-  return 2;
+  agreePreMpiOutcome(2);
+  return exitAfterAgreedPreMpiError();
 }
 
 /// Command-line errors: --help and friends as CLI11 prints them; anything else as one line
@@ -360,12 +382,17 @@ int main(int argc, char** argv) {
   try {
     saved = savedConfigForResume(line_args, app);
   } catch (const ResumeConfigError& e) {
-    // the same on every rank (rank 0 says it), or this rank's own temporary file (it says it);
-    // a non-zero exit ends the job (mpirun)
-    if (worldRankFromEnv() == 0 || e.local)
-      std::fprintf(stderr, "slidedp: error: %s%s\n", e.local ? fmt::format("rank {}: ", worldRankFromEnv()).c_str() : "",
+    // Said by rank 0 when it failed too (the same error on every rank), else by each failing
+    // rank (its own temporary file, or a checkpoint its node sees differently), with its rank.
+    int provided = 0;
+    MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
+    bool rank0_failed = false;
+    agreePreMpiOutcome(2, &rank0_failed);
+    const int rank = worldRankFromEnv();
+    if (rank == 0 || e.local || !rank0_failed)
+      std::fprintf(stderr, "slidedp: error: %s%s\n", rank == 0 ? "" : fmt::format("rank {}: ", rank).c_str(),
                    e.what());
-    return exitAfterRankZeroPrinted();
+    return exitAfterAgreedPreMpiError();
   }
   std::string config_flag = "--config";
   if (!saved.file.empty()) {
@@ -521,6 +548,7 @@ int main(int argc, char** argv) {
   noteLaunchEnvironment();  // before MPI_Init, which sets launcher variables in a singleton
   int provided = 0;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+  if (agreePreMpiOutcome(0) != 0) return exitAfterAgreedPreMpiError();  // another rank failed first
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   JobGuard::noteRanksReady(MPI_COMM_WORLD);  // the launcher may send its SIGUSR1 from now on
   JobGuard::watchStartup(MPI_COMM_WORLD, opts.stall_timeout_s);  // until the segment's watchdog

@@ -373,8 +373,9 @@ int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trai
       recs.push_back(rec);
       // agreed in the step (a collective here would hold the workers for the leader's update
       // tail), or during the evaluation after it (agreed there)
-      // (after the last step the run is complete: it ends as it would have, without that loss)
-      stopped = rec.stop_requested || (ev.interrupted && step != last);
+      // (at the last step the run is complete: it ends as it would have, its checkpoint and
+      // export included, without the cut evaluation's loss)
+      stopped = (rec.stop_requested || ev.interrupted) && step != last;
       if (ev.interrupted && ctx.world_rank == 0)
         SLIDEDP_LOG_WARN("the evaluation after step {} was cut short by the stop request: no eval "
                          "loss for this step", step);

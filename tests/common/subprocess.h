@@ -58,6 +58,13 @@ struct Result {
   double seconds = 0;
 };
 
+/// How many times `what` occurs in `s` (overlapping occurrences counted): "said once" checks.
+inline int countOccurrences(const std::string& s, const std::string& what) {
+  int n = 0;
+  for (size_t at = s.find(what); at != std::string::npos; at = s.find(what, at + 1)) ++n;
+  return n;
+}
+
 inline std::string readFile(const std::string& path) {
   std::ifstream f(path);
   std::stringstream ss;

@@ -50,12 +50,6 @@ int countRole(const std::string& out, const std::string& role) {
 
 std::string uniqueName(const char* tag) { return fmt::format("slidedp-sys-{}-{}", tag, getpid()); }
 
-int countOccurrences(const std::string& s, const std::string& what) {
-  int n = 0;
-  for (size_t at = s.find(what); at != std::string::npos; at = s.find(what, at + 1)) ++n;
-  return n;
-}
-
 }  // namespace
 
 TEST(MainJob, ThreeRanksPrintRolesAndLayoutAndExitZero) {

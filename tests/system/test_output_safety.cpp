@@ -74,12 +74,6 @@ std::string latestOf(const std::string& dir) {
   return s;
 }
 
-int countOccurrences(const std::string& s, const std::string& what) {
-  int n = 0;
-  for (size_t at = s.find(what); at != std::string::npos; at = s.find(what, at + 1)) ++n;
-  return n;
-}
-
 
 }  // namespace
 

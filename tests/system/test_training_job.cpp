@@ -517,6 +517,25 @@ TEST(TrainingJob, ResumeAloneContinuesWithTheSavedConfiguration) {
   EXPECT_NE(r.output.find("step 4/4"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("lr 7.00e-04"), std::string::npos) << "the saved --lr was not used\n" << r.output;
   EXPECT_NE(r.output.find("model=\"" + stories() + "\""), std::string::npos) << r.output;
+  // One rank alone cannot write its temporary file (its TMPDIR is missing): it says so, with
+  // its rank, and every rank ends with status 2 at once (a rank exiting alone before MPI_Init
+  // left the others waiting in their first collective).
+  {
+    std::vector<std::string> mpmd = {SLIDEDP_MPIRUN_BIN, "--oversubscribe", "--bind-to", "none"};
+    for (int rank = 0; rank < 3; ++rank) {
+      if (rank > 0) mpmd.push_back(":");
+      for (const char* a : {"-np", "1"}) mpmd.push_back(a);
+      if (rank == 1) for (const char* a : {"/usr/bin/env", "TMPDIR=/nonexistent-slidedp-tmp"}) mpmd.push_back(a);
+      for (const std::string& a : {std::string(SLIDEDP_WORKER_BIN), std::string("--device"), std::string("cpu"),
+                                   std::string("--resume"), d, std::string("--steps"), std::string("5")})
+        mpmd.push_back(a);
+    }
+    Result m = wait(start(mpmd), 60);
+    EXPECT_EQ(m.exit_code, 2) << m.output;
+    EXPECT_EQ(countOccurrences(m.output, "slidedp: error: rank 1: cannot create a temporary file "
+                                         "/nonexistent-slidedp-tmp/slidedp-resume-"), 1) << m.output;
+    EXPECT_EQ(m.output.find("step 5/"), std::string::npos) << m.output;
+  }
   // Started elsewhere: the run's relative paths (here its --checkpoint-dir) are taken from the
   // directory the run started in, which the checkpoint records.
   const std::string a = d + ".a", b = d + ".b";
