@@ -7,7 +7,6 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cerrno>
-#include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <sstream>
@@ -55,6 +54,13 @@ std::string unquoted(std::string v) {
 
 }  // namespace
 
+std::string savedConfigValue(const std::string& config, const std::string& key) {
+  std::istringstream in(config);
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind(key + "=", 0) == 0) return unquoted(line.substr(key.size() + 1));
+  return "";
+}
+
 ResumeConfig savedConfigForResume(const std::vector<std::string>& args, const CLI::App& app) {
   ResumeConfig out;
   bool resume_given = false, ckdir_given = false, sweep_given = false;
@@ -89,8 +95,7 @@ ResumeConfig savedConfigForResume(const std::vector<std::string>& args, const CL
                                   ? st["working_directory"].get<std::string>()
                                   : std::string();
   out.run_dir = run_dir;
-  char cwd[PATH_MAX];
-  const std::string here = ::getcwd(cwd, sizeof cwd) != nullptr ? cwd : "";
+  const std::string here = formats::currentDirectory();
   std::istringstream in(st["configuration"].get<std::string>());
   std::string kept;
   for (std::string line; std::getline(in, line);) {

@@ -13,6 +13,10 @@ class App;
 
 namespace slidedp {
 
+/// The value of `key` in a saved configuration (trainer_state.json "configuration", CLI11's
+/// --config format: `key=value` lines), without its quotes ("..." or '...'); "" when absent.
+std::string savedConfigValue(const std::string& config, const std::string& key);
+
 /// What savedConfigForResume throws; `local`: this rank's own failure (its temporary file).
 struct ResumeConfigError : std::runtime_error {
   ResumeConfigError(const std::string& what, bool local_) : std::runtime_error(what), local(local_) {}

@@ -32,6 +32,7 @@
 #include "apps/output_checks.h"
 #include "apps/policy_choice.h"
 #include "apps/run_variants.h"
+#include "apps/resume_config.h"  // savedConfigValue
 #include "apps/settings_checks.h"
 #include "apps/prediction_watch.h"
 #include "common/median.h"
@@ -56,12 +57,6 @@ namespace slidedp {
 
 namespace {
 
-/// The current working directory ("" when it cannot be read).
-std::string workingDirectory() {
-  char buf[PATH_MAX];
-  return ::getcwd(buf, sizeof buf) != nullptr ? std::string(buf) : std::string();
-}
-
 /// "update tail: layers 1..M after the embedding (...)": whether the next forward runs beside
 /// their update (earlyStepAgreement) or the tail only orders the hand-offs, and why.
 std::string updateTailText(const TrainOptions& o, int tail_units, int num_nodes) {
@@ -74,19 +69,6 @@ std::string updateTailText(const TrainOptions& o, int tail_units, int num_nodes)
 
 constexpr double kH200PeakBf16Tflops = 989.4;  // dense, per GPU (NVIDIA H200 SXM datasheet)
 
-/// The value of `key` in a resolved configuration (the `key=value` lines slidedp_worker prints
-/// and saves with every checkpoint), quotes removed; "" when absent.
-std::string configValue(const std::string& config, const std::string& key) {
-  std::istringstream in(config);
-  for (std::string line; std::getline(in, line);)
-    if (line.rfind(key + "=", 0) == 0) {
-      std::string v = line.substr(key.size() + 1);
-      if (v.size() >= 2 && v.front() == '"' && v.back() == '"') v = v.substr(1, v.size() - 2);
-      return v;
-    }
-  return "";
-}
-
 /// A resume whose --steps (or --schedule, --warmup, --lr) differs from the checkpoint's run: the
 /// LR schedule is re-derived for this run's values from the next step on (as Hugging Face
 /// Trainer and torchtune do with a new max_steps / num_training_steps), which they do silently;
@@ -96,12 +78,12 @@ std::string configValue(const std::string& config, const std::string& key) {
 std::string scheduleChangeNote(const std::string& saved, const TrainOptions& now, int64_t start) {
   optim::LrSchedule was, is = now.lrSchedule();
   try {
-    was.kind = optim::parseLrScheduleKind(configValue(saved, "schedule"));
-    was.baseLr = std::stod(configValue(saved, "lr"));
-    was.warmupSteps = std::stoll(configValue(saved, "warmup"));
-    was.trainingSteps = std::stoll(configValue(saved, "steps"));
+    was.kind = optim::parseLrScheduleKind(savedConfigValue(saved, "schedule"));
+    was.baseLr = std::stod(savedConfigValue(saved, "lr"));
+    was.warmupSteps = std::stoll(savedConfigValue(saved, "warmup"));
+    was.trainingSteps = std::stoll(savedConfigValue(saved, "steps"));
     // a --route-sweep's schedule ran over --steps for each of its items
-    const std::string sweep = configValue(saved, "route-sweep");
+    const std::string sweep = savedConfigValue(saved, "route-sweep");
     if (!sweep.empty()) was.trainingSteps *= std::max<int64_t>(1, routeSweepItems(sweep).size());
   } catch (const std::exception&) {
     return "";  // an older checkpoint without these keys: nothing to compare with
@@ -201,7 +183,7 @@ int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trai
                           {"data", {{"spec", o.data}, {"cursor", cursor}}},
                           {"configuration", o.resolved_config},
                           // what the configuration's relative paths are relative to (--resume alone)
-                          {"working_directory", workingDirectory()}};
+                          {"working_directory", formats::currentDirectory()}};
   };
   // The checkpoint writer's lines (the leader's writer thread; spdlog is thread-safe).
   const Trainer::Note note = [](const std::string& line) { SLIDEDP_LOG_INFO("{}", line); };
@@ -717,7 +699,7 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
         // Another model directory of the same shape passes the shape checks: say whose weights
         // (and whose tokenizer, for the export) this run continues with.
         if (st.contains("configuration") && st["configuration"].is_string()) {
-          const std::string was = configValue(st["configuration"].get<std::string>(),
+          const std::string was = savedConfigValue(st["configuration"].get<std::string>(),
                                               o.model.empty() ? "model-config" : "model");
           const std::string now = o.model.empty() ? o.model_config : o.model;
           if (formats::pathExists(was) && formats::pathExists(now) && !formats::samePath(was, now))

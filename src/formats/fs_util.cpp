@@ -47,6 +47,11 @@ std::string pathInside(const std::string& dir, const std::string& path) {
   return fs.substr(n + 1);
 }
 
+std::string currentDirectory() {
+  char buf[PATH_MAX];
+  return ::getcwd(buf, sizeof buf) != nullptr ? std::string(buf) : std::string();
+}
+
 std::string joinPath(const std::string& a, const std::string& b) {
   if (a.empty()) return b;
   return a.back() == '/' ? a + b : a + "/" + b;

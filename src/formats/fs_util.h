@@ -19,6 +19,8 @@ bool samePath(const std::string& a, const std::string& b);
 /// dir "m" and path "m/w/model.safetensors"); "" when it does not, or either does not exist.
 /// Both are resolved with realpath(3) first (symbolic links, "." and "..").
 std::string pathInside(const std::string& dir, const std::string& path);
+/// The current working directory ("" when it cannot be read).
+std::string currentDirectory();
 /// "a" + "b" -> "a/b" (no doubled slash).
 std::string joinPath(const std::string& a, const std::string& b);
 /// The directory part of a path ("." when there is none).
