@@ -53,6 +53,7 @@ ControlBlock ControlBlock::initialize(void* base, size_t bytes, uint32_t num_ran
   h->num_ranks = num_ranks;
   h->num_layers = num_layers;
   h->num_slots = num_slots;
+  h->stop_announced.store(0, std::memory_order_relaxed);
   h->abort_state.store(0, std::memory_order_relaxed);
   h->abort_rank = -1;
   std::memset(h->abort_message, 0, sizeof(h->abort_message));

@@ -65,7 +65,7 @@ struct alignas(kCacheLine) ControlHeader {
   uint32_t num_ranks;   // node-local ranks (leader + workers)
   uint32_t num_layers;  // layer-version counters
   uint32_t num_slots;   // staging ring slots
-  uint32_t reserved0;
+  std::atomic<uint32_t> stop_announced;  // 1 once a rank of the node said "stop requested"
   alignas(kCacheLine) std::atomic<uint32_t> abort_state;  // 0 none, 1 being written, 2 set
   int32_t abort_rank;                                     // world rank of the first error
   char abort_message[kAbortMessageBytes];                 // NUL-terminated
@@ -101,6 +101,10 @@ class ControlBlock {
   PaddedCounter& layerVersion(uint32_t layer) const;
   PaddedCounter& chunkReady(uint32_t slot, uint32_t local_rank) const;
   PaddedCounter& chunkConsumed(uint32_t slot, uint32_t local_rank) const;
+
+  /// True for the first caller only: the one rank of the node that prints the graceful stop's
+  /// line (mpirun forwards the signal to every rank). Lock-free: async-signal-safe.
+  bool claimStopAnnouncement() const { return header_->stop_announced.exchange(1) == 0; }
 
   /// Records the first error of the job: only the first caller's message is kept (later
   /// callers return false). `world_rank` is the failing rank. Async-signal-unsafe.

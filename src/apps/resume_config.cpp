@@ -11,6 +11,7 @@
 #include <cstring>
 #include <sstream>
 
+#include "apps/path_options.h"
 #include "common/errors.h"
 #include "formats/fs_util.h"
 #include "train/checkpoint_dir.h"
@@ -36,13 +37,11 @@ std::string flagValue(const std::vector<std::string>& args, const std::string& n
   return value;
 }
 
-/// The options whose value is a path (a relative one is relative to where the run started).
-bool isPathKey(const std::string& key) {
-  static const char* const kKeys[] = {"model", "model-config", "data", "eval-data", "tokenizer",
-                                      "checkpoint-dir", "export", "metrics", "trace", "gpu-profile",
-                                      "memory-snapshot", "pid-file", "machine", "calibration"};
-  return std::find_if(std::begin(kKeys), std::end(kKeys), [&](const char* k) { return key == k; }) !=
-         std::end(kKeys);
+/// Whether the saved key names a path option (apps/path_options.h; a relative value is relative
+/// to where the run started).
+bool isPathKey(const CLI::App& app, const std::string& key) {
+  const CLI::Option* opt = app.get_option_no_throw("--" + key);
+  return opt != nullptr && isPathOption(*opt);
 }
 
 /// A saved value without its quotes: CLI11 writes "..." and, for a one-character value or one
@@ -123,7 +122,7 @@ ResumeConfig savedConfigForResume(const std::vector<std::string>& args, const CL
     }
     // A relative path is relative to the directory the run started in, which the checkpoint
     // records: taken from there when this run starts elsewhere.
-    if (!run_dir.empty() && run_dir != here && isPathKey(key)) {
+    if (!run_dir.empty() && run_dir != here && isPathKey(app, key)) {
       const bool reference = key == "data" && value.rfind("reference:", 0) == 0;
       const std::string path = reference ? value.substr(10) : value;
       const bool special = key == "data" && (value == "synthetic" || value.rfind("synthetic-packed:", 0) == 0);

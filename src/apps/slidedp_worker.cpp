@@ -281,8 +281,10 @@ int agreePreMpiOutcome(int code, bool* rank0_failed = nullptr) {
 int exitAfterAgreedPreMpiError() {
   std::fflush(stderr);
   MPI_Barrier(MPI_COMM_WORLD);
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Finalize();
-  return 2;
+  return JobGuard::agreedExitStatus(2, rank);
 }
 
 /// A configuration error found before MPI_Init that every rank finds (the command line),
@@ -560,8 +562,9 @@ int main(int argc, char** argv) {
     int rank = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     if (rank == 0) std::fprintf(stderr, "slidedp: error: %s\n", e.what());
+    std::fflush(stderr);
     MPI_Finalize();
-    return 2;
+    return JobGuard::agreedExitStatus(2, rank);
   } catch (const std::exception& e) {
     // Any other error of one rank fails the whole job (first error wins).
     JobGuard::failJob(nullptr, nullptr, e.what(), 1);

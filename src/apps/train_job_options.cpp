@@ -5,31 +5,32 @@
 #include <string>
 
 #include "apps/option_numbers.h"
+#include "apps/path_options.h"
 #include "apps/train_job.h"
 
 namespace slidedp {
 
 void addTrainOptions(CLI::App& app, TrainJobOptions& o) {
   auto* g = app.add_option_group("Training", "Train a model (given --model or --model-config)");
-  g->add_option("--model", o.model, "Hugging Face model directory (config.json + safetensors) to fine-tune");
-  g->add_option("--model-config", o.model_config, "config.json of a model to initialise randomly (benchmarks)");
+  dirOption(g->add_option("--model", o.model, "Hugging Face model directory (config.json + safetensors) to fine-tune"));
+  fileOption(g->add_option("--model-config", o.model_config, "config.json of a model to initialise randomly (benchmarks)"));
   g->add_option("--seed", o.seed, "Seed of random initialisation and synthetic data")->capture_default_str();
-  g->add_option("--data", o.data, "Data: a file (a token file of `launcher/slidedp-run prepare` "
+  fileOption(g->add_option("--data", o.data, "Data: a file (a token file of `launcher/slidedp-run prepare` "
                 "(Hugging Face tokenizers, chat templates), .bin token stream (llm.c header or raw), .npy, "
                 ".jsonl with input_ids[/labels] (labels unshifted, as transformers takes them), .txt "
                 "with a SentencePiece --tokenizer), synthetic (random tokens), "
                 "synthetic-packed:MIN:MAX (random tokens in packed documents of MIN..MAX tokens) "
-                "or reference:FILE.safetensors (step{s}.input_ids/labels)")->capture_default_str();
-  g->add_option("--eval-data", o.eval_data, "Held-out data (any --data format; a prepared file for "
-                "chat): its loss and perplexity, forward only, every --eval-every steps and at the end");
+                "or reference:FILE.safetensors (step{s}.input_ids/labels)"))->capture_default_str();
+  fileOption(g->add_option("--eval-data", o.eval_data, "Held-out data (any --data format; a prepared file for "
+                "chat): its loss and perplexity, forward only, every --eval-every steps and at the end"));
   g->add_option("--eval-every", o.eval_every, "Evaluate on --eval-data every N steps (0: only after "
                 "the last step)")->capture_default_str();
   g->add_option("--eval-batches", o.eval_batches, "Global batches (of --batch-size rows) per "
                 "evaluation (0: the whole eval set once)")->capture_default_str();
   g->add_option("--data-format", o.data_format, "Data format: auto (a file of tools/data/prepare.py by "
                 "its header, else by extension), prepared, bin, npy, jsonl, text")->capture_default_str();
-  g->add_option("--tokenizer", o.tokenizer, "SentencePiece tokenizer.model for text data (default: "
-                "the model directory's tokenizer.model)");
+  fileOption(g->add_option("--tokenizer", o.tokenizer, "SentencePiece tokenizer.model for text data (default: "
+                "the model directory's tokenizer.model)"));
   g->add_option("--token-dtype", o.token_dtype, ".bin without llm.c header: auto (uint16; refused as "
                 "ambiguous when the vocabulary exceeds 65,536), uint16, uint32")->capture_default_str();
   // Negatable flags spell both values out and state their default as text: CLI11 2.1's
@@ -156,10 +157,10 @@ void addTrainOptions(CLI::App& app, TrainJobOptions& o) {
                 "several nodes, --route-sweep, a knob flag given). Given as auto, it overrides the "
                 "knob flags")
       ->check(CLI::IsMember({"manual", "auto"}))->capture_default_str();
-  g->add_option("--machine", o.machine, "--policy auto: plan with this machine description "
-                "(tools/machines/*.json) instead of this machine's cached calibration");
-  g->add_option("--calibration", o.calibration, "--policy auto: the calibration cache (default "
-                "$SLIDEDP_CALIBRATION or ~/.cache/slidedp/calibration.json)");
+  fileOption(g->add_option("--machine", o.machine, "--policy auto: plan with this machine description "
+                "(tools/machines/*.json) instead of this machine's cached calibration"));
+  fileOption(g->add_option("--calibration", o.calibration, "--policy auto: the calibration cache (default "
+                "$SLIDEDP_CALIBRATION or ~/.cache/slidedp/calibration.json)"));
   g->add_option("--lr", o.train.lr, "Peak learning rate")->capture_default_str();
   g->add_option("--beta1", o.train.beta1, "AdamW beta1")->capture_default_str();
   g->add_option("--beta2", o.train.beta2, "AdamW beta2")->capture_default_str();
@@ -169,27 +170,27 @@ void addTrainOptions(CLI::App& app, TrainJobOptions& o) {
   g->add_option("--schedule", o.schedule, "LR schedule: constant, linear or cosine")->capture_default_str();
   g->add_option("--warmup", o.train.warmup_steps, "LR warm-up steps")->capture_default_str();
   g->add_option("--leader-threads", o.train.leader_threads, "AdamW threads on the leader (0: all)")->capture_default_str();
-  g->add_option("--export", o.export_dir, "Write a Hugging Face directory of the trained weights at the end");
+  dirOption(g->add_option("--export", o.export_dir, "Write a Hugging Face directory of the trained weights at the end"));
   g->add_flag("--export-bf16{true},--export-fp32{false}", o.export_bf16,
               "Dtype of the exported weights: bf16 (true) or fp32 (--export-fp32)")
       ->default_str(o.export_bf16 ? "true" : "false");
-  g->add_option("--metrics", o.metrics, "Per-step metrics file: JSONL, or CSV when it ends in .csv");
-  g->add_option("--trace", o.trace, "Write a Chrome/Perfetto trace (JSON) of one step's pipeline on every rank");
+  fileOption(g->add_option("--metrics", o.metrics, "Per-step metrics file: JSONL, or CSV when it ends in .csv"));
+  fileOption(g->add_option("--trace", o.trace, "Write a Chrome/Perfetto trace (JSON) of one step's pipeline on every rank"));
   g->add_option("--trace-step", o.trace_step, "The step --trace records")->capture_default_str();
-  g->add_option("--gpu-profile", o.gpu_profile, "Profile the GPU work of step --trace-step on every "
+  fileOption(g->add_option("--gpu-profile", o.gpu_profile, "Profile the GPU work of step --trace-step on every "
                 "GPU worker with the torch profiler (Kineto/CUPTI): a Chrome trace per worker at "
                 "this path with -w<worker> before the extension (.json), and beside it (.txt) the GPU time "
                 "per decoder scope and per CUDA stream, and the compute stream's idle gaps by what "
                 "ran before and after them. The profiled step runs slower on the host; its GPU "
-                "timeline is what to read");
-  g->add_option("--memory-snapshot", o.memory_snapshot, "Record the CUDA caching allocator's "
+                "timeline is what to read"));
+  fileOption(g->add_option("--memory-snapshot", o.memory_snapshot, "Record the CUDA caching allocator's "
                 "history through step --trace-step on every GPU worker and write torch's memory "
                 "snapshot at this path with -w<worker> before the extension (.pickle): every "
                 "segment and block, and each allocation and free with its size and stream (no stacks), "
                 "for https://pytorch.org/memory_viz or torch.cuda._memory_viz (to see what the "
-                "allocator reserves beyond what is allocated: fragmentation, blocks per stream)");
-  g->add_option("--checkpoint-dir", o.checkpoint_dir, "Write full-state checkpoints (FP32 master weights, "
-                "moments, step, data cursor, configuration) under this directory");
+                "allocator reserves beyond what is allocated: fragmentation, blocks per stream)"));
+  dirOption(g->add_option("--checkpoint-dir", o.checkpoint_dir, "Write full-state checkpoints (FP32 master weights, "
+                "moments, step, data cursor, configuration) under this directory"));
   g->add_option("--checkpoint-every", o.checkpoint_every, "Checkpoint every N steps (0: only at the end "
                 "and on SIGTERM/SIGUSR1)")->capture_default_str();
   g->add_option("--keep-checkpoints", o.keep_checkpoints, "Newest step checkpoints kept (0: all)")->capture_default_str();
@@ -231,10 +232,10 @@ void addTrainOptions(CLI::App& app, TrainJobOptions& o) {
   g->add_flag("--overwrite-checkpoints", o.overwrite_checkpoints, "Let this run replace the "
               "checkpoints of another run in --checkpoint-dir (without it, a directory holding "
               "checkpoints newer than this run's start is refused)");
-  g->add_option("--resume", o.resume, "Continue from a checkpoint: a step directory, a --checkpoint-dir "
+  dirOption(g->add_option("--resume", o.resume, "Continue from a checkpoint: a step directory, a --checkpoint-dir "
                 "(its latest; without a `latest` file its newest complete step), or auto (the same "
                 "for --checkpoint-dir; a fresh start when it holds no checkpoint). Every file's "
-                "checksum is verified first");
+                "checksum is verified first"));
 }
 
 }  // namespace slidedp

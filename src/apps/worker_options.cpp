@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "apps/option_numbers.h"
+#include "apps/path_options.h"
 #include "shm/segment.h"
 
 namespace slidedp {
@@ -89,7 +90,7 @@ void addWorkerOptions(CLI::App& app, WorkerOptions& o) {
   t->add_option("--fail-rank", o.fail_rank, "World rank that throws after set-up");
   t->add_option("--fail-message", o.fail_message, "Message of the injected failure");
   t->add_option("--extra-state-bytes", o.extra_state_bytes, "Bytes added to the segment (oversize tests)");
-  t->add_option("--pid-file", o.pid_file, "Append '<world rank> <pid>' to this file at start-up");
+  fileOption(t->add_option("--pid-file", o.pid_file, "Append '<world rank> <pid>' to this file at start-up"));
   t->add_option("--kill-at", o.kill_at, "Training: PHASE@STEP[:RANK]: that world rank (default 0) "
                 "SIGKILLs itself at the start of the step (step), half-way through a worker's "
                 "forward (forward) or backward (backward), in a worker's hand-off thread mid-unit "

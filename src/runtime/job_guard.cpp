@@ -33,6 +33,7 @@ volatile sig_atomic_t g_stop_requested = 0;
 std::atomic<const shm::ControlBlock*> g_abort_view{nullptr};
 char g_stop_file[512] = {0};   // $SLIDEDP_STOP_FILE: its existence requests a stop
 char g_ready_file[512] = {0};  // $SLIDEDP_READY_FILE: rank 0 creates it once all ranks are up
+char g_status_file[512] = {0};  // $SLIDEDP_STATUS_FILE: rank 0 writes an agreed error's status
 
 void copyEnv(const char* name, char* out, size_t size) {
   const char* v = std::getenv(name);
@@ -98,8 +99,14 @@ void onTerminate(int sig) {
     // The job is failing (a rank published its error; mpirun's SIGTERM ends the others): no
     // "checkpointing at the end of this step", which would not happen. An atomic load of the
     // shared segment: async-signal-safe.
-    if (const shm::ControlBlock* c = g_abort_view.load(std::memory_order_acquire); c != nullptr && c->aborted())
-      return;
+    const shm::ControlBlock* c = g_abort_view.load(std::memory_order_acquire);
+    if (c != nullptr && c->aborted()) return;
+    // Said once: not at all when launcher/slidedp-run relayed the stop (it created the stop
+    // file and printed its own line), else by the first rank of the node to get the signal
+    // (mpirun forwards it to every rank). access() and the atomic exchange are
+    // async-signal-safe.
+    if (g_stop_file[0] != '\0' && access(g_stop_file, F_OK) == 0) return;
+    if (c != nullptr && !c->claimStopAnnouncement()) return;
     writeStderr(g_steps_started
                     ? "slidedp: stop requested (signal): checkpointing at the end of this step; "
                       "send SIGTERM again to stop at once\n"
@@ -131,6 +138,7 @@ void onCrash(int sig) {
 void JobGuard::installSignalHandlers() {
   copyEnv("SLIDEDP_STOP_FILE", g_stop_file, sizeof(g_stop_file));
   copyEnv("SLIDEDP_READY_FILE", g_ready_file, sizeof(g_ready_file));
+  copyEnv("SLIDEDP_STATUS_FILE", g_status_file, sizeof(g_status_file));
   struct sigaction sa {};
   sa.sa_handler = onTerminate;
   sa.sa_flags = SA_RESTART;  // a graceful-stop request must not break blocking calls
@@ -161,6 +169,15 @@ void JobGuard::noteRanksReady(MPI_Comm world) {
   MPI_Comm_rank(world, &rank);
   if (rank == 0 && g_ready_file[0] != '\0')
     if (FILE* f = std::fopen(g_ready_file, "w")) std::fclose(f);
+}
+
+int JobGuard::agreedExitStatus(int code, int world_rank) {
+  if (code == 0 || g_status_file[0] == '\0') return code;
+  if (world_rank != 0) return 0;  // rank 0 reports the job's status (or exits with it)
+  FILE* f = std::fopen(g_status_file, "w");
+  if (f == nullptr) return code;
+  const bool written = std::fprintf(f, "%d\n", code) > 0;
+  return std::fclose(f) == 0 && written ? 0 : code;
 }
 
 namespace {

@@ -63,6 +63,14 @@ class JobGuard {
   /// world rank 0 creates $SLIDEDP_READY_FILE (the launcher sends SIGUSR1 only after that: a
   /// rank that has not installed its handler yet would be killed by it).
   static void noteRanksReady(MPI_Comm world);
+  /// The exit status of a rank that ends on a configuration error every rank agreed on
+  /// (`code`, e.g. 2), once its message is printed and MPI is finalized. Under
+  /// launcher/slidedp-run on one node ($SLIDEDP_STATUS_FILE set) world rank 0 writes `code` to
+  /// that file and every rank returns 0: mpirun then adds none of its banners ("Primary job
+  /// terminated normally, but 1 process returned a non-zero exit code ...") below the error,
+  /// and the launcher exits with the file's status. A rank 0 that cannot write the file
+  /// returns `code` (mpirun's banner, the status kept). Without the file: `code`.
+  static int agreedExitStatus(int code, int world_rank);
 
   /// Liveness before the segment exists (start-up: reading the model and the data, sizing the
   /// state), when no heartbeat can be seen yet. Collective on `world`, every rank, once, right

@@ -40,6 +40,9 @@ wait $PID
 RC=$?
 [ $RC -eq 0 ] || fail "SIGTERM to the launcher: exit status $RC, expected 0: $(tail -5 "$TMP/a.log")"
 grep -q "checkpoint of step [0-9]* written" "$TMP/a.log" || fail "SIGTERM: no checkpoint was written"
+# the launcher says what the stop does, once; the ranks it relayed the stop to say nothing more
+[ "$(grep -c "SIGTERM: asking every rank to checkpoint" "$TMP/a.log")" -eq 1 ] || fail "SIGTERM: the launcher's line is not there once: $(grep -i stop "$TMP/a.log")"
+grep -q "slidedp: stop requested" "$TMP/a.log" && fail "SIGTERM: a rank repeated the launcher's stop line: $(grep -c "slidedp: stop requested" "$TMP/a.log") times"
 [ -f "$TMP/ck/latest" ] || fail "SIGTERM: $TMP/ck/latest is missing"
 ranks_gone 10 || fail "SIGTERM: ranks still running 10 s after the launcher exited"
 [ -e "/dev/shm/$NAME" ] && fail "SIGTERM: segment /dev/shm/$NAME left behind"

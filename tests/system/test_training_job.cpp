@@ -413,6 +413,8 @@ TEST(TrainingJob, SigtermCheckpointsAtTheStepEndAndTheRunResumes) {
   Result r = wait(p, 60);
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("stopped after step"), std::string::npos) << r.output;
+  // Said once per node, by the first rank the signal reached (not once per rank).
+  EXPECT_EQ(countOccurrences(r.output, "slidedp: stop requested (signal)"), 1) << r.output;
   const std::string latest = readFile(d + "/latest");
   ASSERT_EQ(latest.rfind("step-", 0), 0u) << r.output;
   const int stopped_at = std::stoi(latest.substr(5));

@@ -1,6 +1,7 @@
 // Control block: counter layout, hand-off between threads, bounded waits, abort flag.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <thread>
 #include <vector>
@@ -141,4 +142,18 @@ TEST(ControlBlock, WaitWithoutDeadlineOutlastsASlowProducerAndCountsProgress) {
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
   cb.setAbort(1, "peer stalled");
   waiter.join();
+}
+
+// The graceful stop's line is said by one rank of the node: the first of the ranks (here threads)
+// that claim it, whichever of them the signal reached first; another view of the same region
+// (another process attached) sees the claim.
+TEST(ControlBlock, OneRankClaimsTheStopAnnouncement) {
+  Region r(ControlBlock::bytesFor(4, 1, 1));
+  ControlBlock cb = ControlBlock::initialize(r.p, r.n, 4, 1, 1);
+  std::atomic<int> claimed{0};
+  std::vector<std::thread> ranks;
+  for (int i = 0; i < 4; ++i) ranks.emplace_back([&] { claimed += cb.claimStopAnnouncement() ? 1 : 0; });
+  for (std::thread& t : ranks) t.join();
+  EXPECT_EQ(claimed.load(), 1);
+  EXPECT_FALSE(ControlBlock::attach(r.p, r.n).claimStopAnnouncement());
 }
