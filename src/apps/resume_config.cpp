@@ -11,6 +11,7 @@
 #include <cstring>
 #include <sstream>
 
+#include "apps/command_line.h"
 #include "apps/path_options.h"
 #include "common/errors.h"
 #include "formats/fs_util.h"
@@ -19,23 +20,6 @@
 namespace slidedp {
 
 namespace {
-
-/// The value of `--name V` or `--name=V` in `args` ("" when absent); `given` tells presence.
-std::string flagValue(const std::vector<std::string>& args, const std::string& name, bool* given) {
-  *given = false;
-  std::string value;
-  for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--") break;
-    if (args[i] == name) {
-      *given = true;
-      value = i + 1 < args.size() ? args[i + 1] : "";
-    } else if (args[i].rfind(name + "=", 0) == 0) {
-      *given = true;
-      value = args[i].substr(name.size() + 1);
-    }
-  }
-  return value;
-}
 
 /// Whether the saved key names a path option (apps/path_options.h; a relative value is relative
 /// to where the run started).
@@ -62,13 +46,10 @@ std::string savedConfigValue(const std::string& config, const std::string& key) 
 
 ResumeConfig savedConfigForResume(const std::vector<std::string>& args, const CLI::App& app) {
   ResumeConfig out;
-  bool resume_given = false, ckdir_given = false, sweep_given = false;
+  bool resume_given = false, ckdir_given = false;
   std::string dir = flagValue(args, "--resume", &resume_given);
-  for (const char* f : {"--model", "--model-config", "--config"}) {
-    bool given = false;
-    flagValue(args, f, &given);
-    if (given) return out;  // the run's flags are on the command line (or in its CONFIG)
-  }
+  for (const char* f : {"--model", "--model-config", "--config"})
+    if (flagCount(args, f) > 0) return out;  // the run's flags are on the command line (or in its CONFIG)
   nlohmann::json st;
   try {
     if (dir == "auto") {  // --resume auto --checkpoint-dir DIR: DIR's checkpoint, when it has one
@@ -84,7 +65,7 @@ ResumeConfig savedConfigForResume(const std::vector<std::string>& args, const CL
   } catch (const UserError& e) {
     throw ResumeConfigError(e.what(), false);
   }
-  flagValue(args, "--route-sweep", &sweep_given);
+  const bool sweep_given = flagCount(args, "--route-sweep") > 0;
   if (!st.contains("configuration") || !st["configuration"].is_string())
     throw ResumeConfigError(fmt::format("{} saves no configuration (written by an older slidedp), so "
                                         "--resume alone cannot bring back the run's flags.\nHINT: give "

@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "apps/command_line.h"        // defines: flagCount (a flag on the command line)
 #include "apps/config_file_checks.h"  // defines: configFileProblem
 #include "common/errors.h"            // defines: UserError, MPI_CHECK
 #include "common/log.h"               // defines: setLogIdentity, SLIDEDP_LOG_*
@@ -313,9 +314,7 @@ int reportParseError(const CLI::App& app, const CLI::ParseError& e,
   const std::string repeated = ": At Most 1 required but received ";
   if (const auto at = msg.find(repeated); at != std::string::npos && msg.rfind("--", 0) == 0) {
     const std::string flag = msg.substr(0, at);
-    const auto on_line = std::count_if(args.begin(), args.end(), [&](const std::string& a) {
-      return a == flag || a.rfind(flag + "=", 0) == 0;
-    });
+    const int on_line = flagCount(args, flag);
     // Not all on the command line: the --config file gave several values to one key (a list,
     // or an unquoted value with a space, "lr = 1e-3 x").
     msg = on_line >= 2 ? fmt::format("{} was given {} times; give each option once (a flag on "
@@ -467,11 +466,9 @@ int main(int argc, char** argv) {
     // `--resume DIR` alone, which does not bring back the run's other flags) is refused, not
     // run as the self-check with exit 0. A --config file's keys are let through (a saved
     // configuration lists every key, flags included), as is a value equal to the default.
-    const std::vector<std::string> line(argv + 1, argv + argc);
     const auto onLine = [&](const CLI::Option* opt) {
       for (const std::string& n : opt->get_lnames())
-        for (const std::string& a : line)
-          if (a == "--" + n || a.rfind("--" + n + "=", 0) == 0) return true;
+        if (flagCount(line_args, "--" + n) > 0) return true;
       return false;
     };
     std::vector<std::string> given;

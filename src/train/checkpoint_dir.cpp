@@ -58,6 +58,12 @@ std::string listNames(const std::vector<StepCheckpoint>& v) {
   return s;
 }
 
+/// The step directory name a `latest` file holds (publishAndPrune writes it with a newline).
+std::string readLatestName(const std::string& latest) {
+  std::string name = formats::readFileBytes(latest);
+  while (!name.empty() && (name.back() == '\n' || name.back() == ' ')) name.pop_back();
+  return name;
+}
 }  // namespace
 
 std::vector<StepCheckpoint> listStepCheckpoints(const std::string& root) {
@@ -84,8 +90,7 @@ std::string resolveCheckpoint(const std::string& path, std::string* note) {
   if (isRegularFile(joinPath(path, "trainer_state.json"))) return path;
   const std::string latest = joinPath(path, "latest");
   if (isRegularFile(latest)) {
-    std::string name = readFileBytes(latest);
-    while (!name.empty() && (name.back() == '\n' || name.back() == ' ')) name.pop_back();
+    const std::string name = readLatestName(latest);
     // What to pass instead: the complete checkpoints only (an incomplete one cannot resume).
     std::vector<StepCheckpoint> complete;
     for (const auto& c : listStepCheckpoints(path))
@@ -154,8 +159,7 @@ void checkCheckpointRootBeforeStart(const std::string& root, int64_t start_step,
   // checkpoint of that step replaces it.
   int64_t published = std::numeric_limits<int64_t>::max();
   if (const std::string latest = joinPath(root, "latest"); isRegularFile(latest)) {
-    std::string name = readFileBytes(latest);
-    while (!name.empty() && (name.back() == '\n' || name.back() == ' ')) name.pop_back();
+    const std::string name = readLatestName(latest);
     for (const auto& s : steps)
       if (s.name == name) published = s.step;
   }
