@@ -288,13 +288,20 @@ int exitAfterAgreedPreMpiError() {
   return JobGuard::agreedExitStatus(2, rank);
 }
 
-/// A configuration error found before MPI_Init that every rank finds (the command line),
-/// printed by rank 0 only.
-int exitAfterRankZeroPrinted() {
-  std::fflush(stderr);
+/// A configuration error found before MPI_Init (`text`, without "slidedp: error: "): every rank
+/// agrees on the start-up right after MPI_Init, then ends with status 2. World rank 0 prints it
+/// (the command line's errors are the same on every rank); another rank prints it, naming
+/// itself, when rank 0 did not fail (a hand-written mpirun line that gives it other flags) or
+/// when the error is its own (`local`: a file only it cannot write).
+int exitOnPreMpiError(const std::string& text, bool local = false) {
   int provided = 0;
   MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
-  agreePreMpiOutcome(2);
+  bool rank0_failed = false;
+  agreePreMpiOutcome(2, &rank0_failed);
+  const int rank = worldRankFromEnv();
+  if (rank == 0 || local || !rank0_failed)
+    std::fprintf(stderr, "slidedp: error: %s%s\n", rank == 0 ? "" : fmt::format("rank {}: ", rank).c_str(),
+                 text.c_str());
   return exitAfterAgreedPreMpiError();
 }
 
@@ -302,10 +309,7 @@ int exitAfterRankZeroPrinted() {
 /// from rank 0 naming the option, with exit status 2 like every other configuration error.
 int reportParseError(const CLI::App& app, const CLI::ParseError& e,
                      const std::vector<std::string>& args) {
-  if (e.get_exit_code() == 0 || worldRankFromEnv() != 0) {
-    if (worldRankFromEnv() == 0) return app.exit(e);
-    return e.get_exit_code() == 0 ? 0 : exitAfterRankZeroPrinted();
-  }
+  if (e.get_exit_code() == 0) return worldRankFromEnv() == 0 ? app.exit(e) : 0;  // --help
   std::string msg = e.what();
   if (dynamic_cast<const CLI::ConfigError*>(&e) != nullptr) {
     msg = explainConfigError(msg, app.get_option("--config")->as<std::string>(), longFlagNames(app));
@@ -357,8 +361,7 @@ int reportParseError(const CLI::App& app, const CLI::ParseError& e,
                            a, a, a);
         break;
       }
-  std::fprintf(stderr, "slidedp: error: %s\nHINT: %s\n", msg.c_str(), hint.c_str());
-  return exitAfterRankZeroPrinted();
+  return exitOnPreMpiError(fmt::format("{}\nHINT: {}", msg, hint));
 }
 
 }  // namespace
@@ -385,15 +388,7 @@ int main(int argc, char** argv) {
   } catch (const ResumeConfigError& e) {
     // Said by rank 0 when it failed too (the same error on every rank), else by each failing
     // rank (its own temporary file, or a checkpoint its node sees differently), with its rank.
-    int provided = 0;
-    MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
-    bool rank0_failed = false;
-    agreePreMpiOutcome(2, &rank0_failed);
-    const int rank = worldRankFromEnv();
-    if (rank == 0 || e.local || !rank0_failed)
-      std::fprintf(stderr, "slidedp: error: %s%s\n", rank == 0 ? "" : fmt::format("rank {}: ", rank).c_str(),
-                   e.what());
-    return exitAfterAgreedPreMpiError();
+    return exitOnPreMpiError(e.what(), e.local);
   }
   std::string config_flag = "--config";
   if (!saved.file.empty()) {
@@ -434,16 +429,14 @@ int main(int argc, char** argv) {
   }
   if (const std::string config = app.get_option("--config")->as<std::string>(); !config.empty())
     if (const std::string why = configFileProblem(config); !why.empty()) {
-      if (worldRankFromEnv() == 0) {
-        std::fprintf(stderr, "slidedp: error: %s\n", why.c_str());
+      std::string text = why;
 #ifdef SLIDEDP_WITH_TRAINING
-        if (!saved.file.empty())
-          std::fprintf(stderr, "slidedp: note: that --config is the configuration saved in %s "
-                       "(--resume without the run's flags); give the run's command with --resume "
-                       "added instead\n", saved.state_file.c_str());
+      if (!saved.file.empty())
+        text += fmt::format("\nslidedp: note: that --config is the configuration saved in {} "
+                            "(--resume without the run's flags); give the run's command with "
+                            "--resume added instead", saved.state_file);
 #endif
-      }
-      return exitAfterRankZeroPrinted();
+      return exitOnPreMpiError(text);
     }
 #ifdef SLIDEDP_WITH_TRAINING
   remove_saved.now();
@@ -482,15 +475,12 @@ int main(int argc, char** argv) {
           (opt->get_expected_min() < 1 || opt->as<std::string>() != opt->get_default_str()))
         given.push_back(opt->get_name());
     if (!given.empty()) {
-      if (worldRankFromEnv() == 0)
-        std::fprintf(stderr, "slidedp: error: %s train%s a model, but neither --model nor "
-                     "--model-config was given (without one the job is the start-up self-check, "
-                     "which would ignore %s).\nHINT: add --model DIR (a Hugging Face model "
-                     "directory) or --model-config FILE (its config.json, random init); to resume "
-                     "a run: --resume DIR alone (its flags come from the checkpoint)\n",
-                     joined(given).c_str(), given.size() == 1 ? "s" : "",
-                     given.size() == 1 ? "it" : "them");
-      return exitAfterRankZeroPrinted();
+      return exitOnPreMpiError(fmt::format(
+          "{} train{} a model, but neither --model nor --model-config was given (without one the "
+          "job is the start-up self-check, which would ignore {}).\nHINT: add --model DIR (a "
+          "Hugging Face model directory) or --model-config FILE (its config.json, random init); "
+          "to resume a run: --resume DIR alone (its flags come from the checkpoint)",
+          joined(given), given.size() == 1 ? "s" : "", given.size() == 1 ? "it" : "them"));
     }
   }
   if (opts.training()) {
@@ -500,11 +490,9 @@ int main(int argc, char** argv) {
     for (const char* f : kShapeFlags) {
       const CLI::Option* opt = app.get_option(f);
       if (opt->count() > 0 && opt->as<std::string>() != opt->get_default_str()) {
-        if (worldRankFromEnv() == 0)
-          std::fprintf(stderr, "slidedp: error: %s sizes the start-up self-check (no --model); "
-                       "with --model/--model-config the shape comes from the model's "
-                       "config.json.\nHINT: drop %s\n", f, f);
-        return exitAfterRankZeroPrinted();
+        return exitOnPreMpiError(fmt::format("{} sizes the start-up self-check (no --model); with "
+                                             "--model/--model-config the shape comes from the "
+                                             "model's config.json.\nHINT: drop {}", f, f));
       }
       app.get_option(f)->configurable(false);
     }
@@ -521,12 +509,10 @@ int main(int argc, char** argv) {
     for (const auto& [f, differs] : hooks) {
       CLI::Option* opt = app.get_option(f);
       if (opt->count() > 0 && differs && !opt->as<std::string>().empty()) {
-        if (worldRankFromEnv() == 0)
-          std::fprintf(stderr, "slidedp: error: %s applies to the start-up self-check only (no "
-                       "--model/--model-config); a training job would ignore it.\nHINT: drop "
-                       "%s; to inject a failure into training use --kill-at PHASE@STEP[:RANK]\n",
-                       f, f);
-        return exitAfterRankZeroPrinted();
+        return exitOnPreMpiError(fmt::format("{} applies to the start-up self-check only (no "
+                                             "--model/--model-config); a training job would ignore "
+                                             "it.\nHINT: drop {}; to inject a failure into training "
+                                             "use --kill-at PHASE@STEP[:RANK]", f, f));
       }
       opt->configurable(false);
     }

@@ -24,6 +24,7 @@ namespace {
 // Written before the handlers can need it, read inside them: plain storage, no allocation.
 char g_shm_path[256] = {0};  // "/name" as shm_unlink takes it
 volatile sig_atomic_t g_world_rank = -1;
+volatile sig_atomic_t g_local_rank = -1;     // node-local rank from the launcher's environment
 volatile sig_atomic_t g_usr1_stop = 1;       // 1: the first SIGUSR1 requests a stop
 volatile sig_atomic_t g_graceful = 0;        // 1: the first SIGTERM requests a stop too
 volatile sig_atomic_t g_steps_started = 0;   // 1: a stop checkpoints at the end of the step
@@ -94,6 +95,10 @@ constexpr double kPeersSeeAbortS = 5.0;
 }
 
 void onTerminate(int sig) {
+  // SIGUSR1 is only ever a stop request (launcher/slidedp-run relays one per stop; its "stop at
+  // once" is SIGTERM): a second one is the same request, e.g. a batch system's SIGTERM reached
+  // the ranks and the launcher together, and the launcher relayed its own.
+  if (sig == SIGUSR1 && g_usr1_stop && g_stop_requested) return;
   if (((sig == SIGUSR1 && g_usr1_stop) || (sig == SIGTERM && g_graceful)) && !g_stop_requested) {
     g_stop_requested = 1;
     // The job is failing (a rank published its error; mpirun's SIGTERM ends the others): no
@@ -103,10 +108,11 @@ void onTerminate(int sig) {
     if (c != nullptr && c->aborted()) return;
     // Said once: not at all when launcher/slidedp-run relayed the stop (it created the stop
     // file and printed its own line), else by the first rank of the node to get the signal
-    // (mpirun forwards it to every rank). access() and the atomic exchange are
+    // (mpirun forwards it to every rank); before the segment exists and after the steps, by
+    // the node's local rank 0 (the leader). access() and the atomic exchange are
     // async-signal-safe.
     if (g_stop_file[0] != '\0' && access(g_stop_file, F_OK) == 0) return;
-    if (c != nullptr && !c->claimStopAnnouncement()) return;
+    if (c != nullptr ? !c->claimStopAnnouncement() : g_local_rank > 0) return;
     writeStderr(g_steps_started
                     ? "slidedp: stop requested (signal): checkpointing at the end of this step; "
                       "send SIGTERM again to stop at once\n"
@@ -139,6 +145,11 @@ void JobGuard::installSignalHandlers() {
   copyEnv("SLIDEDP_STOP_FILE", g_stop_file, sizeof(g_stop_file));
   copyEnv("SLIDEDP_READY_FILE", g_ready_file, sizeof(g_ready_file));
   copyEnv("SLIDEDP_STATUS_FILE", g_status_file, sizeof(g_status_file));
+  for (const char* v : {"OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID", "PMIX_LOCAL_RANK"})
+    if (const char* s = std::getenv(v)) {
+      g_local_rank = std::atoi(s);
+      break;
+    }
   struct sigaction sa {};
   sa.sa_handler = onTerminate;
   sa.sa_flags = SA_RESTART;  // a graceful-stop request must not break blocking calls
@@ -173,6 +184,11 @@ void JobGuard::noteRanksReady(MPI_Comm world) {
 
 int JobGuard::agreedExitStatus(int code, int world_rank) {
   if (code == 0 || g_status_file[0] == '\0') return code;
+  // Only into a running launcher's control directory (its `owner` file; removed when it ends):
+  // a variable inherited by a job started otherwise keeps the status.
+  std::string owner = g_status_file;
+  owner = owner.substr(0, owner.find_last_of('/') + 1) + "owner";
+  if (access(owner.c_str(), F_OK) != 0) return code;
   if (world_rank != 0) return 0;  // rank 0 reports the job's status (or exits with it)
   FILE* f = std::fopen(g_status_file, "w");
   if (f == nullptr) return code;

@@ -18,7 +18,8 @@
 //  3. Signal handlers: SIGINT/SIGTERM/SIGHUP (mpirun forwards these; MPI_Abort sends SIGTERM)
 //     and crash signals unlink the segment (shm_unlink is async-signal-safe) before exiting.
 //     SIGUSR1 (the launcher's stop request, relayed by mpirun) and, once training is set up,
-//     the first SIGTERM only request a graceful stop (stopRequested()).
+//     the first SIGTERM only request a graceful stop (stopRequested()); a SIGUSR1 after that
+//     is the same request (ignored), a SIGTERM or SIGINT stops at once.
 #pragma once
 
 #include <mpi.h>
@@ -50,8 +51,10 @@ class JobGuard {
   /// The start-up self-check (no training): SIGUSR1 ends the process at once, as SIGTERM does.
   static void disableStopRequests();
   /// Training mode: the first SIGTERM, too, only requests a graceful stop (checked with
-  /// stopRequested() at step boundaries: checkpoint, then exit); a second SIGTERM or SIGUSR1,
-  /// or SIGINT, ends the process at once as before.
+  /// stopRequested() at step boundaries: checkpoint, then exit); a second SIGTERM, or SIGINT,
+  /// ends the process at once as before. A SIGUSR1 once a stop is requested is the same stop
+  /// (a batch system's SIGTERM that reached the ranks and the launcher, which relays it as
+  /// SIGUSR1), not a second one.
   static void enableGracefulStop();
   /// The steps have begun (the handler's message then promises a checkpoint).
   static void markStepsStarted();
@@ -69,7 +72,9 @@ class JobGuard {
   /// that file and every rank returns 0: mpirun then adds none of its banners ("Primary job
   /// terminated normally, but 1 process returned a non-zero exit code ...") below the error,
   /// and the launcher exits with the file's status. A rank 0 that cannot write the file
-  /// returns `code` (mpirun's banner, the status kept). Without the file: `code`.
+  /// returns `code` (mpirun's banner, the status kept). Without the file, or when its directory
+  /// is not a running launcher's (no `owner` file there: a variable inherited by a job started
+  /// otherwise): `code`.
   static int agreedExitStatus(int code, int world_rank);
 
   /// Liveness before the segment exists (start-up: reading the model and the data, sizing the

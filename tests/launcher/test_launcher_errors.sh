@@ -5,7 +5,8 @@
 # banners ("Primary job terminated normally, but 1 process returned a non-zero exit code", "mpirun
 # detected that one or more processes exited with non-zero status") do not bury it
 # (runtime/job_guard.h, agreedExitStatus). A failure that is not a configuration error (a rank
-# killed mid-step) still ends non-zero. No segment and no control directory are left.
+# killed mid-step) still ends non-zero. Without the launcher the status stays 2, and an error of
+# one rank only is printed by it. No segment and no control directory are left.
 #
 #   tests/launcher/test_launcher_errors.sh SLIDEDP_WORKER     (CTest: launcher_errors)
 set -uo pipefail
@@ -59,6 +60,24 @@ RC=$?
 echo "--- killed worker: exit $RC"
 [ "$RC" -ne 0 ] && ok || fail "a worker killed mid-step: the launcher exited 0: $(tail -5 "$TMP/killed.log")"
 [ -e "/dev/shm/$NAME" ] && fail "killed worker: segment /dev/shm/$NAME left behind" || ok
+rm -f "/dev/shm/$NAME"
+# without the launcher (plain mpirun): a $SLIDEDP_STATUS_FILE inherited from elsewhere (not a
+# running launcher's control directory) does not turn the status into 0 ...
+mkdir -p "$TMP/elsewhere"
+SLIDEDP_STATUS_FILE=$TMP/elsewhere/status timeout 120 mpirun --oversubscribe --bind-to none -np 3 \
+  "$SLIDEDP_WORKER" --device cpu "${MODEL[@]}" --stpes 3 > "$TMP/plain.log" 2>&1
+RC=$?
+echo "--- plain mpirun with an inherited SLIDEDP_STATUS_FILE: exit $RC"
+[ "$RC" -eq 2 ] && ok || fail "plain mpirun, inherited SLIDEDP_STATUS_FILE: exit status $RC, expected 2: $(tail -5 "$TMP/plain.log")"
+[ -e "$TMP/elsewhere/status" ] && fail "plain mpirun: the status was written to an inherited SLIDEDP_STATUS_FILE" || ok
+# ... and a flag error on one rank only (a hand-written mpirun line that gives it other flags) is
+# printed by that rank, named
+timeout 120 mpirun --oversubscribe --bind-to none -np 2 "$SLIDEDP_WORKER" --device cpu "${MODEL[@]}" --steps 3 : \
+  -np 1 "$SLIDEDP_WORKER" --device cpu "${MODEL[@]}" --stpes 3 > "$TMP/mpmd.log" 2>&1
+RC=$?
+echo "--- a flag error on rank 2 only: exit $RC"
+[ "$RC" -eq 2 ] && ok || fail "a flag error on rank 2 only: exit status $RC, expected 2: $(tail -5 "$TMP/mpmd.log")"
+grep -q "slidedp: error: rank 2: unknown option --stpes" "$TMP/mpmd.log" && ok || fail "a flag error on rank 2 only: not printed by rank 2: $(tail -12 "$TMP/mpmd.log")"
 rm -f "/dev/shm/$NAME"
 # the job that succeeds still exits 0
 case_ succeeds 0 "step 2/2" --cpu-workers 2 -- "${MODEL[@]}" --steps 2

@@ -103,6 +103,37 @@ wait $PID
 RC=$?
 early_stop_ok "SIGTERM during start-up" "$TMP/d.log" $RC $(( $(date +%s) - T0 ))
 
+# 4b. SIGUSR1 to every rank during start-up (as mpirun forwards it; not through the launcher):
+#     the stop is agreed before step 1 and announced once, by the node's leader (there is no
+#     segment yet to agree on who).
+rm -rf "$TMP/ck" "$TMP/pids"
+SLIDEDP_TEST_SLOW_STARTUP=4 "$ROOT/launcher/slidedp-run" "${JOB[@]}" --pid-file "$TMP/pids" > "$TMP/g.log" 2>&1 &
+PID=$!
+for _ in $(seq 1200); do grep -q "sleeps .* in start-up" "$TMP/g.log" 2>/dev/null && break; sleep 0.1; done
+T0=$(date +%s)
+kill -USR1 $(awk '{print $2}' "$TMP/pids")
+wait $PID
+RC=$?
+early_stop_ok "SIGUSR1 to every rank during start-up" "$TMP/g.log" $RC $(( $(date +%s) - T0 ))
+N=$(grep -c "slidedp: stop requested (signal) during start-up" "$TMP/g.log")
+[ "$N" -eq 1 ] || fail "SIGUSR1 to every rank during start-up: the stop announced $N times, expected once"
+
+# 4c. One SIGTERM to the launcher and every rank together (a batch system's scancel or
+#     preemption): the ranks take the launcher's relayed SIGUSR1 as the same stop, not a second
+#     one, so the step's checkpoint is written and the job exits 0.
+rm -rf "$TMP/ck" "$TMP/pids"
+"$ROOT/launcher/slidedp-run" "${JOB[@]}" --pid-file "$TMP/pids" > "$TMP/h.log" 2>&1 &
+PID=$!
+wait_for_step "$TMP/h.log" || fail "the job never reached step 2: $(tail -5 "$TMP/h.log")"
+kill -TERM $PID $(awk '{print $2}' "$TMP/pids")
+wait $PID
+RC=$?
+[ $RC -eq 0 ] || fail "SIGTERM to the launcher and the ranks: exit status $RC, expected 0: $(tail -5 "$TMP/h.log")"
+grep -q "caught SIGUSR1" "$TMP/h.log" && fail "SIGTERM to the launcher and the ranks: the relayed SIGUSR1 killed a rank"
+[ -f "$TMP/ck/latest" ] || fail "SIGTERM to the launcher and the ranks: no checkpoint"
+ranks_gone 10 || fail "SIGTERM to the launcher and the ranks: ranks still running 10 s later"
+rm -f "/dev/shm/$NAME"
+
 # 5. SIGKILL to the launcher (no handler runs): the ranks go (their parent's death signal), and
 #    its control directory, left behind, is removed by the next launcher; a live launcher's stays.
 rm -rf "$TMP/ck"
