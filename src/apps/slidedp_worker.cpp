@@ -380,6 +380,14 @@ int main(int argc, char** argv) {
   std::vector<std::string> line_args(argv + 1, argv + argc);
   std::vector<char*> parse_argv(argv, argv + argc);
 #ifdef SLIDEDP_WITH_TRAINING
+  // An empty --resume on the command line (a script's unset variable, `--resume "$CKPT"`) would
+  // start a fresh run, or the self-check, where a continuation was meant: refused.
+  // (`--resume` as the last word has no value at all: CLI11 says so.)
+  if (bool given = false; flagValue(line_args, "--resume", &given).empty() && given &&
+                          line_args.back() != "--resume")
+    return exitOnPreMpiError("--resume was given an empty value (an unset shell variable?), which "
+                             "would start from scratch.\nHINT: pass a checkpoint directory, one of "
+                             "its step-* directories or auto; to start a fresh run, drop --resume");
   // `--resume DIR` without the run's flags: the configuration saved with the checkpoint is read
   // as the run's --config (the command line overrides it).
   ResumeConfig saved;

@@ -584,6 +584,11 @@ TEST(TrainingJob, ConfigFileWithFlagOverridesAndContradictions) {
   Result c = wait(start(train({"--config", cfg, "--route-sweep", "replicated/cpu", "--resume", "/nonexistent"})));
   EXPECT_EQ(c.exit_code, 2) << c.output;
   EXPECT_NE(c.output.find("do not go together"), std::string::npos) << c.output;
+  // An empty --resume (a script's unset variable) would start from scratch: refused.
+  Result e = wait(start(train({"--config", cfg, "--resume", ""})));
+  EXPECT_EQ(e.exit_code, 2) << e.output;
+  EXPECT_EQ(countOccurrences(e.output, "--resume was given an empty value"), 1) << e.output;
+  EXPECT_EQ(e.output.find("step 1/"), std::string::npos) << e.output;
   Result m = wait(start(train({"--config", cfg, "--resume", "/nonexistent"})));
   EXPECT_NE(m.exit_code, 0) << m.output;
   EXPECT_NE(m.output.find("/nonexistent does not exist"), std::string::npos) << m.output;
