@@ -72,6 +72,8 @@ struct alignas(kCacheLine) ControlHeader {
 };
 static_assert(sizeof(ControlHeader) % kCacheLine == 0, "control header padded to a line");
 static_assert(offsetof(ControlHeader, abort_state) == kCacheLine, "abort flag on its own line");
+static_assert(std::atomic<uint32_t>::is_always_lock_free,
+              "stop_announced is exchanged in a signal handler: it must be lock-free");
 
 /// What a wait is waiting for, for the timeout message. Called only on timeout.
 using WaitDescription = std::function<std::string()>;

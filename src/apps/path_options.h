@@ -16,7 +16,9 @@ inline CLI::Option* dirOption(CLI::Option* opt) { return opt->type_name("DIR"); 
 
 /// Whether `opt` was marked by fileOption or dirOption.
 inline bool isPathOption(const CLI::Option& opt) {
-  const std::string t = opt.get_type_name();
+  // CLI11 appends a validator's description after ':' (e.g. "FILE:FILE" with CLI::ExistingFile)
+  const std::string full = opt.get_type_name();
+  const std::string t = full.substr(0, full.find(':'));
   return t == "FILE" || t == "DIR";
 }
 

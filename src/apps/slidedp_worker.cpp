@@ -354,7 +354,7 @@ int reportParseError(const CLI::App& app, const CLI::ParseError& e,
   }
   if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr)
     for (const std::string& a : args)
-      if (!a.empty() && a[0] != '-' && std::filesystem::is_regular_file(a) &&
+      if (std::error_code ec; !a.empty() && a[0] != '-' && std::filesystem::is_regular_file(a, ec) &&
           msg.find(a) != std::string::npos) {
         hint = fmt::format("{} is a file: a configuration file is given as --config {} (or to "
                            "launcher/slidedp-run before --: slidedp-run [options] {} [-- flags])",
@@ -554,6 +554,7 @@ int main(int argc, char** argv) {
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     if (rank == 0) std::fprintf(stderr, "slidedp: error: %s\n", e.what());
     std::fflush(stderr);
+    MPI_Barrier(MPI_COMM_WORLD);  // every rank's earlier lines out before any exits
     MPI_Finalize();
     return JobGuard::agreedExitStatus(2, rank);
   } catch (const std::exception& e) {

@@ -29,12 +29,14 @@ volatile sig_atomic_t g_usr1_stop = 1;       // 1: the first SIGUSR1 requests a 
 volatile sig_atomic_t g_graceful = 0;        // 1: the first SIGTERM requests a stop too
 volatile sig_atomic_t g_steps_started = 0;   // 1: a stop checkpoints at the end of the step
 volatile sig_atomic_t g_stop_requested = 0;
+volatile sig_atomic_t g_stop_signal = 0;     // the signal that requested the stop
 // The node's control block while the guard runs (JobGuard::start .. stop): a SIGTERM that comes
 // after a rank published the job's failure is mpirun ending the job, not a stop request.
 std::atomic<const shm::ControlBlock*> g_abort_view{nullptr};
 char g_stop_file[512] = {0};   // $SLIDEDP_STOP_FILE: its existence requests a stop
 char g_ready_file[512] = {0};  // $SLIDEDP_READY_FILE: rank 0 creates it once all ranks are up
 char g_status_file[512] = {0};  // $SLIDEDP_STATUS_FILE: rank 0 writes an agreed error's status
+char g_stop_now_file[512] = {0};  // beside the stop file: the launcher's "stop at once" (2nd signal)
 
 void copyEnv(const char* name, char* out, size_t size) {
   const char* v = std::getenv(name);
@@ -99,8 +101,14 @@ void onTerminate(int sig) {
   // once" is SIGTERM): a second one is the same request, e.g. a batch system's SIGTERM reached
   // the ranks and the launcher together, and the launcher relayed its own.
   if (sig == SIGUSR1 && g_usr1_stop && g_stop_requested) return;
+  // And under the launcher a SIGTERM after its relayed SIGUSR1 is that batch system's SIGTERM
+  // come later, unless the launcher asked to stop at once (its second signal: the stop-now file).
+  if (sig == SIGTERM && g_stop_requested && g_stop_signal == SIGUSR1 && g_stop_now_file[0] != '\0' &&
+      access(g_stop_now_file, F_OK) != 0)
+    return;
   if (((sig == SIGUSR1 && g_usr1_stop) || (sig == SIGTERM && g_graceful)) && !g_stop_requested) {
     g_stop_requested = 1;
+    g_stop_signal = sig;
     // The job is failing (a rank published its error; mpirun's SIGTERM ends the others): no
     // "checkpointing at the end of this step", which would not happen. An atomic load of the
     // shared segment: async-signal-safe.
@@ -145,6 +153,11 @@ void JobGuard::installSignalHandlers() {
   copyEnv("SLIDEDP_STOP_FILE", g_stop_file, sizeof(g_stop_file));
   copyEnv("SLIDEDP_READY_FILE", g_ready_file, sizeof(g_ready_file));
   copyEnv("SLIDEDP_STATUS_FILE", g_status_file, sizeof(g_status_file));
+  if (const char* slash = std::strrchr(g_stop_file, '/'); slash != nullptr &&
+      static_cast<size_t>(slash - g_stop_file) + sizeof("/stop-now") <= sizeof(g_stop_now_file)) {
+    std::memcpy(g_stop_now_file, g_stop_file, static_cast<size_t>(slash - g_stop_file));
+    std::strcat(g_stop_now_file, "/stop-now");
+  }
   for (const char* v : {"OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID", "PMIX_LOCAL_RANK"})
     if (const char* s = std::getenv(v)) {
       g_local_rank = std::atoi(s);
@@ -184,11 +197,17 @@ void JobGuard::noteRanksReady(MPI_Comm world) {
 
 int JobGuard::agreedExitStatus(int code, int world_rank) {
   if (code == 0 || g_status_file[0] == '\0') return code;
-  // Only into a running launcher's control directory (its `owner` file; removed when it ends):
-  // a variable inherited by a job started otherwise keeps the status.
+  // Only into a running launcher's control directory (its `owner` file names its pid; the
+  // directory is removed when it ends, and left by one killed outright): a variable inherited by
+  // a job started otherwise keeps the status.
   std::string owner = g_status_file;
   owner = owner.substr(0, owner.find_last_of('/') + 1) + "owner";
-  if (access(owner.c_str(), F_OK) != 0) return code;
+  long launcher = 0;
+  if (FILE* f = std::fopen(owner.c_str(), "r")) {
+    if (std::fscanf(f, "%ld", &launcher) != 1) launcher = 0;
+    std::fclose(f);
+  }
+  if (launcher <= 0 || kill(static_cast<pid_t>(launcher), 0) != 0) return code;
   if (world_rank != 0) return 0;  // rank 0 reports the job's status (or exits with it)
   FILE* f = std::fopen(g_status_file, "w");
   if (f == nullptr) return code;

@@ -41,7 +41,7 @@ case_() {
     for banner in "Primary job" "mpirun detected" "returned a non-zero exit code"; do
       grep -qF "$banner" "$TMP/$what.log" && fail "$what: mpirun's banner ('$banner') below the error: $(tail -12 "$TMP/$what.log")" || ok
     done
-    tail -3 "$TMP/$what.log" | grep -qE "error|HINT" && ok || fail "$what: the error is not at the end: $(tail -4 "$TMP/$what.log")"
+    tail -6 "$TMP/$what.log" | grep -qE "error|HINT" && ok || fail "$what: the error is not at the end: $(tail -6 "$TMP/$what.log")"
   fi
   [ -e "/dev/shm/$NAME" ] && fail "$what: segment /dev/shm/$NAME left behind" || ok
   rm -f "/dev/shm/$NAME"

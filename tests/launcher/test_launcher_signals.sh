@@ -119,20 +119,29 @@ N=$(grep -c "slidedp: stop requested (signal) during start-up" "$TMP/g.log")
 [ "$N" -eq 1 ] || fail "SIGUSR1 to every rank during start-up: the stop announced $N times, expected once"
 
 # 4c. One SIGTERM to the launcher and every rank together (a batch system's scancel or
-#     preemption): the ranks take the launcher's relayed SIGUSR1 as the same stop, not a second
-#     one, so the step's checkpoint is written and the job exits 0.
-rm -rf "$TMP/ck" "$TMP/pids"
-"$ROOT/launcher/slidedp-run" "${JOB[@]}" --pid-file "$TMP/pids" > "$TMP/h.log" 2>&1 &
-PID=$!
-wait_for_step "$TMP/h.log" || fail "the job never reached step 2: $(tail -5 "$TMP/h.log")"
-kill -TERM $PID $(awk '{print $2}' "$TMP/pids")
-wait $PID
-RC=$?
-[ $RC -eq 0 ] || fail "SIGTERM to the launcher and the ranks: exit status $RC, expected 0: $(tail -5 "$TMP/h.log")"
-grep -q "caught SIGUSR1" "$TMP/h.log" && fail "SIGTERM to the launcher and the ranks: the relayed SIGUSR1 killed a rank"
-[ -f "$TMP/ck/latest" ] || fail "SIGTERM to the launcher and the ranks: no checkpoint"
-ranks_gone 10 || fail "SIGTERM to the launcher and the ranks: ranks still running 10 s later"
-rm -f "/dev/shm/$NAME"
+#     preemption), in both orders of arrival: the ranks take the launcher's relayed SIGUSR1 after
+#     their SIGTERM as the same stop, and a SIGTERM after the relayed SIGUSR1 too (only the
+#     launcher's own second signal, its stop-now file, means at once), so the step's checkpoint
+#     is written and the job exits 0.
+for ORDER in ranks-first launcher-first; do
+  rm -rf "$TMP/ck" "$TMP/pids"
+  "$ROOT/launcher/slidedp-run" "${JOB[@]}" --pid-file "$TMP/pids" > "$TMP/h.log" 2>&1 &
+  PID=$!
+  wait_for_step "$TMP/h.log" || fail "$ORDER: the job never reached step 2: $(tail -5 "$TMP/h.log")"
+  RANKS=$(awk '{print $2}' "$TMP/pids")
+  if [ $ORDER = ranks-first ]; then
+    kill -TERM $RANKS; sleep 0.5; kill -TERM $PID
+  else
+    kill -TERM $PID; sleep 0.5; kill -TERM $RANKS
+  fi
+  wait $PID
+  RC=$?
+  [ $RC -eq 0 ] || fail "SIGTERM to the launcher and the ranks ($ORDER): exit status $RC, expected 0: $(tail -5 "$TMP/h.log")"
+  grep -q "caught SIG" "$TMP/h.log" && fail "SIGTERM to the launcher and the ranks ($ORDER): a rank stopped at once: $(grep "caught SIG" "$TMP/h.log" | head -2)"
+  [ -f "$TMP/ck/latest" ] || fail "SIGTERM to the launcher and the ranks ($ORDER): no checkpoint"
+  ranks_gone 10 || fail "SIGTERM to the launcher and the ranks ($ORDER): ranks still running 10 s later"
+  rm -f "/dev/shm/$NAME"
+done
 
 # 5. SIGKILL to the launcher (no handler runs): the ranks go (their parent's death signal), and
 #    its control directory, left behind, is removed by the next launcher; a live launcher's stays.
