@@ -276,10 +276,11 @@ int agreePreMpiOutcome(int code, bool* rank0_failed = nullptr) {
   return all[0];
 }
 
-/// Ends a rank after the pre-MPI agreement found an error: one barrier once every message is
+/// Ends a rank after a configuration error every rank agreed on (the start-up before MPI_Init,
+/// or an AgreedError of the job), once its message is printed: one barrier once every message is
 /// out (mpirun kills the other ranks at the first non-zero exit: a fast worker exiting first
-/// made the message go missing, seen in CI), then exit status 2.
-int exitAfterAgreedPreMpiError() {
+/// made the message go missing, seen in CI), then status 2 (JobGuard::agreedExitStatus).
+int exitAfterAgreedError() {
   std::fflush(stderr);
   MPI_Barrier(MPI_COMM_WORLD);
   int rank = 0;
@@ -302,7 +303,7 @@ int exitOnPreMpiError(const std::string& text, bool local = false) {
   if (rank == 0 || local || !rank0_failed)
     std::fprintf(stderr, "slidedp: error: %s%s\n", rank == 0 ? "" : fmt::format("rank {}: ", rank).c_str(),
                  text.c_str());
-  return exitAfterAgreedPreMpiError();
+  return exitAfterAgreedError();
 }
 
 /// Command-line errors: --help and friends as CLI11 prints them; anything else as one line
@@ -541,7 +542,7 @@ int main(int argc, char** argv) {
   noteLaunchEnvironment();  // before MPI_Init, which sets launcher variables in a singleton
   int provided = 0;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
-  if (agreePreMpiOutcome(0) != 0) return exitAfterAgreedPreMpiError();  // another rank failed first
+  if (agreePreMpiOutcome(0) != 0) return exitAfterAgreedError();  // another rank failed first
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   JobGuard::noteRanksReady(MPI_COMM_WORLD);  // the launcher may send its SIGUSR1 from now on
   JobGuard::watchStartup(MPI_COMM_WORLD, opts.stall_timeout_s);  // until the segment's watchdog
@@ -553,10 +554,7 @@ int main(int argc, char** argv) {
     int rank = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     if (rank == 0) std::fprintf(stderr, "slidedp: error: %s\n", e.what());
-    std::fflush(stderr);
-    MPI_Barrier(MPI_COMM_WORLD);  // every rank's earlier lines out before any exits
-    MPI_Finalize();
-    return JobGuard::agreedExitStatus(2, rank);
+    return exitAfterAgreedError();
   } catch (const std::exception& e) {
     // Any other error of one rank fails the whole job (first error wins).
     JobGuard::failJob(nullptr, nullptr, e.what(), 1);
