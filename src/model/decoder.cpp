@@ -547,10 +547,15 @@ MlpWeights mlpWeights(const ModelConfig& c, const LayerParams& p) {
 
 // decoderLayerForward; with `saved` (an attention-output keep, LayerActivations::attentionOnly)
 // the attention is not run: its saved output and log-sum-exp stand in, and `keep` receives
-// them with everything else recomputed (the attention-output policy's backward).
+// them with everything else recomputed (the attention-output policy's backward). Without
+// `output` (a recompute: only `keep` is wanted) nothing that only the layer's output needs
+// runs: not the SwiGLU product and the down projection (the tiled MLP: none of it; backward
+// takes rstd2 from its own per-tile norm), nor, with `saved`, the q/k norm + RoPE (backward
+// recomputes it and takes its rstd); an undefined tensor is returned.
 at::Tensor layerForward(const ModelConfig& c, const UnitLayout& unit, const at::Tensor& flat,
                         const at::Tensor& x, const AttentionContext& ctx, LayerActivations* keep,
-                        const LayerActivations* saved) {
+                        const LayerActivations* saved, bool output = true) {
+  SLIDEDP_ASSERT(output || keep, "a layer forward without its output must keep its activations");
   const int64_t B = x.size(0), T = x.size(1), C = c.hiddenSize, N = B * T;
   const int64_t H = c.numHeads, KV = c.numKvHeads, D = c.headDim, Q = H * D;
   const AttnShape s = attnShape(c, B, T);
@@ -559,11 +564,14 @@ at::Tensor layerForward(const ModelConfig& c, const UnitLayout& unit, const at::
   // Attention (LlamaAttention.forward / Qwen3Attention.forward).
   auto n1 = scoped("fwd.input_norm", [&] { return kernels::rmsNormForward(x2, p.inNorm, c.rmsNormEps); });
   Tensor qkv = scoped("fwd.qkv_proj", [&] { return projectQkv(p, n1.y); });  // [N, Q + 2 KV*D]
-  auto qk = scoped("fwd.qk_norm_rope", [&] {
-    return kernels::qkNormRopeForward(qkv, H, KV, D, c.qkNorm ? p.qNorm : Tensor(),
-                                      c.qkNorm ? p.kNorm : Tensor(), c.rmsNormEps,
-                                      rows2d(ctx.cos, N), rows2d(ctx.sin, N));
-  });
+  kernels::QkRopeResult qk;
+  if (!saved || output) {
+    qk = scoped("fwd.qk_norm_rope", [&] {
+      return kernels::qkNormRopeForward(qkv, H, KV, D, c.qkNorm ? p.qNorm : Tensor(),
+                                        c.qkNorm ? p.kNorm : Tensor(), c.rmsNormEps,
+                                        rows2d(ctx.cos, N), rows2d(ctx.sin, N));
+    });
+  }
   Tensor attn;
   if (saved) {  // the attention-output policy: the kept output and its log-sum-exp
     attn = saved->attn;
@@ -579,30 +587,7 @@ at::Tensor layerForward(const ModelConfig& c, const UnitLayout& unit, const at::
     if (p.ob.defined()) t.add_(p.ob);
     return t;
   });
-  // MLP (LlamaMLP: down(silu(gate(x)) * up(x))), tiled along the tokens for long sequences
-  // (mlp_tiles.h: a kept layer then keeps h1 and rstd2, not gate|up).
-  if (const int64_t tile = mlpTiles(c, p, N, flat.scalar_type()); tile > 0) {
-    Tensor y = mlpForwardTiled(mlpWeights(c, p), h1, tile, keep ? &keep->rstd2 : nullptr);
-    if (keep) {
-      keep->x = x;
-      keep->rstd1 = n1.rstd;
-      keep->qkv = qkv;
-      keep->rq = qk.rq;
-      keep->rk = qk.rk;
-      keep->attn = attn;
-      keep->h1 = h1;
-    }
-    return y.view({B, T, C});
-  }
-  auto n2 = scoped("fwd.post_norm", [&] { return kernels::rmsNormForward(h1, p.postNorm, c.rmsNormEps); });
-  Tensor gu = scoped("fwd.gate_up_proj", [&] { return projectGateUp(p, n2.y); });  // [N, 2I]
-  Tensor act = scoped("fwd.swiglu", [&] { return kernels::swigluForward(gu); });
-  Tensor y = scoped("fwd.down_proj", [&] {
-    Tensor t = kernels::addmmResidual(h1, act, p.down);
-    if (p.downb.defined()) t.add_(p.downb);
-    return t;
-  });
-  if (keep) {
+  if (keep) {  // the attention half's tensors (rq, rk undefined where qk was skipped)
     keep->x = x;
     keep->rstd1 = n1.rstd;
     keep->qkv = qkv;
@@ -610,9 +595,27 @@ at::Tensor layerForward(const ModelConfig& c, const UnitLayout& unit, const at::
     keep->rk = qk.rk;
     keep->attn = attn;
     keep->h1 = h1;
+  }
+  // MLP (LlamaMLP: down(silu(gate(x)) * up(x))), tiled along the tokens for long sequences
+  // (mlp_tiles.h: a kept layer then keeps h1 and rstd2, not gate|up).
+  if (const int64_t tile = mlpTiles(c, p, N, flat.scalar_type()); tile > 0) {
+    if (!output) return Tensor();
+    Tensor y = mlpForwardTiled(mlpWeights(c, p), h1, tile, keep ? &keep->rstd2 : nullptr);
+    return y.view({B, T, C});
+  }
+  auto n2 = scoped("fwd.post_norm", [&] { return kernels::rmsNormForward(h1, p.postNorm, c.rmsNormEps); });
+  Tensor gu = scoped("fwd.gate_up_proj", [&] { return projectGateUp(p, n2.y); });  // [N, 2I]
+  if (keep) {
     keep->rstd2 = n2.rstd;
     keep->gu = gu;
   }
+  if (!output) return Tensor();
+  Tensor act = scoped("fwd.swiglu", [&] { return kernels::swigluForward(gu); });
+  Tensor y = scoped("fwd.down_proj", [&] {
+    Tensor t = kernels::addmmResidual(h1, act, p.down);
+    if (p.downb.defined()) t.add_(p.downb);
+    return t;
+  });
   return y.view({B, T, C});
 }
 
@@ -622,6 +625,15 @@ at::Tensor decoderLayerForward(const ModelConfig& c, const UnitLayout& unit, con
                                const at::Tensor& x, const AttentionContext& ctx,
                                LayerActivations* keep) {
   return layerForward(c, unit, flat, x, ctx, keep, nullptr);
+}
+
+void decoderLayerRecompute(const ModelConfig& c, const UnitLayout& unit, const at::Tensor& flat,
+                           const at::Tensor& x, const AttentionContext& ctx, LayerActivations& keep,
+                           const LayerActivations* saved) {
+  SLIDEDP_ASSERT(!saved || saved->isAttentionOnly(),
+                 "decoderLayerRecompute: `saved` must be an attention-output keep (attentionOnly())");
+  keep = LayerActivations();
+  layerForward(c, unit, flat, x, ctx, &keep, saved, /*output=*/false);
 }
 
 at::Tensor decoderLayerBackward(const ModelConfig& c, const UnitLayout& unit, const at::Tensor& flat,
@@ -634,7 +646,7 @@ at::Tensor decoderLayerBackward(const ModelConfig& c, const UnitLayout& unit, co
     LayerActivations full;
     {
       Scope sc("bwd.recompute_around_attention");
-      layerForward(c, unit, flat, a.x, ctx, &full, &a);
+      layerForward(c, unit, flat, a.x, ctx, &full, &a, /*output=*/false);
     }
     return decoderLayerBackward(c, unit, flat, full, gradOut, ctx, gradFlatAccum, onMlpGradients);
   }
@@ -698,8 +710,10 @@ at::Tensor decoderLayerBackward(const ModelConfig& c, const UnitLayout& unit, co
   dattn = Tensor();
   qk.q = Tensor();
   qk.k = Tensor();
-  qk.rq = a.rq;
-  qk.rk = a.rk;
+  if (a.rq.defined()) {  // else (an attention-output recompute) the rstd just recomputed
+    qk.rq = a.rq;
+    qk.rk = a.rk;
+  }
   Tensor dqkv = at::empty({N, Q + 2 * KVD}, a.qkv.options());
   {
     Scope sc("bwd.qk_norm_rope");
@@ -730,7 +744,7 @@ UnitGrads decoderLayerBackward(const ModelConfig& c, const UnitLayout& unit, con
                                const at::Tensor& x, const at::Tensor& gradOut,
                                const AttentionContext& ctx) {
   LayerActivations acts;
-  decoderLayerForward(c, unit, flat, x, ctx, &acts);
+  decoderLayerRecompute(c, unit, flat, x, ctx, acts);
   UnitGrads r;
   r.gradFlat = at::zeros({unit.numel}, flat.options().dtype(at::kFloat));
   r.gradInput = decoderLayerBackward(c, unit, flat, acts, gradOut, ctx, r.gradFlat);

@@ -160,6 +160,18 @@ at::Tensor decoderLayerForward(const ModelConfig& config, const UnitLayout& unit
                                const at::Tensor& flat, const at::Tensor& x,
                                const AttentionContext& ctx, LayerActivations* keep = nullptr);
 
+/// The forward a recompute runs (activation checkpointing): fills `keep` as
+/// decoderLayerForward(x, &keep) does, with the same values, but skips what only the layer's
+/// output needs: the SwiGLU product and the down projection (a quarter of a Qwen3 layer's
+/// GEMM FLOPs; with the MLP tiled along the tokens, mlp_tiles.h, the whole MLP: backward
+/// recomputes it tile by tile). With `saved` (an attentionOnly() keep of this layer at this x)
+/// the attention is not run either: its output and log-sum-exp are taken from `saved`, and the
+/// q/k norm + RoPE is left to backward (keep.rq/rk undefined). `keep` is reset first.
+/// Threading and streams as decoderLayerForward (the current stream; no synchronisation).
+void decoderLayerRecompute(const ModelConfig& config, const UnitLayout& unit, const at::Tensor& flat,
+                           const at::Tensor& x, const AttentionContext& ctx, LayerActivations& keep,
+                           const LayerActivations* saved = nullptr);
+
 /// Decoder layer backward from kept activations (decoderLayerForward(..., &acts), or their
 /// attentionOnly() subset: then the layer is recomputed around the kept attention output
 /// first, the attention itself is not): adds
@@ -180,7 +192,7 @@ struct UnitGrads {
   at::Tensor gradFlat;   // [unit.numel] fp32: d(loss)/d(flat), zero in the padding
 };
 
-/// Decoder layer backward by recompute: runs decoderLayerForward(x, &acts) again and
+/// Decoder layer backward by recompute: runs decoderLayerRecompute(x, acts) and
 /// back-propagates gradOut [B, T, C] through it (activation checkpointing at unit boundaries).
 UnitGrads decoderLayerBackward(const ModelConfig& config, const UnitLayout& unit,
                                const at::Tensor& flat, const at::Tensor& x,

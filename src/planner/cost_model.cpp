@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "common/errors.h"
+#include "model/layer_flops.h"
 #include "model/memory_terms.h"
 #include "runtime/accumulation_passes.h"
 #include "runtime/chunk_plan.h"
@@ -39,7 +40,7 @@ model::LayerMemoryShape memoryShape(const Workload& w) {
 struct Rates {
   double h2d_fwd, h2d_bwd, d2h_fwd, d2h_bwd;  // per worker, bytes/s
   double coll;                                // bytes/s bus bandwidth
-  double fwd, bwd, rec, head;                 // FLOP/s
+  double fwd, bwd, rec, arec, head;           // FLOP/s
   double ovh;
   double adam;                                // bytes/s
 };
@@ -268,6 +269,7 @@ Prediction predict(const Workload& w, const MachineDescription& m, const Policy&
   r.fwd = m.gpu.fwd_tflops * 1e12;
   r.bwd = m.gpu.bwd_tflops * 1e12;
   r.rec = m.gpu.recompute_tflops * 1e12;
+  r.arec = (m.gpu.attention_recompute_tflops > 0 ? m.gpu.attention_recompute_tflops : m.gpu.recompute_tflops) * 1e12;
   r.head = m.gpu.head_tflops * 1e12;
   r.ovh = m.gpu.layer_overhead_s;
   r.adam = m.adamwBytesPerSecond(threads);
@@ -314,10 +316,11 @@ Prediction predict(const Workload& w, const MachineDescription& m, const Policy&
     for (double tok : mb_tokens) {
       const double f = tok * (2.0 * double(w.unit_numels[u]) + attn);
       t += 2 * f / r.bwd + r.ovh;
+      const model::LayerFlopsShape ls{w.unit_numels[u], w.C, w.I, w.H, w.D, w.T, w.compute_bytes};
       if (a == LayerActivation::kAttentionOutput)
-        t += tok * 2.0 * double(w.unit_numels[u]) / r.rec + r.ovh;  // no attention recomputed
+        t += model::recomputeFlops(ls, tok, /*attention=*/false) / r.arec + r.ovh;
       else if (a != LayerActivation::kKeep)
-        t += f / r.rec + r.ovh;
+        t += model::recomputeFlops(ls, tok, /*attention=*/true) / r.rec + r.ovh;
     }
     return t;
   };

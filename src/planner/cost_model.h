@@ -12,8 +12,13 @@
 // FLOPs (model FLOPs, tools/bench/bench_layer.cpp): layer forward F_l = n_mb (2 N_l + 4 H D T);
 //   backward 2 F_l; head forward + backward 6 V C n_mb.
 // GPU compute stream, per micro-batch pass of a unit:
-//   fwd = F_l / R_fwd + o;  bwd(kept) = 2 F_l / R_bwd + o;  recompute adds F_l / R_rec + o;
-//   attention output adds n_mb 2 N_l / R_rec + o (the projections, not the attention);
+//   fwd = F_l / R_fwd + o;  bwd(kept) = 2 F_l / R_bwd + o;  recompute adds F_rec / R_rec + o,
+//   F_rec = n_mb (2 (N_l - C I) + 4 H D T): the forward without the down projection, or, where
+//   the MLP runs tiled (model::autoMlpTileRows at n_mb), without the MLP (2 (N_l - 3 C I))
+//   (model/layer_flops.h recomputeFlops; decoder.h decoderLayerRecompute);
+//   attention output adds F_rec without the 4 H D T term / R_arec + o (the projections and the
+//   MLP around the kept attention output, not the attention; R_arec = the machine's
+//   attention_recompute_tflops, measured by calibration, else R_rec);
 //   head = 6 V C n_mb / R_head + o;  embedding fwd and bwd: o each   (o = layer_overhead_s)
 //   GPU reduction route (G > 1): reduce-scatter of each unit's fp32 gradient on the compute
 //   stream: 4 N_u (G-1)/G / R_coll (NCCL bus bandwidth convention).

@@ -14,6 +14,7 @@
 #include "common/errors.h"
 #include "common/median.h"
 #include "model/decoder.h"
+#include "model/layer_flops.h"
 #include "model/param_layout.h"
 #ifdef SLIDEDP_WITH_CUDA
 #include <ATen/cuda/CUDAEvent.h>
@@ -128,12 +129,17 @@ DeviceRates measureDevice(const model::ModelConfig& config, int64_t rows, int64_
   };
   startPeak();
   model::LayerActivations acts;
-  r.recompute_s = timeIt(cuda, iters, [&] {
-    acts = model::LayerActivations();
-    model::decoderLayerForward(config, unit, flat, x, ctx, &acts);
-  });
+  r.recompute_s = timeIt(cuda, iters, [&] { model::decoderLayerRecompute(config, unit, flat, x, ctx, acts); });
   r.bwd_s = timeIt(cuda, iters, [&] { model::decoderLayerBackward(config, unit, flat, acts, grad_out, ctx, g); });
   r.layer_peak_bytes = peakAbove();
+  // the attention-output policy's recompute (its kept subset: the attention's output and LSE)
+  if (model::keepsAttentionLse(cuda, dt)) {
+    const model::LayerActivations saved = acts.attentionOnly();
+    acts = model::LayerActivations();
+    r.attention_recompute_s = timeIt(cuda, iters, [&] {
+      model::decoderLayerRecompute(config, unit, flat, x, ctx, acts, &saved);
+    });
+  }
   acts = model::LayerActivations();
   // head: final norm + LM head + loss, forward + backward
   const auto& head = layout.units.back();
@@ -162,11 +168,15 @@ DeviceRates measureDevice(const model::ModelConfig& config, int64_t rows, int64_
     r.overhead_s = timeIt(cuda, std::max(iters, 5), [&] { model::decoderLayerForward(config, unit, flat, xs, cs); });
   }
   const double tokens = double(rows * T);
-  const double F = tokens * (2.0 * double(unit.numel) + 4.0 * double(config.numHeads * config.headDim * T));
+  const model::LayerFlopsShape shape{unit.numel, config.hiddenSize, config.intermediateSize, config.numHeads,
+                                     config.headDim, T, static_cast<int64_t>(at::elementSize(dt))};
+  const double F = model::layerForwardFlops(shape, tokens);
   auto rate = [&](double flops, double s) { return flops / std::max(s - r.overhead_s, s * 0.05) / 1e12; };
   r.fwd_tflops = rate(F, r.fwd_s);
   r.bwd_tflops = rate(2 * F, r.bwd_s);
-  r.recompute_tflops = rate(F, r.recompute_s);
+  r.recompute_tflops = rate(model::recomputeFlops(shape, tokens, true), r.recompute_s);
+  if (r.attention_recompute_s > 0)
+    r.attention_recompute_tflops = rate(model::recomputeFlops(shape, tokens, false), r.attention_recompute_s);
   r.head_tflops = rate(6.0 * double(config.vocabSize) * double(config.hiddenSize) * tokens, r.head_s);
 #ifdef SLIDEDP_WITH_CUDA
   if (cuda) {
@@ -218,11 +228,13 @@ MachineDescription calibratedMachine(const HostRates& host, const DeviceRates& d
   g.fwd_tflops = dev.fwd_tflops;
   g.bwd_tflops = dev.bwd_tflops;
   g.recompute_tflops = dev.recompute_tflops;
+  g.attention_recompute_tflops = dev.attention_recompute_tflops;
   g.head_tflops = dev.head_tflops;
   g.layer_overhead_s = dev.overhead_s;
   m.provenance["compute"] = fmt::format("measured: layer fwd {:.4g} s, bwd {:.4g} s, recompute fwd {:.4g} s, "
-                                        "head {:.4g} s, overhead {:.3g} s", dev.fwd_s, dev.bwd_s,
-                                        dev.recompute_s, dev.head_s, dev.overhead_s);
+                                        "attention-output recompute {:.4g} s, head {:.4g} s, overhead "
+                                        "{:.3g} s", dev.fwd_s, dev.bwd_s, dev.recompute_s,
+                                        dev.attention_recompute_s, dev.head_s, dev.overhead_s);
   if (cuda) {
     g.memory_gib = dev.memory_gib;
     g.h2d_gbps = dev.h2d_gbps;

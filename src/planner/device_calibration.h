@@ -1,7 +1,8 @@
 // The device half of calibration (see calibration.h): the worker's own code measured on the
-// worker's device — one decoder layer's forward, backward from kept activations, and the
-// extra forward of a recompute, and the head's fused forward+backward, with model/decoder.h at
-// the run's shape (rows per micro-batch x T), on one GPU (CUDA events) or on one CPU thread
+// worker's device — one decoder layer's forward, backward from kept activations, the extra
+// forward of a recompute (decoderLayerRecompute: the whole layer's, and the attention-output
+// policy's around a kept attention output), and the head's fused forward+backward, with
+// model/decoder.h at the run's shape (rows per micro-batch x T), on one GPU (CUDA events) or on one CPU thread
 // (at::set_num_threads(1), as CPU workers run); pinned H2D and D2H alone and both at once;
 // free GPU memory. Converted to a MachineDescription with the host half.
 //
@@ -20,8 +21,10 @@ namespace slidedp::planner {
 struct DeviceRates {
   std::string description;     // "cpu (1 thread)" or "NVIDIA H200 x 1"
   double fwd_s = 0, bwd_s = 0, recompute_s = 0, head_s = 0;  // one pass at (rows, T)
+  double attention_recompute_s = 0;  // the attention-output recompute (0: no LSE kept, n/a)
   double overhead_s = 0;       // a layer's forward at 1 x 16 tokens
   double fwd_tflops = 0, bwd_tflops = 0, recompute_tflops = 0, head_tflops = 0;
+  double attention_recompute_tflops = 0;  // model FLOPs of model/layer_flops.h
   double h2d_gbps = 0, d2h_gbps = 0, duplex = 1;  // CUDA only
   double memory_gib = 0, free_gib = 0;            // CUDA only
   int gpus = 0;                                   // CUDA devices visible

@@ -49,6 +49,7 @@ void MachineDescription::validate(const std::string& where) const {
   pos(gpu.fwd_tflops, "gpu.fwd_tflops");
   pos(gpu.bwd_tflops, "gpu.bwd_tflops");
   pos(gpu.recompute_tflops, "gpu.recompute_tflops");
+  if (gpu.attention_recompute_tflops != 0) pos(gpu.attention_recompute_tflops, "gpu.attention_recompute_tflops");
   pos(gpu.head_tflops, "gpu.head_tflops");
   pos(gpu.duplex, "gpu.duplex");
   pos(host.mem_bw_gbps, "host.mem_bw_gbps");
@@ -91,6 +92,7 @@ nlohmann::json toJson(const MachineDescription& m) {
             {"duplex", m.gpu.duplex}, {"peer_access", m.gpu.peer_access},
             {"collective_gbps", m.gpu.collective_gbps}, {"fwd_tflops", m.gpu.fwd_tflops},
             {"bwd_tflops", m.gpu.bwd_tflops}, {"recompute_tflops", m.gpu.recompute_tflops},
+            {"attention_recompute_tflops", m.gpu.attention_recompute_tflops},
             {"head_tflops", m.gpu.head_tflops}, {"layer_overhead_s", m.gpu.layer_overhead_s},
             {"context_gib", m.gpu.context_gib}, {"reserve_gib", m.gpu.reserve_gib},
             {"reserve_tokens", m.gpu.reserve_tokens}, {"reserve_shape", m.gpu.reserve_shape}}},
@@ -170,6 +172,7 @@ MachineDescription machineFromJson(const nlohmann::json& j, const std::string& w
     g.get("fwd_tflops", m.gpu.fwd_tflops, true);
     g.get("bwd_tflops", m.gpu.bwd_tflops, true);
     g.get("recompute_tflops", m.gpu.recompute_tflops, true);
+    g.get("attention_recompute_tflops", m.gpu.attention_recompute_tflops);
     g.get("head_tflops", m.gpu.head_tflops, true);
     g.get("layer_overhead_s", m.gpu.layer_overhead_s);
     g.get("context_gib", m.gpu.context_gib);

@@ -19,7 +19,8 @@
 //              "h2d_all_gbps": 0, "d2h_all_gbps": 0   (all GPUs at once, total; 0: gpus x one),
 //              "duplex": 0.85  (each direction's share of its rate while both run),
 //              "peer_access": false, "collective_gbps": 10 (NCCL bus bandwidth per GPU),
-//              "fwd_tflops": ..., "bwd_tflops": ..., "recompute_tflops": ..., "head_tflops": ...,
+//              "fwd_tflops": ..., "bwd_tflops": ..., "recompute_tflops": ...,
+//              ["attention_recompute_tflops": ...,] "head_tflops": ...,
 //              "layer_overhead_s": 2e-4, "context_gib": 1.0,
 //              "reserve_gib": 0, "reserve_tokens": 0, "reserve_shape": ""  (calibration: the
 //              measured reserve, below) },
@@ -51,6 +52,9 @@ struct GpuSpec {
   double fwd_tflops = 0;        // decoder layer forward, model FLOPs
   double bwd_tflops = 0;        // decoder layer backward from kept activations
   double recompute_tflops = 0;  // the extra forward of a recomputed layer in backward
+                                // (model FLOPs of layer_flops.h recomputeFlops)
+  double attention_recompute_tflops = 0;  // that of an attention-output layer (recomputeFlops
+                                          // without the attention); 0: recompute_tflops
   double head_tflops = 0;       // final norm + LM head + loss, forward + backward
   double layer_overhead_s = 0;  // per unit and micro-batch pass (launches, small kernels)
   double context_gib = 0;       // CUDA context + library workspaces, per worker

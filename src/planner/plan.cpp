@@ -8,7 +8,9 @@
 namespace slidedp::planner {
 
 std::string calibrationKey(const PlanRequest& r, const Workload& w) {
-  return fmt::format("{}|model=L{},C{},I{},H{},KV{},D{},V{}{}|rows={}|T={}|G={}",
+  // cal=N: what calibration measures (bump it when a measured pass or its FLOP count changes, so
+  // older entries are measured again; 2: the recompute passes of decoderLayerRecompute)
+  return fmt::format("{}|model=L{},C{},I{},H{},KV{},D{},V{}{}|rows={}|T={}|G={}|cal=2",
                      machineFingerprint(deviceFingerprint(r.cuda)), w.L, w.C, w.I, w.H, w.KV, w.D, w.V,
                      w.tied ? ",tied" : "", w.rowsPerWorker(), w.T, w.G);
 }

@@ -47,7 +47,7 @@ struct Plan {
 };
 
 /// The cache key of `r`'s calibration: the machine fingerprint, the model's shape, the rows per
-/// worker and T, the worker count and device.
+/// worker and T, the worker count and device, and the version of what calibration measures.
 std::string calibrationKey(const PlanRequest& r, const Workload& w);
 
 /// Builds the plan. `calibrate` (may be empty) measures the machine when the cache has no entry

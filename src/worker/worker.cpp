@@ -1087,7 +1087,7 @@ struct Worker::Impl {
             kept[u][i] = model::LayerActivations();  // free it now
           } else {
             model::LayerActivations a;  // recompute
-            model::decoderLayerForward(config, layout.units[u], cur, act_dev[i], mbs[i].attn, &a);
+            model::decoderLayerRecompute(config, layout.units[u], cur, act_dev[i], mbs[i].attn, a);
             mbs[i].h = model::decoderLayerBackward(config, layout.units[u], cur, a, mbs[i].h,
                                                    mbs[i].attn, g, hook);
           }

@@ -5,6 +5,11 @@
 //    divide the tokens, plain causal rows and packed documents (position_ids resets);
 //  - the attention-output policy (LayerActivations::attentionOnly) against keep and
 //    recompute: the same gradients, fewer bytes kept, and the attention not run in backward;
+//  - the recompute forward (decoderLayerRecompute), whole and around a kept attention output:
+//    what it keeps is bit-identical to the kept forward's, and it does not run what only the
+//    layer's output needs (the SwiGLU product and down projection; tiled: the MLP; with a kept
+//    attention output: the attention and the q/k norm + RoPE), seen through the ops' profiling
+//    scopes (at::RecordFunction USER_SCOPE callbacks);
 //  - the tile size chosen from the budget (mlpTileRows) at the Qwen3-4B shape;
 //  - the gradient-bucket hook (decoderLayerBackward's onMlpGradients) on every one of these
 //    paths: called once, when the MLP bucket's gradient is final and the rest not begun.
@@ -23,6 +28,11 @@
 // norm, untied), Llama-3 untied, and Llama-3 with attention and MLP biases (whose MLP runs
 // untiled by design) of make_references.py (FIXTURES_REQUIRED in CMake).
 #include <gtest/gtest.h>
+
+#include <ATen/record_function.h>
+
+#include <algorithm>
+#include <set>
 
 #include "formats/fs_util.h"
 #include "formats/safetensors.h"
@@ -283,6 +293,97 @@ TEST_P(LongSequenceLayer, MlpGradientHookSeesTheFinalMlpBucketBeforeTheAttention
           << what << ": the attention's gradient was written before the hook";
       EXPECT_GT(g.narrow(0, 0, split).abs().max().item<float>(), 0.0f) << what;
       EXPECT_GT(g.narrow(0, split, unit.numel - split).abs().max().item<float>(), 0.0f) << what;
+    }
+  }
+}
+
+namespace {
+
+// The profiling scopes (profiling/scope.h: at::RecordFunction USER_SCOPE ranges) entered on this
+// thread while one of these is alive.
+std::set<std::string>& seenScopes() {
+  static std::set<std::string> s;
+  return s;
+}
+struct ScopeLog {
+  ScopeLog() {
+    seenScopes().clear();
+    handle = at::addThreadLocalCallback(
+        at::RecordFunctionCallback(
+            [](const at::RecordFunction& fn) -> std::unique_ptr<at::ObserverContext> {
+              seenScopes().insert(fn.name());
+              return nullptr;
+            })
+            .scopes({at::RecordScope::USER_SCOPE}));
+  }
+  ~ScopeLog() { at::removeCallback(handle); }
+  bool ran(const std::string& scope) const { return seenScopes().count(scope) > 0; }
+  at::CallbackHandle handle;
+};
+
+void expectSameTensor(const at::Tensor& a, const at::Tensor& b, const std::string& what) {
+  ASSERT_EQ(a.defined(), b.defined()) << what;
+  if (a.defined()) {
+    EXPECT_TRUE(at::equal(a, b)) << what;
+  }
+}
+
+}  // namespace
+
+TEST_P(LongSequenceLayer, RecomputeKeepsTheSameTensorsAndSkipsWhatOnlyTheOutputNeeds) {
+  for (bool packed : {false, true}) {
+    for (int64_t tile : {int64_t{-1}, int64_t{16}}) {
+      TileSetting t(tile);
+      const LayerCase k = makeCase(GetParam(), 2, 37, packed);
+      const std::string what = GetParam() + (packed ? " packed" : " causal") + (tile > 0 ? " tiled" : " untiled");
+      const bool tiled = tile > 0 && !mlpBias(k);
+      at::NoGradGuard noGrad;
+      const auto& unit = k.m.layout.units[k.u];
+      const auto& flat = k.units[k.u];
+      LayerActivations kept, rec, around;
+      {
+        ScopeLog log;
+        decoderLayerForward(k.m.config, unit, flat, k.x, k.ctx, &kept);
+        ASSERT_TRUE(log.ran("fwd.down_proj")) << what << ": the scope log sees nothing";
+      }
+      {
+        ScopeLog log;
+        decoderLayerRecompute(k.m.config, unit, flat, k.x, k.ctx, rec);
+        EXPECT_TRUE(log.ran("fwd.attention")) << what;
+        EXPECT_FALSE(log.ran("fwd.down_proj")) << what;
+        EXPECT_FALSE(log.ran("fwd.swiglu")) << what;
+        EXPECT_EQ(log.ran("fwd.gate_up_proj"), !tiled) << what;
+      }
+      for (auto [name, a, b] : {std::tuple{"x", &kept.x, &rec.x}, {"rstd1", &kept.rstd1, &rec.rstd1},
+                                {"qkv", &kept.qkv, &rec.qkv}, {"rq", &kept.rq, &rec.rq}, {"rk", &kept.rk, &rec.rk},
+                                {"attn", &kept.attn, &rec.attn}, {"lse", &kept.lse, &rec.lse},
+                                {"h1", &kept.h1, &rec.h1}, {"gu", &kept.gu, &rec.gu}})
+        expectSameTensor(*a, *b, what + ", recompute: " + name);
+      if (tiled) {
+        EXPECT_FALSE(rec.rstd2.defined()) << what << ": the tiled backward takes rstd2 from its own norm";
+      } else {
+        expectSameTensor(kept.rstd2, rec.rstd2, what + ", recompute: rstd2");
+      }
+      const LayerActivations saved = kept.attentionOnly();
+      {
+        ScopeLog log;
+        decoderLayerRecompute(k.m.config, unit, flat, k.x, k.ctx, around, &saved);
+        EXPECT_FALSE(log.ran("fwd.attention")) << what;
+        EXPECT_FALSE(log.ran("fwd.qk_norm_rope")) << what;
+        EXPECT_FALSE(log.ran("fwd.down_proj")) << what;
+        EXPECT_TRUE(log.ran("fwd.o_proj")) << what;
+      }
+      EXPECT_FALSE(around.rq.defined()) << what << ": backward recomputes the q/k norm and its rstd";
+      for (auto [name, a, b] : {std::tuple{"x", &kept.x, &around.x}, {"qkv", &kept.qkv, &around.qkv},
+                                {"attn", &kept.attn, &around.attn}, {"h1", &kept.h1, &around.h1},
+                                {"gu", &kept.gu, &around.gu}})
+        expectSameTensor(*a, *b, what + ", around the attention output: " + name);
+      // and backward from each gives the kept layer's gradients, bit for bit
+      auto g0 = at::zeros({unit.numel}, at::kFloat), g1 = at::zeros({unit.numel}, at::kFloat);
+      const auto dx0 = decoderLayerBackward(k.m.config, unit, flat, kept, k.dy, k.ctx, g0);
+      const auto dx1 = decoderLayerBackward(k.m.config, unit, flat, rec, k.dy, k.ctx, g1);
+      EXPECT_TRUE(at::equal(dx0, dx1)) << what;
+      EXPECT_TRUE(at::equal(g0, g1)) << what;
     }
   }
 }

@@ -35,7 +35,9 @@ MachineDescription toyMachine() {
   // layer forward F = n (2 N_1 + 4 H D T) = 1000 (4e6 + 4000) = 4.004e9 FLOPs (see toyWorkload)
   m.gpu.fwd_tflops = 0.004004;        // forward 1 s
   m.gpu.bwd_tflops = 0.008008;        // backward 2F / R = 1 s
-  m.gpu.recompute_tflops = 0.004004;  // recompute 1 s
+  // recompute F_rec = n (2 (N_1 - C I) + 4 H D T) = 1000 (3.98e6 + 4000) = 3.984e9 FLOPs (no down
+  // projection: model/layer_flops.h)
+  m.gpu.recompute_tflops = 0.003984;  // recompute 1 s
   m.gpu.head_tflops = 0.0006;         // 6 V C n = 6 * 1000 * 100 * 1000 = 6e8 -> 1 s
   m.host.cores = 1;
   m.host.leader_cores = 1;
@@ -382,6 +384,25 @@ TEST(CostModel, HandComputedTimelineRecompute) {
   near(p.drain_s, 10.5 - 6.5);
 }
 
+// The attention-output layer's recompute: n 2 (N_1 - C I) = 1000 x 3.98e6 = 3.98e9 FLOPs (no
+// attention, no down projection) at its own rate when the machine has one (2 s at 0.00199
+// TFLOP/s, so the step is HandComputedTimelineRecompute's + 1 s), else at recompute_tflops
+// (3.98e9 / 3.984e9 = 0.998996 s instead of the whole recompute's 1 s).
+TEST(CostModel, HandComputedAttentionOutputRecompute) {
+  Workload w = toyWorkload();
+  w.flash_lse = true;
+  Policy pol = bigChunks();
+  pol.kept_layers = 0;
+  pol.attention_output_layers = 1;
+  MachineDescription m = toyMachine();
+  const Prediction shared = predict(w, m, pol);
+  near(shared.busy.gpu_compute, 3.0 + 3.98e9 / 3.984e9);
+  m.gpu.attention_recompute_tflops = 0.00199;
+  const Prediction own = predict(w, m, pol);
+  near(own.busy.gpu_compute, 5.0);
+  near(own.step_s, 11.5);
+}
+
 // Ring of one slot, chunks of 5e5 elements (2e6 B, 0.25 s D2H; 0.5 s update): chunk i's
 // hand-off waits for the leader to consume chunk i-1.
 //   head: 3.5-3.75 | leader 3.75-4.25 ; 4.25-4.5 | 4.5-5.0
@@ -584,6 +605,11 @@ TEST(Machine, BadFilesAreUserErrors) {
   j = toJson(toyMachine());
   j["gpu"]["fwd_tflops"] = -1;
   EXPECT_THROW(machineFromJson(j, "negative"), UserError);
+  j = toJson(toyMachine());
+  j["gpu"]["attention_recompute_tflops"] = -2;  // optional (0: recompute_tflops), never negative
+  EXPECT_THROW(machineFromJson(j, "negative optional rate"), UserError);
+  j["gpu"].erase("attention_recompute_tflops");
+  EXPECT_EQ(machineFromJson(j, "without the optional rate").gpu.attention_recompute_tflops, 0.0);
   EXPECT_THROW(loadMachine("/nonexistent/machine.json"), UserError);
 }
 

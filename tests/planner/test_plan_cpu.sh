@@ -2,8 +2,8 @@
 # test_plan_cpu.sh: the step-time model against the real CPU-worker path (the same code as on
 # GPUs: delivery, hand-off thread, staging ring, leader's fused AdamW), end to end:
 #   1. `launcher/slidedp-run --cpu-workers 1 --plan` calibrates this machine at the run's shape
-#      (the worker's layer code on one thread, the leader's AdamW, memcpy) into a fresh cache and
-#      prints the ranked policies;
+#      (the worker's layer code on one thread, the leader's AdamW, memcpy) into a fresh cache, with
+#      both recompute passes' rates, and prints the ranked policies;
 #   2. a run with `--policy auto` picks the best one and logs predicted vs measured each step;
 #      the fastest measured step (steps 3..8) must be within a factor 2 of the prediction (a
 #      second attempt, recalibrated, when the first is not: see below).
@@ -50,6 +50,10 @@ attempt() {  # $1: the attempt's number; extra arguments go to --plan (e.g. --re
   grep -q "calibrated now" "$TMP/plan.txt" || fail "the plan did not calibrate (attempt $n)"
   grep -q "^best: " "$TMP/plan.txt" || fail "no best policy printed (attempt $n)"
   [ -s "$TMP/cal.json" ] || fail "no calibration cache written (attempt $n)"
+  # both recompute passes measured (the attention-output one: CPU workers keep the LSE)
+  python3 -c 'import json, sys; g = [m["gpu"] for m in json.load(open(sys.argv[1])).values()]
+sys.exit(0 if g and all(x["recompute_tflops"] > 0 and x.get("attention_recompute_tflops", 0) > 0 for x in g) else 1)' \
+    "$TMP/cal.json" || fail "the calibration lacks a recompute rate (attempt $n)"
 
   # 2. --policy auto: predicted vs measured
   rm -f "$TMP/m.jsonl"
@@ -121,8 +125,8 @@ python3 - "$TMP/cal.json" "$TMP/fast.json" <<'PY'
 import json, sys
 cache = json.load(open(sys.argv[1]))
 for m in cache.values():
-    for k in ("fwd_tflops", "bwd_tflops", "recompute_tflops", "head_tflops"):
-        m["gpu"][k] *= 20
+    for k in ("fwd_tflops", "bwd_tflops", "recompute_tflops", "attention_recompute_tflops", "head_tflops"):
+        m["gpu"][k] = m["gpu"].get(k, 0) * 20
 json.dump(cache, open(sys.argv[2], "w"))
 PY
 "$ROOT/launcher/slidedp-run" --cpu-workers 1 --no-pin -- --model-config "$CFG" --batch-size 4 \

@@ -7,7 +7,10 @@
 // FLOPs, as the trainer counts them (6*N*tokens + 12*L*H*D*T*tokens over fwd+bwd): a layer's
 // forward is 2*P*tokens + 4*H*D*T*tokens, its backward twice that; the head's forward
 // 2*V*C*tokens and backward twice that. Recompute is charged the backward's FLOPs only (its
-// extra forward is overhead, which is the point of keeping activations).
+// extra forward is overhead, which is the point of keeping activations). The recompute passes
+// alone (decoderLayerRecompute: whole, and around a kept attention output) are printed as
+// layer_recompute_pass and layer_attention_output_recompute_pass with the FLOPs they run
+// (model/layer_flops.h recomputeFlops), beside layer_forward (the kept forward they replace).
 //
 // Usage: bench_layer [--config tools/configs/qwen3-8b.json] [--rows 4] [--seq-len 4096]
 //                    [--iters 5] [--device-index 0] [--profile 0|1] [--trace-dir DIR]
@@ -40,6 +43,7 @@
 #include "profiling/scope_bytes.h"
 #include "model/config.h"
 #include "model/decoder.h"
+#include "model/layer_flops.h"
 #include "model/param_layout.h"
 
 using namespace slidedp;
@@ -131,6 +135,7 @@ int main(int argc, char** argv) {
   for (const auto& p : unit.params) P += p.numel;
   const double fwdFlops = 2.0 * P * tokens + 4.0 * c.numHeads * c.headDim * T * tokens;
   const double headFwdFlops = 2.0 * c.vocabSize * c.hiddenSize * tokens;
+  const model::LayerFlopsShape flopsShape{P, c.hiddenSize, c.intermediateSize, c.numHeads, c.headDim, T, 2};
   std::printf("bench_layer: %s, layer of %.1f M params, %lld x %lld tokens, bf16 on %s\n",
               config.c_str(), P / 1e6, (long long)rows, (long long)T, dev.str().c_str());
   struct Variant {
@@ -160,9 +165,19 @@ int main(int argc, char** argv) {
       });
       const double br = medianMs(iters, [&] {
         model::LayerActivations a;
-        model::decoderLayerForward(c, unit, flat, x, ctx, &a);
+        model::decoderLayerRecompute(c, unit, flat, x, ctx, a);
         model::decoderLayerBackward(c, unit, flat, a, dy, ctx, gradFlat);
       });
+      // the recompute passes alone (against layer_forward, the kept forward they replace)
+      model::LayerActivations ra;
+      const double rp = medianMs(iters, [&] { model::decoderLayerRecompute(c, unit, flat, x, ctx, ra); });
+      double ap = 0, ba = 0;  // the attention-output policy: its recompute, its whole backward
+      if (acts.lse.defined()) {
+        const model::LayerActivations saved = acts.attentionOnly();
+        ap = medianMs(iters, [&] { model::decoderLayerRecompute(c, unit, flat, x, ctx, ra, &saved); });
+        ba = medianMs(iters, [&] { model::decoderLayerBackward(c, unit, flat, saved, dy, ctx, gradFlat); });
+      }
+      ra = model::LayerActivations();
       acts = model::LayerActivations();
       const double hd = medianMs(iters, [&] {
         model::headForwardBackward(c, head, headFlat, embedFlat, x, ids, 0, 1.0 / tokens);
@@ -183,6 +198,11 @@ int main(int argc, char** argv) {
       line("layer_forward", f, fwdFlops);
       line("layer_backward_kept", bk, 2 * fwdFlops);
       line("layer_backward_recompute", br, 2 * fwdFlops);
+      line("layer_recompute_pass", rp, model::recomputeFlops(flopsShape, tokens, true));
+      if (ap > 0) {
+        line("layer_attention_output_recompute_pass", ap, model::recomputeFlops(flopsShape, tokens, false));
+        line("layer_backward_attention_output", ba, 2 * fwdFlops);
+      }
       line("layer_fwd_bwd_kept", f + bk, 3 * fwdFlops);
       line("layer_fwd_bwd_recompute", f + br, 3 * fwdFlops);
       line("head_fwd_bwd", hd, 3 * headFwdFlops);
