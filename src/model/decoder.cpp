@@ -555,7 +555,9 @@ MlpWeights mlpWeights(const ModelConfig& c, const LayerParams& p) {
 at::Tensor layerForward(const ModelConfig& c, const UnitLayout& unit, const at::Tensor& flat,
                         const at::Tensor& x, const AttentionContext& ctx, LayerActivations* keep,
                         const LayerActivations* saved, bool output = true) {
-  SLIDEDP_ASSERT(output || keep, "a layer forward without its output must keep its activations");
+  SLIDEDP_ASSERT(output ? !saved : keep != nullptr,
+                 "layerForward: a kept attention output is only recomputed around (no output), and a "
+                 "forward without its output must keep its activations");
   const int64_t B = x.size(0), T = x.size(1), C = c.hiddenSize, N = B * T;
   const int64_t H = c.numHeads, KV = c.numKvHeads, D = c.headDim, Q = H * D;
   const AttnShape s = attnShape(c, B, T);
@@ -565,7 +567,7 @@ at::Tensor layerForward(const ModelConfig& c, const UnitLayout& unit, const at::
   auto n1 = scoped("fwd.input_norm", [&] { return kernels::rmsNormForward(x2, p.inNorm, c.rmsNormEps); });
   Tensor qkv = scoped("fwd.qkv_proj", [&] { return projectQkv(p, n1.y); });  // [N, Q + 2 KV*D]
   kernels::QkRopeResult qk;
-  if (!saved || output) {
+  if (!saved) {
     qk = scoped("fwd.qk_norm_rope", [&] {
       return kernels::qkNormRopeForward(qkv, H, KV, D, c.qkNorm ? p.qNorm : Tensor(),
                                         c.qkNorm ? p.kNorm : Tensor(), c.rmsNormEps,
@@ -632,8 +634,11 @@ void decoderLayerRecompute(const ModelConfig& c, const UnitLayout& unit, const a
                            const LayerActivations* saved) {
   SLIDEDP_ASSERT(!saved || saved->isAttentionOnly(),
                  "decoderLayerRecompute: `saved` must be an attention-output keep (attentionOnly())");
+  // x and saved may live in keep (decoderLayerRecompute(.., acts.x, ctx, acts)): hold them first
+  const at::Tensor input = x;
+  const LayerActivations attention = saved ? *saved : LayerActivations();
   keep = LayerActivations();
-  layerForward(c, unit, flat, x, ctx, &keep, saved, /*output=*/false);
+  layerForward(c, unit, flat, input, ctx, &keep, saved ? &attention : nullptr, /*output=*/false);
 }
 
 at::Tensor decoderLayerBackward(const ModelConfig& c, const UnitLayout& unit, const at::Tensor& flat,

@@ -164,15 +164,17 @@ at::Tensor decoderLayerForward(const ModelConfig& config, const UnitLayout& unit
 /// decoderLayerForward(x, &keep) does, with the same values, but skips what only the layer's
 /// output needs: the SwiGLU product and the down projection (a quarter of a Qwen3 layer's
 /// GEMM FLOPs; with the MLP tiled along the tokens, mlp_tiles.h, the whole MLP: backward
-/// recomputes it tile by tile). With `saved` (an attentionOnly() keep of this layer at this x)
-/// the attention is not run either: its output and log-sum-exp are taken from `saved`, and the
-/// q/k norm + RoPE is left to backward (keep.rq/rk undefined). `keep` is reset first.
+/// recomputes it tile by tile, and keep.rstd2 stays undefined). With `saved` (an
+/// attentionOnly() keep of this layer at this x) the attention is not run either: its output
+/// and log-sum-exp are taken from `saved`, and the q/k norm + RoPE is left to backward
+/// (keep.rq/rk undefined). `keep` is reset first (x and saved may be parts of it).
 /// Threading and streams as decoderLayerForward (the current stream; no synchronisation).
 void decoderLayerRecompute(const ModelConfig& config, const UnitLayout& unit, const at::Tensor& flat,
                            const at::Tensor& x, const AttentionContext& ctx, LayerActivations& keep,
                            const LayerActivations* saved = nullptr);
 
-/// Decoder layer backward from kept activations (decoderLayerForward(..., &acts), or their
+/// Decoder layer backward from kept activations (decoderLayerForward(..., &acts) or
+/// decoderLayerRecompute(..., acts), or their
 /// attentionOnly() subset: then the layer is recomputed around the kept attention output
 /// first, the attention itself is not): adds
 /// d(loss)/d(flat) to `gradFlatAccum` (fp32 [unit.numel], on flat's device; weight gradients by

@@ -19,6 +19,8 @@ namespace slidedp::model {
 struct LayerFlopsShape {
   int64_t numel = 0, C = 0, I = 0, H = 0, D = 0, T = 0;
   int64_t element_bytes = 2;  // compute dtype (decides the MLP's automatic tiling)
+  bool mlp_tileable = true;   // the MLP may run tiled: no MLP biases (config.mlpBias; the
+                              // runtime's condition, decoder.cpp mlpTiles)
 };
 
 /// The layer forward over `tokens` tokens (a micro-batch of tokens / T rows of T): tokens
@@ -29,15 +31,31 @@ inline double layerForwardFlops(const LayerFlopsShape& s, double tokens) {
 
 /// The forward a recompute runs (decoder.h decoderLayerRecompute) over `tokens` tokens of one
 /// micro-batch: the layer forward without what only its output needs, the down projection's
-/// GEMM (C I weights), or, where the MLP runs tiled along the tokens (autoMlpTileRows > 0 at
-/// these tokens), the whole MLP (3 C I); and without the attention when `attention` is false (the
-/// attention-output policy: its output is kept). Assumes fused gate|up without biases (the tiled
-/// path's condition; Llama and Qwen3 layouts), else the tiled count is too low by 2 C I tokens.
+/// GEMM (C I weights), or, where the MLP runs tiled along the tokens (mlp_tileable and
+/// autoMlpTileRows > 0 at these tokens: the automatic tiling, not --mlp-tile-tokens), the whole
+/// MLP (3 C I); and without the attention when `attention` is false (the attention-output
+/// policy: its output is kept). Biases' FLOPs are not counted.
 inline double recomputeFlops(const LayerFlopsShape& s, double tokens, bool attention) {
-  const bool tiled = autoMlpTileRows(static_cast<int64_t>(tokens), s.I, s.element_bytes) > 0;
+  const bool tiled = s.mlp_tileable && autoMlpTileRows(static_cast<int64_t>(tokens), s.I, s.element_bytes) > 0;
   const double skipped = (tiled ? 3.0 : 1.0) * double(s.C) * double(s.I);
   const double attn = attention ? 4.0 * double(s.H) * double(s.D) * double(s.T) : 0.0;
   return tokens * (2.0 * (double(s.numel) - skipped) + attn);
+}
+
+/// The order of --activations auto (the runtime's, worker.cpp, and the planner's copy of it,
+/// planner/search.cpp autoLayerSplit): whether the GPU budget is better spent keeping the
+/// attention output of every remaining layer before keeping any whole. Compares the FLOPs a
+/// byte saves in backward: an attention-output keep saves the attention (4 H D T per token) for
+/// `attention_bytes` per token; a whole keep saves, for its `kept_bytes` - `attention_bytes`
+/// more per token, the attention-output recompute (recomputeFlops without the attention, at
+/// micro-batches of `mb_tokens`). True at long sequences, where attention dominates, and when
+/// a whole keep costs no more than the attention output.
+inline bool attentionOutputFirst(const LayerFlopsShape& s, double mb_tokens, double attention_bytes,
+                                 double kept_bytes) {
+  if (kept_bytes <= attention_bytes) return true;
+  const double attn = 4.0 * double(s.H) * double(s.D) * double(s.T);
+  const double rest = recomputeFlops(s, mb_tokens, false) / mb_tokens;
+  return attn / attention_bytes > rest / (kept_bytes - attention_bytes);
 }
 
 }  // namespace slidedp::model

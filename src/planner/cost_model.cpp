@@ -54,7 +54,12 @@ std::vector<std::pair<std::string, double>> ResourceBusy::items() const {
 }
 
 double mlpTileRows(const Workload& w, double mb_tokens) {
+  if (!w.mlp_tileable) return 0;
   return double(model::autoMlpTileRows(std::llround(mb_tokens), w.I, w.compute_bytes));
+}
+
+model::LayerFlopsShape layerFlopsShape(const Workload& w, int64_t numel) {
+  return {numel, w.C, w.I, w.H, w.D, w.T, w.compute_bytes, w.mlp_tileable};
 }
 
 double keptBytes(const Workload& w, double tokens, double mb_tokens) {
@@ -316,7 +321,7 @@ Prediction predict(const Workload& w, const MachineDescription& m, const Policy&
     for (double tok : mb_tokens) {
       const double f = tok * (2.0 * double(w.unit_numels[u]) + attn);
       t += 2 * f / r.bwd + r.ovh;
-      const model::LayerFlopsShape ls{w.unit_numels[u], w.C, w.I, w.H, w.D, w.T, w.compute_bytes};
+      const model::LayerFlopsShape ls = layerFlopsShape(w, w.unit_numels[u]);
       if (a == LayerActivation::kAttentionOutput)
         t += model::recomputeFlops(ls, tok, /*attention=*/false) / r.arec + r.ovh;
       else if (a != LayerActivation::kKeep)

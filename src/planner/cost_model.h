@@ -117,6 +117,7 @@
 #include <string>
 #include <vector>
 
+#include "model/layer_flops.h"
 #include "planner/machine.h"
 #include "planner/policy.h"
 #include "planner/workload.h"
@@ -162,8 +163,13 @@ double keptBytes(const Workload& w, double tokens, double mb_tokens);
 /// (model::attentionOutputBytes): the output [tokens, H D] and the fp32 log-sum-exp [H] per token.
 double attentionOutputBytes(const Workload& w, double tokens);
 /// Rows per MLP tile of a micro-batch of `mb_tokens` tokens at --mlp-tile-tokens 0 (auto), 0
-/// when untiled: model::autoMlpTileRows (src/model/memory_terms.h), the worker's rule.
+/// when untiled (also always with MLP biases): model::autoMlpTileRows (src/model/memory_terms.h),
+/// the worker's rule.
 double mlpTileRows(const Workload& w, double mb_tokens);
+
+/// A decoder layer of `numel` elements of w as model/layer_flops.h counts its FLOPs.
+model::LayerFlopsShape layerFlopsShape(const Workload& w, int64_t numel);
+
 /// What the head and the backward need above the end-of-forward level (the worker's shape
 /// estimate, model::reserveEstimateBytes at the default loss chunk), for n tokens per worker and
 /// n_mb per micro-batch.

@@ -35,7 +35,9 @@ struct DeviceRates {
   double reserve_tokens = 0;  // rows x T they were measured at
 };
 
-/// Measures the layer and the head of `config` at `rows` x `T` tokens per micro-batch on the
+/// Measures the layer and the head of `config` at `rows` x `T` tokens per micro-batch (one
+/// micro-batch: where that runs the MLP tiled and a plan's smaller micro-batches do not, the
+/// recompute rates come from passes without the MLP and are applied to passes with it) on the
 /// CPU (one thread) or on CUDA device `gpu`. `iters` timed repetitions after one warm-up (the
 /// median is kept). Throws UserError when CUDA is asked for but absent.
 DeviceRates measureDevice(const model::ModelConfig& config, int64_t rows, int64_t T, bool cuda,

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "common/errors.h"
+#include "model/layer_flops.h"
 
 namespace slidedp::planner {
 
@@ -78,9 +79,9 @@ LayerSplit autoLayerSplit(const Workload& w, const MachineDescription& m, Policy
   const double n = passTokens(w, p);  // one accumulation step's
   const double b = double(passRows(w, p));
   const double n_mb = (p.micro_batch_rows > 0 ? std::min<double>(double(p.micro_batch_rows), b) : b) * double(w.T);
-  const double a = attentionOutputBytes(w, n) / n, k = keptBytes(w, n, n_mb) / n;
-  const double attn_flops = 4.0 * double(w.H * w.D) * double(w.T), rest = 2.0 * double(w.layerNumel());
-  const bool attn_first = attn && (k <= a || attn_flops / a > rest / (k - a));
+  const bool attn_first = attn && model::attentionOutputFirst(layerFlopsShape(w, w.layerNumel()), n_mb,
+                                                              attentionOutputBytes(w, n) / n,
+                                                              keptBytes(w, n, n_mb) / n);
   if (attn_first && fits(0, L)) {
     s.kept = largest(cap, [&](int kk) { return fits(kk, L - kk); });
     s.attention_output = L - s.kept;

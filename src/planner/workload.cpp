@@ -53,6 +53,7 @@ Workload makeWorkload(const model::ModelConfig& config, const std::string& model
   w.V = config.vocabSize;
   w.tied = config.tieWordEmbeddings;
   w.qk_norm = config.qkNorm;
+  w.mlp_tileable = !config.mlpBias;
   w.parameters = layout.parameterCount();
   if (layout.numUnits() > 2) w.layer_bucket_split = layout.gradientBucketSplits().at(1);
   w.G = G;

@@ -24,6 +24,8 @@ struct Workload {
   int64_t L = 0, C = 0, I = 0, H = 0, KV = 0, D = 0, V = 0;
   bool tied = true;                // LM head = embedding (resident from the forward: windowSchedule)
   bool qk_norm = false;            // Qwen3 (kept per-head rstd)
+  bool mlp_tileable = true;        // the MLP may run tiled along the tokens (no MLP biases:
+                                   // decoder.cpp mlpTiles)
   int64_t parameters = 0;          // real parameters (without padding), for FLOPs/MFU
   // ---- the run ----
   int G = 1;                       // workers per node (GPUs, or CPU workers)

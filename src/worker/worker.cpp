@@ -25,6 +25,7 @@
 #include "common/log_line.h"
 #include "common/thread_placement.h"
 #include "model/decoder.h"
+#include "model/layer_flops.h"
 #include "model/memory_terms.h"
 #include "model/mlp_tiles.h"
 #include "formats/fs_util.h"
@@ -367,8 +368,10 @@ struct Worker::Impl {
 #endif
   }
 
-  /// Rows per MLP tile of a micro-batch of `mb_tokens` tokens (0: untiled; model/mlp_tiles.h).
+  /// Rows per MLP tile of a micro-batch of `mb_tokens` tokens (0: untiled; model/mlp_tiles.h;
+  /// an MLP with biases runs untiled, decoder.cpp mlpTiles).
   int64_t mlpTile(int64_t mb_tokens) const {
+    if (config.mlpBias) return 0;
     return model::mlpTileRows(mb_tokens, config.intermediateSize, at::elementSize(cdtype));
   }
 
@@ -394,17 +397,14 @@ struct Worker::Impl {
   }
 
   /// Whether the GPU budget is better spent keeping the attention output of every remaining
-  /// layer before keeping any whole (auto): the attention FLOPs a byte of attention output
-  /// saves in backward against the rest of the layer's FLOPs a byte of the whole keep saves
-  /// beyond it (per token: attention 4 H D T, the rest 2 x the layer's parameters). True at
-  /// long sequences, where attention dominates.
+  /// layer before keeping any whole (auto): model::attentionOutputFirst (layer_flops.h).
   bool attentionOutputFirst(int64_t T, int64_t tokens, int64_t mb_tokens) const {
     if (!attentionOutputAvailable()) return false;
-    const double attn = 4.0 * config.numHeads * config.headDim * T;
-    const double rest = 2.0 * layout.units[1].numel;
-    const double a = attentionOutputBytes(tokens) / double(tokens);
-    const double k = keptBytes(tokens, mb_tokens) / double(tokens);
-    return k <= a || attn / a > rest / (k - a);
+    const model::LayerFlopsShape s{layout.units[1].numel, config.hiddenSize, config.intermediateSize,
+                                   config.numHeads,       config.headDim,    T,
+                                   int64_t(at::elementSize(cdtype)), !config.mlpBias};
+    return model::attentionOutputFirst(s, double(mb_tokens), attentionOutputBytes(tokens) / double(tokens),
+                                       keptBytes(tokens, mb_tokens) / double(tokens));
   }
 
   /// What the head and the backward need above the end-of-forward level (a shape estimate

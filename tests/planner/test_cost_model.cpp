@@ -645,6 +645,35 @@ TEST(Policy, FlagsAndLayers) {
 // 2 x 4096 + 4 x 32 = 8320 B, against 64808 for a whole keep: "about 1 GB per layer at 128K"),
 // the tiled MLP's smaller whole keep at long sequences, the per-layer vector, the flags and
 // options it runs with, a backward cheaper than recompute's, and the runtime's auto split.
+// --activations auto's order (model::attentionOutputFirst): a whole keep saves, beyond the
+// attention output, the attention-output recompute (recomputeFlops without the attention: no
+// down projection, no MLP where tiled), not the layer's 2 N. Qwen3-4B, bf16, one row: the
+// attention output first from about T = 1.4K (untiled; the old count, 2 N per token, said
+// 1.8K), whole keeps first at 1K.
+TEST(CostModel, AttentionOutputFirstFromTheRecomputeAWholeKeepSaves) {
+  const auto cfg = model::ModelConfig::load(std::string(SLIDEDP_SOURCE_DIR) + "/tools/configs/qwen3-4b.json");
+  auto first = [&](int64_t T) {
+    const Workload w = makeWorkload(cfg, "qwen3-4b", 1, 1, T, true);
+    const double n = double(T);
+    return model::attentionOutputFirst(layerFlopsShape(w, w.layerNumel()), n, attentionOutputBytes(w, n) / n,
+                                       keptBytes(w, n, n) / n);
+  };
+  EXPECT_FALSE(first(1024));
+  EXPECT_FALSE(first(1280));
+  EXPECT_TRUE(first(1536));
+  EXPECT_TRUE(first(1792));
+  EXPECT_TRUE(first(4096));
+  // an MLP with biases never runs tiled: its FLOPs keep the gate/up GEMM at any length
+  Workload biased = makeWorkload(cfg, "qwen3-4b", 1, 1, 262144, true);
+  biased.mlp_tileable = false;
+  const Workload plain = makeWorkload(cfg, "qwen3-4b", 1, 1, 262144, true);
+  EXPECT_GT(mlpTileRows(plain, 262144), 0);
+  EXPECT_EQ(mlpTileRows(biased, 262144), 0);
+  near(model::recomputeFlops(layerFlopsShape(biased, biased.layerNumel()), 262144, false) -
+           model::recomputeFlops(layerFlopsShape(plain, plain.layerNumel()), 262144, false),
+       262144.0 * 4 * double(cfg.hiddenSize) * double(cfg.intermediateSize));
+}
+
 TEST(CostModel, AttentionOutputPolicy) {
   const auto cfg = model::ModelConfig::load(std::string(SLIDEDP_SOURCE_DIR) + "/tools/configs/qwen3-4b.json");
   const Workload w4k = makeWorkload(cfg, "qwen3-4b", 1, 8, 4096, true);

@@ -1,6 +1,6 @@
 // bench_layer: one decoder layer and the LM head of a model shape on one GPU, timed with CUDA
 // events after warm-up (median of --iters): forward, backward from kept activations, backward
-// by recompute (forward again + backward), and the head's fused loss forward+backward; each
+// by recompute (decoderLayerRecompute + backward), and the head's fused loss forward+backward; each
 // with the fused kernels and with the eager ATen references (the element-wise code of the
 // transformers model, SLIDEDP_REFERENCE_KERNELS), as TFLOPS of model FLOPs and as ms.
 //
