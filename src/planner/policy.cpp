@@ -64,6 +64,8 @@ std::string Policy::flags(int64_t L) const {
     f += " --activations keep";
   else if (kept == 0 && attn >= L)
     f += " --activations attention-output";
+  else if (split_fills_budget)
+    f += " --activations auto";
   else
     f += fmt::format(" --activations auto --max-kept-layers {}", kept);
   if (offload && kept + attn < L) f += " --offload-activations";
@@ -84,7 +86,7 @@ void Policy::apply(TrainOptions& o, int64_t L) const {
   o.accumulation_steps = std::max<int64_t>(1, accumulation_steps);
   const int64_t attn = std::clamp<int64_t>(attention_output_layers, 0, L - kept);
   o.activations = kept == 0 && attn >= L ? ActivationPolicy::kAttentionOutput : ActivationPolicy::kAuto;
-  o.max_kept_layers = static_cast<int>(kept);
+  o.max_kept_layers = split_fills_budget && kept < L ? -1 : static_cast<int>(kept);
   o.offload_activations = offload && kept + attn < L;
   o.leader_threads = leader_threads;
   o.bf16_staging = bf16_staging;

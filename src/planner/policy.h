@@ -41,6 +41,11 @@ struct Policy {
                                            // worker's rows, the model delivered again for each
   int kept_layers = -1;                    // layers 1..kept keep activations (-1: all)
   int attention_output_layers = 0;         // the next layers keep their attention output only
+  bool split_fills_budget = false;         // (kept_layers, attention_output_layers) is the most
+                                           // the budget holds by the model (search.h
+                                           // autoLayerSplit): the run keeps what its own
+                                           // measured memory holds instead (no cap), at least
+                                           // this where the model's memory is right
   bool offload = false;                    // recomputed layers' inputs in pinned host memory
   int offloaded_layers = 0;                // without `offload`: the first this many recomputed
                                            // layers' inputs in pinned host memory (the runtime's
@@ -63,7 +68,10 @@ struct Policy {
   /// Writes the policy into run options (activations auto capped at kept_layers, so the
   /// runtime's memory check still protects the budget; its auto then keeps the attention
   /// output of the next layers as the budget allows, as attention_output_layers predicts;
-  /// every layer attention output: --activations attention-output).
+  /// every layer attention output: --activations attention-output). With split_fills_budget
+  /// no cap: the runtime's auto fills the budget by its measured memory, which the model's
+  /// estimate bounds from above (1xH100, Qwen3-4B, 8 x 4096: the model 27 whole keeps, the
+  /// runtime 29 and 0.9% faster, tools/bench/results/2026-12-07a-session16).
   void apply(TrainOptions& o, int64_t L) const;
 };
 

@@ -151,6 +151,7 @@ SearchResult searchPolicies(const Workload& w, const MachineDescription& m, cons
                   for (const auto& [k, a] : splits) {
                     p.kept_layers = k;
                     p.attention_output_layers = a;
+                    p.split_fills_budget = k == split.kept && a == split.attention_output;
                     // the runtime's placement: with every layer recomputed and no room for every
                     // input on the GPU, the first split.offloaded go to the host
                     p.offloaded_layers = k == 0 && a == 0 ? split.offloaded : 0;

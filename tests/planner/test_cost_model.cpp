@@ -639,12 +639,40 @@ TEST(Policy, FlagsAndLayers) {
   EXPECT_EQ(o.max_kept_layers, 2);
   EXPECT_TRUE(o.offload_activations);
   EXPECT_EQ(o.delivery, DeliveryRoute::kSharded);
+  // the search's auto split (the most the model's budget holds): no cap, the run fills its
+  // budget by its own measured memory
+  p.split_fills_budget = true;
+  EXPECT_EQ(p.flags(4).find("--max-kept-layers"), std::string::npos) << p.flags(4);
+  EXPECT_NE(p.flags(4).find("--activations auto --offload-activations"), std::string::npos) << p.flags(4);
+  p.apply(o, 4);
+  EXPECT_EQ(o.max_kept_layers, -1);
+  p.kept_layers = -1;  // every layer kept: --activations keep either way
+  EXPECT_NE(p.flags(4).find("--activations keep"), std::string::npos) << p.flags(4);
+  p.apply(o, 4);
+  EXPECT_EQ(o.max_kept_layers, 4);
 }
 
-// The attention-output policy in the planner (issue 14): its bytes (Qwen3-4B, bf16: per token
-// 2 x 4096 + 4 x 32 = 8320 B, against 64808 for a whole keep: "about 1 GB per layer at 128K"),
-// the tiled MLP's smaller whole keep at long sequences, the per-layer vector, the flags and
-// options it runs with, a backward cheaper than recompute's, and the runtime's auto split.
+// The chosen policy of a search is the auto split, marked to fill the budget; recompute-all
+// (ranked for reference) keeps its cap of 0.
+TEST(Search, AutoSplitFillsTheBudgetRecomputeAllKeepsItsCap) {
+  const auto cfg = model::ModelConfig::load(std::string(SLIDEDP_SOURCE_DIR) + "/tools/configs/qwen3-4b.json");
+  const Workload w = makeWorkload(cfg, "qwen3-4b", 1, 16, 4096, true);
+  const MachineDescription m = loadMachine(std::string(SLIDEDP_SOURCE_DIR) + "/tools/machines/h200x1.json");
+  SearchOptions so;
+  const SearchResult r = searchPolicies(w, m, so);
+  ASSERT_FALSE(r.ranked.empty());
+  const Policy& best = r.ranked[r.chosen].policy;
+  EXPECT_GT(best.kept_layers, 0);
+  EXPECT_TRUE(best.split_fills_budget) << best.label(w.L);
+  int recompute_all = 0;
+  for (const auto& rp : r.ranked)
+    if (rp.policy.kept_layers == 0 && rp.policy.attention_output_layers == 0 && !rp.policy.split_fills_budget) {
+      ++recompute_all;
+      EXPECT_NE(rp.policy.flags(w.L).find("--max-kept-layers 0"), std::string::npos) << rp.policy.flags(w.L);
+    }
+  EXPECT_GT(recompute_all, 0);
+}
+
 // --activations auto's order (model::attentionOutputFirst): a whole keep saves, beyond the
 // attention output, the attention-output recompute (recomputeFlops without the attention: no
 // down projection, no MLP where tiled), not the layer's 2 N. Qwen3-4B, bf16, one row: the
@@ -674,6 +702,10 @@ TEST(CostModel, AttentionOutputFirstFromTheRecomputeAWholeKeepSaves) {
        262144.0 * 4 * double(cfg.hiddenSize) * double(cfg.intermediateSize));
 }
 
+// The attention-output policy in the planner (issue 14): its bytes (Qwen3-4B, bf16: per token
+// 2 x 4096 + 4 x 32 = 8320 B, against 64808 for a whole keep: "about 1 GB per layer at 128K"),
+// the tiled MLP's smaller whole keep at long sequences, the per-layer vector, the flags and
+// options it runs with, a backward cheaper than recompute's, and the runtime's auto split.
 TEST(CostModel, AttentionOutputPolicy) {
   const auto cfg = model::ModelConfig::load(std::string(SLIDEDP_SOURCE_DIR) + "/tools/configs/qwen3-4b.json");
   const Workload w4k = makeWorkload(cfg, "qwen3-4b", 1, 8, 4096, true);
