@@ -10,6 +10,7 @@
 
 #include <cstdint>
 
+#include "model/config.h"
 #include "model/memory_terms.h"  // autoMlpTileRows
 
 namespace slidedp::model {
@@ -21,6 +22,13 @@ struct LayerFlopsShape {
   int64_t element_bytes = 2;  // compute dtype (decides the MLP's automatic tiling)
   bool mlp_tileable = true;   // the MLP may run tiled: no MLP biases (config.mlpBias; the
                               // runtime's condition, decoder.cpp mlpTiles)
+
+  /// A decoder layer of `config` (`numel`: its unit's elements) at T tokens per row, computed
+  /// in `elementBytes`.
+  static LayerFlopsShape of(const ModelConfig& config, int64_t numel, int64_t T, int64_t elementBytes) {
+    return {numel, config.hiddenSize, config.intermediateSize, config.numHeads, config.headDim, T,
+            elementBytes, !config.mlpBias};
+  }
 };
 
 /// The layer forward over `tokens` tokens (a micro-batch of tokens / T rows of T): tokens

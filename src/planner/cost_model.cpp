@@ -312,16 +312,15 @@ Prediction predict(const Workload& w, const MachineDescription& m, const Policy&
     double t = 0;
     for (double tok : mb_tokens) {
       if (u == 0) t += r.ovh;
-      else t += tok * (2.0 * double(w.unit_numels[u]) + attn) / r.fwd + r.ovh;
+      else t += model::layerForwardFlops(layerFlopsShape(w, w.unit_numels[u]), tok) / r.fwd + r.ovh;
     }
     return t;
   };
   auto bwdTime = [&](int64_t u, LayerActivation a) {
     double t = 0;
     for (double tok : mb_tokens) {
-      const double f = tok * (2.0 * double(w.unit_numels[u]) + attn);
-      t += 2 * f / r.bwd + r.ovh;
       const model::LayerFlopsShape ls = layerFlopsShape(w, w.unit_numels[u]);
+      t += 2 * model::layerForwardFlops(ls, tok) / r.bwd + r.ovh;
       if (a == LayerActivation::kAttentionOutput)
         t += model::recomputeFlops(ls, tok, /*attention=*/false) / r.arec + r.ovh;
       else if (a != LayerActivation::kKeep)

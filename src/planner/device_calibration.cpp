@@ -168,8 +168,7 @@ DeviceRates measureDevice(const model::ModelConfig& config, int64_t rows, int64_
     r.overhead_s = timeIt(cuda, std::max(iters, 5), [&] { model::decoderLayerForward(config, unit, flat, xs, cs); });
   }
   const double tokens = double(rows * T);
-  const model::LayerFlopsShape shape{unit.numel, config.hiddenSize, config.intermediateSize, config.numHeads,
-                                     config.headDim, T, static_cast<int64_t>(at::elementSize(dt))};
+  const auto shape = model::LayerFlopsShape::of(config, unit.numel, T, static_cast<int64_t>(at::elementSize(dt)));
   const double F = model::layerForwardFlops(shape, tokens);
   auto rate = [&](double flops, double s) { return flops / std::max(s - r.overhead_s, s * 0.05) / 1e12; };
   r.fwd_tflops = rate(F, r.fwd_s);

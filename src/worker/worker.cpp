@@ -400,9 +400,7 @@ struct Worker::Impl {
   /// layer before keeping any whole (auto): model::attentionOutputFirst (layer_flops.h).
   bool attentionOutputFirst(int64_t T, int64_t tokens, int64_t mb_tokens) const {
     if (!attentionOutputAvailable()) return false;
-    const model::LayerFlopsShape s{layout.units[1].numel, config.hiddenSize, config.intermediateSize,
-                                   config.numHeads,       config.headDim,    T,
-                                   int64_t(at::elementSize(cdtype)), !config.mlpBias};
+    const auto s = model::LayerFlopsShape::of(config, layout.units[1].numel, T, int64_t(at::elementSize(cdtype)));
     return model::attentionOutputFirst(s, double(mb_tokens), attentionOutputBytes(tokens) / double(tokens),
                                        keptBytes(tokens, mb_tokens) / double(tokens));
   }

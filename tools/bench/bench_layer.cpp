@@ -133,9 +133,9 @@ int main(int argc, char** argv) {
   const double tokens = static_cast<double>(rows * T);
   int64_t P = 0;
   for (const auto& p : unit.params) P += p.numel;
-  const double fwdFlops = 2.0 * P * tokens + 4.0 * c.numHeads * c.headDim * T * tokens;
+  const auto flopsShape = model::LayerFlopsShape::of(c, P, T, 2);  // bf16
+  const double fwdFlops = model::layerForwardFlops(flopsShape, tokens);
   const double headFwdFlops = 2.0 * c.vocabSize * c.hiddenSize * tokens;
-  const model::LayerFlopsShape flopsShape{P, c.hiddenSize, c.intermediateSize, c.numHeads, c.headDim, T, 2};
   std::printf("bench_layer: %s, layer of %.1f M params, %lld x %lld tokens, bf16 on %s\n",
               config.c_str(), P / 1e6, (long long)rows, (long long)T, dev.str().c_str());
   struct Variant {
