@@ -32,7 +32,10 @@
 #                             per-stream table and compute-stream gaps in bench-slidedp.log, the
 #                             traces in gpu-profile.tgz
 #     SLIDEDP_LAYER_ROWS / SLIDEDP_LAYER_ITERS / SLIDEDP_LAYER_CONFIGS  `layer`: rows (default 4),
-#                             timed iterations (5), shapes (tools/configs/qwen3-{4b,8b}.json)
+#                             timed iterations (5), shapes (tools/configs/qwen3-{4b,8b}.json);
+#                             SLIDEDP_LAYER_VARIANTS / SLIDEDP_LAYER_ROUNDS: bench_layer's --variants
+#                             (default all) and --rounds (default 1; an A/B of kernels: 3 or more,
+#                             alternating order), SLIDEDP_LAYER_TIMEOUT (default 120 s a shape)
 #                             Both `layer` and `slidedp` sample clocks and power (smi-*.csv,
 #                             tools/bench/smi_summary.py)
 #     SLIDEDP_BUILD_TARGETS   what `build` builds (default: what the other steps run)
@@ -173,7 +176,9 @@ do_layer() {
   step "layer: one decoder layer + the head, fused vs eager, kept vs recompute"
   for cfg in ${SLIDEDP_LAYER_CONFIGS:-tools/configs/qwen3-4b.json tools/configs/qwen3-8b.json}; do
     smi_start "layer-$(basename "$cfg" .json)"
-    timeout 120 "$BIN/bench_layer" --config "$cfg" --rows ${SLIDEDP_LAYER_ROWS:-4} --seq-len 4096 --iters ${SLIDEDP_LAYER_ITERS:-5} 2>&1 | tee -a "$OUT/bench-layer.log" | grep -E "bench_layer|RESULT|kept|rror"
+    timeout ${SLIDEDP_LAYER_TIMEOUT:-120} "$BIN/bench_layer" --config "$cfg" --rows ${SLIDEDP_LAYER_ROWS:-4} --seq-len 4096 \
+      --iters ${SLIDEDP_LAYER_ITERS:-5} --rounds ${SLIDEDP_LAYER_ROUNDS:-1} \
+      ${SLIDEDP_LAYER_VARIANTS:+--variants "$SLIDEDP_LAYER_VARIANTS"} 2>&1 | tee -a "$OUT/bench-layer.log" | grep -E "bench_layer|RESULT|ROUND|kept|rror"
     smi_stop
   done
 }

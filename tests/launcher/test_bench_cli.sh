@@ -26,6 +26,11 @@ for tool in "${@:2}"; do
   check "$name --rows 0" 2 "--rows: must be >= 1, got 0" -- "$tool" --config tools/configs/qwen3-4b.json --rows 0
   check "$name --iters x" 2 "--iters" -- "$tool" --config tools/configs/qwen3-4b.json --iters x
   check "$name --bogus" 2 "bogus" -- "$tool" --config tools/configs/qwen3-4b.json --bogus
+  if [ "$name" = bench_layer ]; then  # its variants and rounds, refused before any CUDA call
+    check "$name --rounds 0" 2 "--rounds: must be >= 1, got 0" -- "$tool" --config tools/configs/qwen3-4b.json --rounds 0
+    check "$name --variants fa3" 2 "--variants: no variant 'fa3' \\(one of fused_flash" -- \
+      "$tool" --config tools/configs/qwen3-4b.json --variants fused_cudnn,fa3
+  fi
 done
 [ "$fail" = 0 ] && echo "PASS"
 exit "$fail"

@@ -15,6 +15,12 @@
 // Usage: bench_layer [--config tools/configs/qwen3-8b.json] [--rows 4] [--seq-len 4096]
 //                    [--iters 5] [--device-index 0] [--profile 0|1] [--trace-dir DIR]
 //                    [--loss-chunks 0,4096,8192]  (the head at each tokens-per-chunk; 0: auto)
+//                    [--variants fused_flash,fused_cudnn,fused_fa3,eager_flash] [--rounds 1]
+// Design decision: variants are compared in rounds (--rounds R: every chosen variant once a round,
+// odd rounds in reverse order; each figure the median over rounds), because one pass in a fixed
+// order is not an A/B on a power-capped GPU: on an H100 at 8 x 4096 the SM clock sat at 1530 MHz
+// under the 700 W cap and the head, which no attention kernel touches, took 7.5% longer in the
+// third variant's turn than in the second's (tools/bench/results/2026-12-07b-session17/).
 // Defaults as shown (--profile 0; no --trace-dir, no --loss-chunks); --help lists them all. A bad
 // option or value, a missing/invalid config or no such CUDA device: a message and exit 2 (the
 // command line is parsed before any CUDA call, so --help and its errors need no GPU).
@@ -66,11 +72,45 @@ double medianMs(int iters, const std::function<void()>& f) {
   return ms[ms.size() / 2];
 }
 
+double median(std::vector<double> v) {  // of the rounds (the middle two's mean where even)
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+double relL2(const at::Tensor& a, const at::Tensor& b) {
+  const auto d = (a.to(at::kDouble) - b.to(at::kDouble)).norm().item<double>();
+  return d / std::max(b.to(at::kDouble).norm().item<double>(), 1e-30);
+}
+
+/// One variant's measurements, ms, one entry per round it ran (each the median of --iters).
+struct Times {
+  std::vector<double> forward, backward_kept, backward_recompute, recompute_pass,
+      attention_output_pass, backward_attention_output, head;  // the last three: empty if unused
+  model::AttentionKernel kernel{};
+  double kept_bytes = 0;
+  void add(const Times& t) {
+    auto append = [](std::vector<double>& to, const std::vector<double>& from) {
+      to.insert(to.end(), from.begin(), from.end());
+    };
+    append(forward, t.forward);
+    append(backward_kept, t.backward_kept);
+    append(backward_recompute, t.backward_recompute);
+    append(recompute_pass, t.recompute_pass);
+    append(attention_output_pass, t.attention_output_pass);
+    append(backward_attention_output, t.backward_attention_output);
+    append(head, t.head);
+    kernel = t.kernel;
+    kept_bytes = t.kept_bytes;
+  }
+};
+
 }  // namespace
 
 int main(int argc, char** argv) {
   bench::ShapeOptions shape{"tools/configs/qwen3-8b.json", 4, 4096, 0};
-  int iters = 5;
+  int iters = 5, rounds = 1;
+  std::vector<std::string> variant_names = {"fused_flash", "fused_cudnn", "fused_fa3", "eager_flash"};
   bool profile = false;
   std::string trace_dir;
   std::vector<int64_t> loss_chunks;  // --loss-chunks: head fwd+bwd per tokens-per-chunk (0: auto)
@@ -83,6 +123,16 @@ int main(int argc, char** argv) {
                  "Timed runs per measurement after 2 warm-up runs; the median is reported")
       ->check(bench::intAtLeast(1))
       ->capture_default_str();
+  app.add_option("--rounds", rounds,
+                 "Rounds over the variants, odd rounds in reverse order; each figure is the median "
+                 "over rounds (and ROUND lines print each round's fwd+bwd and head)")
+      ->check(bench::intAtLeast(1))
+      ->capture_default_str();
+  app.add_option("--variants", variant_names,
+                 "Variants to time, comma-separated: fused_flash, fused_cudnn, fused_fa3, eager_flash "
+                 "(agreement is against the first listed)")
+      ->delimiter(',')
+      ->capture_default_str();
   app.add_option("--profile", profile, "1: also the per-op GPU profile of the default path (forward, "
                  "backward, head); 0: off")
       ->capture_default_str();
@@ -93,6 +143,25 @@ int main(int argc, char** argv) {
       ->delimiter(',')
       ->check(bench::intAtLeast(0));
   if (const auto rc = bench::parseCommandLine(app, argc, argv)) return *rc;
+  struct Variant {
+    const char* tag;
+    bool reference;
+    model::AttentionKernel attention;
+  };
+  const std::vector<Variant> all = {Variant{"fused_flash", false, model::AttentionKernel::kFlash},
+                                    Variant{"fused_cudnn", false, model::AttentionKernel::kCudnn},
+                                    Variant{"fused_fa3", false, model::AttentionKernel::kFa3},
+                                    Variant{"eager_flash", true, model::AttentionKernel::kFlash}};
+  std::vector<Variant> chosen;
+  for (const auto& name : variant_names) {
+    const auto it = std::find_if(all.begin(), all.end(), [&](const Variant& v) { return name == v.tag; });
+    if (it == all.end()) {
+      std::fprintf(stderr, "bench_layer: error: --variants: no variant '%s' (one of fused_flash, "
+                   "fused_cudnn, fused_fa3, eager_flash)\n", name.c_str());
+      return 2;
+    }
+    chosen.push_back(*it);
+  }
   const std::string config = shape.config;
   const int64_t rows = shape.rows, T = shape.seq_len;
   const int dev_index = shape.device_index;
@@ -138,77 +207,109 @@ int main(int argc, char** argv) {
   const double headFwdFlops = 2.0 * c.vocabSize * c.hiddenSize * tokens;
   std::printf("bench_layer: %s, layer of %.1f M params, %lld x %lld tokens, bf16 on %s\n",
               config.c_str(), P / 1e6, (long long)rows, (long long)T, dev.str().c_str());
-  struct Variant {
-    const char* tag;
-    bool reference;
-    model::AttentionKernel attention;
-  };
-  at::Tensor y0, dx0;  // the first variant's layer output and input gradient
-  for (const Variant& v : {Variant{"fused_flash", false, model::AttentionKernel::kFlash},
-                           Variant{"fused_cudnn", false, model::AttentionKernel::kCudnn},
-                           Variant{"fused_fa3", false, model::AttentionKernel::kFa3},
-                           Variant{"eager_flash", true, model::AttentionKernel::kFlash}}) {
-    kernels::setReferenceKernels(v.reference);
-    model::setAttentionKernel(v.attention);
-    const char* tag = v.tag;
-    try {
-      model::LayerActivations acts;
-      at::Tensor y, dx;
-      const double f = medianMs(iters, [&] {
-        acts = model::LayerActivations();
-        y = model::decoderLayerForward(c, unit, flat, x, ctx, &acts);
-      });
-      std::printf("%s (%s attention): kept activations %.1f MiB per layer\n", tag,
-                  model::attentionKernelName(acts.attnKernel), acts.bytes() / double(1 << 20));
-      const double bk = medianMs(iters, [&] {
-        dx = model::decoderLayerBackward(c, unit, flat, acts, dy, ctx, gradFlat);
-      });
-      const double br = medianMs(iters, [&] {
-        model::LayerActivations a;
-        model::decoderLayerRecompute(c, unit, flat, x, ctx, a);
-        model::decoderLayerBackward(c, unit, flat, a, dy, ctx, gradFlat);
-      });
-      // the recompute passes alone (against layer_forward, the kept forward they replace)
-      model::LayerActivations ra;
-      const double rp = medianMs(iters, [&] { model::decoderLayerRecompute(c, unit, flat, x, ctx, ra); });
-      double ap = 0, ba = 0;  // the attention-output policy: its recompute, its whole backward
-      if (acts.lse.defined()) {
-        const model::LayerActivations saved = acts.attentionOnly();
-        ap = medianMs(iters, [&] { model::decoderLayerRecompute(c, unit, flat, x, ctx, ra, &saved); });
-        ba = medianMs(iters, [&] { model::decoderLayerBackward(c, unit, flat, saved, dy, ctx, gradFlat); });
-      }
-      ra = model::LayerActivations();
+  // One round of one variant (the kernels set by the caller): forward, backward kept and by
+  // recompute, the recompute passes, the head; its layer output and input gradient to *y, *dx.
+  auto timeVariant = [&](at::Tensor* y, at::Tensor* dx) {
+    Times t;
+    model::LayerActivations acts;
+    t.forward.push_back(medianMs(iters, [&] {
       acts = model::LayerActivations();
-      const double hd = medianMs(iters, [&] {
-        model::headForwardBackward(c, head, headFlat, embedFlat, x, ids, 0, 1.0 / tokens);
-      });
-      auto rel = [](const at::Tensor& a, const at::Tensor& b) {
-        auto d = (a.to(at::kDouble) - b.to(at::kDouble)).norm().item<double>();
-        return d / std::max(b.to(at::kDouble).norm().item<double>(), 1e-30);
-      };
-      if (!y0.defined()) {
-        y0 = y.clone();
-        dx0 = dx.clone();
-      }
-      std::printf("RESULT name=%s_agreement y_rel_l2=%.2e dx_rel_l2=%.2e (vs fused FlashAttention-2)\n",
-                  tag, rel(y, y0), rel(dx, dx0));
-      auto line = [&](const char* what, double ms, double flops) {
-        std::printf("RESULT name=%s_%s ms=%.3f tflops=%.1f\n", tag, what, ms, flops / ms / 1e9);
-      };
-      line("layer_forward", f, fwdFlops);
-      line("layer_backward_kept", bk, 2 * fwdFlops);
-      line("layer_backward_recompute", br, 2 * fwdFlops);
-      line("layer_recompute_pass", rp, model::recomputeFlops(flopsShape, tokens, true));
-      if (ap > 0) {
-        line("layer_attention_output_recompute_pass", ap, model::recomputeFlops(flopsShape, tokens, false));
-        line("layer_backward_attention_output", ba, 2 * fwdFlops);
-      }
-      line("layer_fwd_bwd_kept", f + bk, 3 * fwdFlops);
-      line("layer_fwd_bwd_recompute", f + br, 3 * fwdFlops);
-      line("head_fwd_bwd", hd, 3 * headFwdFlops);
-    } catch (const std::exception& e) {
-      std::printf("RESULT name=%s failed: %.300s\n", tag, e.what());
+      *y = model::decoderLayerForward(c, unit, flat, x, ctx, &acts);
+    }));
+    t.kernel = acts.attnKernel;
+    t.kept_bytes = double(acts.bytes());
+    t.backward_kept.push_back(medianMs(iters, [&] {
+      *dx = model::decoderLayerBackward(c, unit, flat, acts, dy, ctx, gradFlat);
+    }));
+    t.backward_recompute.push_back(medianMs(iters, [&] {
+      model::LayerActivations a;
+      model::decoderLayerRecompute(c, unit, flat, x, ctx, a);
+      model::decoderLayerBackward(c, unit, flat, a, dy, ctx, gradFlat);
+    }));
+    // the recompute passes alone (against layer_forward, the kept forward they replace)
+    model::LayerActivations ra;
+    t.recompute_pass.push_back(medianMs(iters, [&] { model::decoderLayerRecompute(c, unit, flat, x, ctx, ra); }));
+    if (acts.lse.defined()) {  // the attention-output policy: its recompute, its whole backward
+      const model::LayerActivations saved = acts.attentionOnly();
+      t.attention_output_pass.push_back(
+          medianMs(iters, [&] { model::decoderLayerRecompute(c, unit, flat, x, ctx, ra, &saved); }));
+      t.backward_attention_output.push_back(
+          medianMs(iters, [&] { model::decoderLayerBackward(c, unit, flat, saved, dy, ctx, gradFlat); }));
     }
+    ra = model::LayerActivations();
+    acts = model::LayerActivations();
+    t.head.push_back(medianMs(iters, [&] {
+      model::headForwardBackward(c, head, headFlat, embedFlat, x, ids, 0, 1.0 / tokens);
+    }));
+    return t;
+  };
+  // One round times every chosen variant once; odd rounds run them in reverse order, so a
+  // clock that drifts over the run (the H100's power cap) weighs on each variant alike. A
+  // measurement's figure is the median over rounds of its per-round median of --iters.
+  std::vector<Times> times(chosen.size());
+  std::vector<bool> failed(chosen.size(), false);
+  at::Tensor y0, dx0;  // the first listed variant's layer output and input gradient
+  std::vector<double> yRel(chosen.size(), 0), dxRel(chosen.size(), 0);
+  for (int round = 0; round < rounds; ++round) {
+    for (size_t k = 0; k < chosen.size(); ++k) {
+      const size_t i = round % 2 == 0 ? k : chosen.size() - 1 - k;
+      const Variant& v = chosen[i];
+      if (failed[i]) continue;
+      kernels::setReferenceKernels(v.reference);
+      model::setAttentionKernel(v.attention);
+      try {
+        at::Tensor y, dx;
+        const Times t = timeVariant(&y, &dx);
+        times[i].add(t);
+        if (rounds > 1)
+          std::printf("ROUND %d name=%s fwd_bwd_kept_ms=%.3f head_fwd_bwd_ms=%.3f\n", round, v.tag,
+                      t.forward[0] + t.backward_kept[0], t.head[0]);
+        if (round == 0) {
+          if (!y0.defined() && i == 0) {
+            y0 = y.clone();
+            dx0 = dx.clone();
+          }
+          if (y0.defined()) {  // (undefined: the first listed variant failed)
+            yRel[i] = relL2(y, y0);
+            dxRel[i] = relL2(dx, dx0);
+          }
+        }
+      } catch (const std::exception& e) {
+        failed[i] = true;
+        std::printf("RESULT name=%s failed: %.300s\n", v.tag, e.what());
+      }
+    }
+  }
+  for (size_t i = 0; i < chosen.size(); ++i) {
+    if (failed[i]) continue;
+    const char* tag = chosen[i].tag;
+    const Times& t = times[i];
+    std::printf("%s (%s attention): kept activations %.1f MiB per layer\n", tag,
+                model::attentionKernelName(t.kernel), t.kept_bytes / double(1 << 20));
+    if (y0.defined())
+      std::printf("RESULT name=%s_agreement y_rel_l2=%.2e dx_rel_l2=%.2e (vs %s)\n", tag, yRel[i],
+                  dxRel[i], chosen[0].tag);
+    auto line = [&](const char* what, const std::vector<double>& ms, double flops) {
+      const double m = median(ms);
+      std::printf("RESULT name=%s_%s ms=%.3f tflops=%.1f\n", tag, what, m, flops / m / 1e9);
+    };
+    std::vector<double> fk, fr;
+    for (size_t r = 0; r < t.forward.size(); ++r) {
+      fk.push_back(t.forward[r] + t.backward_kept[r]);
+      fr.push_back(t.forward[r] + t.backward_recompute[r]);
+    }
+    line("layer_forward", t.forward, fwdFlops);
+    line("layer_backward_kept", t.backward_kept, 2 * fwdFlops);
+    line("layer_backward_recompute", t.backward_recompute, 2 * fwdFlops);
+    line("layer_recompute_pass", t.recompute_pass, model::recomputeFlops(flopsShape, tokens, true));
+    if (!t.attention_output_pass.empty()) {
+      line("layer_attention_output_recompute_pass", t.attention_output_pass,
+           model::recomputeFlops(flopsShape, tokens, false));
+      line("layer_backward_attention_output", t.backward_attention_output, 2 * fwdFlops);
+    }
+    line("layer_fwd_bwd_kept", fk, 3 * fwdFlops);
+    line("layer_fwd_bwd_recompute", fr, 3 * fwdFlops);
+    line("head_fwd_bwd", t.head, 3 * headFwdFlops);
   }
   kernels::setReferenceKernels(false);
   // The head at each tokens-per-chunk of --loss-chunks (fused kernels, the auto chunk is
