@@ -17,10 +17,10 @@ else
     SLIDEDP_LAYER_VARIANTS=fused_cudnn,fused_fa3 SLIDEDP_LAYER_TIMEOUT=200 \
     bash tools/gpu-check.sh layer 2>&1 | grep -E "RESULT|ROUND|smi|rror" | grep -vE "recompute|attention_output"
   echo "($((SECONDS - S)) s)"
-  for A in cudnn default cudnn default; do
+  n=0; for A in cudnn default cudnn default; do n=$((n + 1))
     [ $((SECONDS - S)) -lt 470 ] || { echo "skip $A (time)"; continue; }
     X=""; [ $A = cudnn ] && X="--attention cudnn"
-    ( export SLIDEDP_BENCH_SWEEP="replicated/cpu@8" SLIDEDP_BENCH_STEPS=5 SLIDEDP_BENCH_TIMEOUT=90 SLIDEDP_BENCH_TAG=$A SLIDEDP_BENCH_EXTRA="$X"
+    ( export SLIDEDP_BENCH_SWEEP="replicated/cpu@8" SLIDEDP_BENCH_STEPS=5 SLIDEDP_BENCH_TIMEOUT=90 SLIDEDP_BENCH_TAG=$A$n SLIDEDP_BENCH_EXTRA="$X"
       bash tools/gpu-check.sh slidedp 2>&1 | grep -E "@8 |rror" | grep -v "info\]" )
   done
 fi
