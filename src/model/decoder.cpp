@@ -539,7 +539,7 @@ namespace {
 // gate and up apart.
 int64_t mlpTiles(const ModelConfig& c, const LayerParams& p, int64_t N, at::ScalarType dtype) {
   if (!p.gu.defined() || p.downb.defined()) return 0;
-  return mlpTileRows(N, c.intermediateSize, static_cast<int64_t>(c10::elementSize(dtype)));
+  return mlpTileRows(c, N, static_cast<int64_t>(c10::elementSize(dtype)));
 }
 MlpWeights mlpWeights(const ModelConfig& c, const LayerParams& p) {
   return {p.postNorm, p.gu, p.down, c.rmsNormEps};

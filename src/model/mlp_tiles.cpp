@@ -9,6 +9,7 @@
 #include "common/errors.h"
 #include "kernels/layer_ops.h"
 #include "kernels/residual_gemm.h"
+#include "model/config.h"
 #include "model/decoder_parts.h"
 
 namespace slidedp::model {
@@ -32,6 +33,10 @@ int64_t mlpTileRows(int64_t N, int64_t I, int64_t elementBytes) {
   if (s < 0 || N <= 1) return 0;
   if (s > 0) return s < N ? s : 0;
   return autoMlpTileRows(N, I, elementBytes);
+}
+
+int64_t mlpTileRows(const ModelConfig& config, int64_t N, int64_t elementBytes) {
+  return config.mlpBias ? 0 : mlpTileRows(N, config.intermediateSize, elementBytes);
 }
 
 Tensor mlpForwardTiled(const MlpWeights& w, const Tensor& h1, int64_t tileRows, Tensor* rstd2) {

@@ -45,6 +45,12 @@ int64_t mlpTileTokens();
 /// 1.5 GiB of backward temporaries per tile).
 int64_t mlpTileRows(int64_t N, int64_t I, int64_t elementBytes);
 
+/// mlpTileRows for `config`'s MLP: 0 when it has biases (LlamaMLP with mlp_bias; the tiled path
+/// is bias-free), else mlpTileRows(N, config.intermediateSize, elementBytes). The one condition
+/// the worker's activation budget and the decoder's own path share (the decoder also checks
+/// that gate and up are adjacent in its flat buffer, as every layout built here places them).
+int64_t mlpTileRows(const ModelConfig& config, int64_t N, int64_t elementBytes);
+
 /// Forward of the MLP half: y [N, C] = h1 + down(silu(gate(n2)) * up(n2)), n2 = RMSNorm(h1)
 /// (LlamaMLP, LlamaRMSNorm), tile by tile. h1 [N, C] contiguous, compute dtype; writes the
 /// norm's rstd into `rstd2` ([N] fp32, allocated here) when not null. Same kernels as the

@@ -368,11 +368,9 @@ struct Worker::Impl {
 #endif
   }
 
-  /// Rows per MLP tile of a micro-batch of `mb_tokens` tokens (0: untiled; model/mlp_tiles.h;
-  /// an MLP with biases runs untiled, decoder.cpp mlpTiles).
+  /// Rows per MLP tile of a micro-batch of `mb_tokens` tokens (0: untiled; model/mlp_tiles.h).
   int64_t mlpTile(int64_t mb_tokens) const {
-    if (config.mlpBias) return 0;
-    return model::mlpTileRows(mb_tokens, config.intermediateSize, at::elementSize(cdtype));
+    return model::mlpTileRows(config, mb_tokens, at::elementSize(cdtype));
   }
 
   /// Whether this worker's kept layers carry the attention's log-sum-exp, so a layer may keep

@@ -411,3 +411,16 @@ TEST(MlpTileRows, FromTheBudgetOnlyForLongSequences) {
   setMlpTileTokens(-1);
   EXPECT_EQ(mlpTileRows(524288, I, es), 0);
 }
+
+TEST(MlpTileRows, AModelsMlpWithBiasesIsNeverTiled) {
+  ModelConfig c;
+  c.intermediateSize = 9728;  // Qwen3-4B's
+  TileSetting t(0);
+  EXPECT_EQ(mlpTileRows(c, 131072, 2), 13568);  // as mlpTileRows(N, I, es)
+  c.mlpBias = true;
+  EXPECT_EQ(mlpTileRows(c, 131072, 2), 0);
+  setMlpTileTokens(100);  // not even forced
+  EXPECT_EQ(mlpTileRows(c, 1000, 2), 0);
+  c.mlpBias = false;
+  EXPECT_EQ(mlpTileRows(c, 1000, 2), 100);
+}
