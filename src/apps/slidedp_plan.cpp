@@ -97,6 +97,9 @@ int run(const Options& o) {
   if (!o.machine.empty()) cuda = !loadMachine(o.machine).cpu_workers;
   PlanRequest r;
   r.model_path = o.model.empty() ? o.model_config : o.model;
+  // a length the model cannot run (the run refuses it at start-up) is refused before the
+  // calibration's half minute or more
+  model::ModelConfig::load(r.model_path).checkSequenceLength(o.seq_len);
   r.model_name = r.model_path.substr(r.model_path.find_last_of('/') + 1);
   r.G = o.gpus > 0 ? o.gpus : (o.machine.empty() ? (cuda ? 1 : 2) : loadMachine(o.machine).gpus);
   r.global_rows = o.batch_size;
@@ -298,7 +301,7 @@ int main(int argc, char** argv) {
   app.add_option("--gpus", o.gpus, "Workers (GPUs, or CPU workers); 0: the machine's (1 GPU, or 2 CPU workers)")->check(CLI::NonNegativeNumber)->capture_default_str();
   app.add_option("--device", o.device, "auto, cuda or cpu")->check(CLI::IsMember({"auto", "cuda", "cpu"}))->capture_default_str();
   app.add_option("--gpu-memory-budget", o.gpu_budget_gib, "GiB per GPU (0: memory - 3)")->check(kFiniteNonNegative)->capture_default_str();
-  app.add_option("--max-grad-norm", o.max_grad_norm, "> 0: exact clipping (its barrier is priced)")->capture_default_str();
+  app.add_option("--max-grad-norm", o.max_grad_norm, "> 0: exact clipping (its barrier is priced)")->check(kFiniteNonNegative)->capture_default_str();
   app.add_option("--embedding-update", o.embedding_update, "split or dense (the embedding's update "
                  "schedule; split prices the token rows only at the end of the step)")
       ->check(CLI::IsMember({"split", "dense"}))->capture_default_str();
@@ -312,22 +315,22 @@ int main(int argc, char** argv) {
   app.add_option("--machine", o.machine, "Predict for this machine description (tools/machines/*.json) instead of calibrating here");
   app.add_option("--calibration", o.calibration, "Calibration cache file (default $SLIDEDP_CALIBRATION or ~/.cache/slidedp/calibration.json)");
   app.add_flag("--recalibrate", o.recalibrate, "Measure this machine again, replacing its cached entry");
-  app.add_option("--top", o.top, "Policies printed")->check(CLI::PositiveNumber)->capture_default_str();
+  app.add_option("--top", o.top, "Policies printed (>= 1)")->check(CLI::Range(1, 1 << 30))->capture_default_str();
   app.add_option("--json", o.json, "Also write the plan as JSON");
-  app.add_option("--leader-cores", o.leader_cores, "The leader's cores (the launcher passes its placement)");
+  app.add_option("--leader-cores", o.leader_cores, "The leader's cores (the launcher passes its placement)")->check(CLI::Range(0, 1 << 20));
   app.add_flag("--evaluate", o.evaluate, "Price the run's own flags (--delivery ... --activations) instead of searching");
   app.add_option("--delivery", o.delivery, "(--evaluate) replicated or sharded");
   app.add_option("--reduction", o.reduction, "(--evaluate) cpu or gpu");
   app.add_option("--chunk-numel", o.chunk_numel, "(--evaluate) elements per gradient chunk");
   app.add_option("--ring-slots", o.ring_slots, "(--evaluate) staging ring depth");
   app.add_option("--window", o.window, "(--evaluate) GPU window depth K");
-  app.add_option("--micro-batch-rows", o.micro_batch_rows, "(--evaluate) rows per micro-batch");
+  app.add_option("--micro-batch-rows", o.micro_batch_rows, "(--evaluate) rows per micro-batch")->check(CLI::Range(int64_t{0}, int64_t{1} << 40));
   app.add_option("--gradient-accumulation-steps", o.accumulation_steps,
                  "(--evaluate) forward + backward passes per step, the model delivered for each");
   app.add_option("--activations", o.activations, "(--evaluate) recompute, keep, attention-output or auto");
-  app.add_option("--max-kept-layers", o.max_kept_layers, "(--evaluate) cap on kept layers");
+  app.add_option("--max-kept-layers", o.max_kept_layers, "(--evaluate) cap on kept layers (-1: none)")->check(CLI::Range(-1, 1 << 30));
   app.add_flag("--offload-activations", o.offload, "(--evaluate) recomputed layers' inputs on the host");
-  app.add_option("--leader-threads", o.leader_threads, "(--evaluate) AdamW threads");
+  app.add_option("--leader-threads", o.leader_threads, "(--evaluate) AdamW threads (0: the leader's cores)")->check(CLI::Range(0, 1 << 20));
   app.add_option("--update-tail-units", o.tail_units, "(--evaluate) layers 1..M updated beside the next forward");
   app.add_option("--nodes", o.nodes, "Nodes (each 1 leader + --gpus workers); 0: the machine file's network.nodes")->check(CLI::NonNegativeNumber)->capture_default_str();
   app.add_option("--network-gbps", o.network_gbps, "Network rate per node, Gb/s (e.g. 400 for one 400G NIC)")->check(kFiniteNonNegative);
@@ -359,7 +362,11 @@ int main(int argc, char** argv) {
                  msg.c_str());
     return 2;
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help
+    // a bad value: exit 2 as every other refusal here (CLI11's own codes are 100+)
+    std::fprintf(stderr, "slidedp plan: error: %s\nHINT: slidedp_plan --help lists the plan's options "
+                 "with their ranges\n", e.what());
+    return 2;
   }
   if (const std::string config = app.get_option("--config")->as<std::string>(); !config.empty())
     if (const std::string why = configFileProblem(config); !why.empty()) {

@@ -702,10 +702,23 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
           const std::string was = savedConfigValue(st["configuration"].get<std::string>(),
                                               o.model.empty() ? "model-config" : "model");
           const std::string now = o.model.empty() ? o.model_config : o.model;
-          if (formats::pathExists(was) && formats::pathExists(now) && !formats::samePath(was, now))
+          if (formats::pathExists(was) && formats::pathExists(now) && !formats::samePath(was, now)) {
+            // another shape is refused now, before the data is read and host memory allocated
+            // (the state's load would refuse it too, after both)
+            const model::ParamLayout then = model::ParamLayout::build(model::ModelConfig::load(was));
+            const model::ParamLayout here = model::ParamLayout::build(cfg);
+            bool same = then.units.size() == here.units.size();
+            for (size_t i = 0; same && i < here.units.size(); ++i) same = then.units[i].numel == here.units[i].numel;
+            if (!same)
+              throwUserError("--resume {}: the checkpoint is of --model {} ({} parameters in {} units) and "
+                             "this run's --model {} has another shape ({} parameters in {} units).\nHINT: "
+                             "resume with the checkpoint's model, or start a fresh run from {} with a new "
+                             "--checkpoint-dir", resume, was, then.parameterCount(), then.units.size(), now,
+                             here.parameterCount(), here.units.size(), now);
             SLIDEDP_LOG_WARN("resuming a checkpoint of --model {} with --model {}: training "
                              "continues from the checkpoint's weights (the shapes match); {} "
                              "gives the config and tokenizer of the export", was, now, now);
+          }
         }
       }
       // A fresh start from --model reads its weights at start-up (Leader::loadCheckpoint), after

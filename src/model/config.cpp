@@ -232,6 +232,9 @@ ModelConfig ModelConfig::fromJson(const nlohmann::json& j, const std::string& sr
       c.rope.theta = theta;
     }
   }
+  if (!(c.rope.theta > 1) || !std::isfinite(c.rope.theta))
+    throwUserError("{}: rope_theta must be a finite number > 1 (the rotary base: inv_freq = theta^(-2i/D)), "
+                   "got {}.\nHINT: Llama 2 uses 10000, Qwen3 1000000", src, c.rope.theta);
   if (present(j, "partial_rotary_factor") && getNumber(j, "partial_rotary_factor", 1.0, src) != 1.0)
     unsupported(src, "partial_rotary_factor", j["partial_rotary_factor"].dump(),
                 "slidedp rotates the whole head dimension");

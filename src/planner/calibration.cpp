@@ -182,13 +182,20 @@ std::string machineFingerprint(const std::string& device_description) {
 }
 
 CalibrationCache::CalibrationCache(std::string path) : path_(std::move(path)) {
+  std::error_code ec;
+  if (std::filesystem::exists(path_, ec) && !std::filesystem::is_regular_file(path_, ec))
+    throwUserError("calibration cache '{}' is not a file (a directory?).\nHINT: give --calibration "
+                   "a file path (default ~/.cache/slidedp/calibration.json)", path_);
   std::ifstream f(path_);
   if (!f) return;
   try {
     data_ = nlohmann::json::parse(f);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {
     throwUserError("calibration cache '{}' is not valid JSON ({}).\nHINT: delete it, or run with "
                    "--recalibrate", path_, e.what());
+  } catch (const std::exception& e) {
+    throwUserError("calibration cache '{}' cannot be read ({}).\nHINT: delete it, or give "
+                   "--calibration another file", path_, e.what());
   }
   if (!data_.is_object())
     throwUserError("calibration cache '{}' is not a JSON object.\nHINT: delete it", path_);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <set>
 
@@ -41,6 +42,13 @@ void MachineDescription::validate(const std::string& where) const {
       throwUserError("{}: '{}' must be a positive number, got {}.\nHINT: see src/planner/machine.h "
                      "for the file format and tools/machines/ for examples", where, key, v);
   };
+  // optional amounts: finite and >= 0 (0: unset or none); a step time of -8 s or inf would
+  // otherwise rank policies by nonsense and announce it
+  auto nonneg = [&](double v, const char* key, double most) {
+    if (!(v >= 0) || !(v <= most))
+      throwUserError("{}: '{}' must be a number in [0, {}], got {}.\nHINT: see src/planner/machine.h "
+                     "for the file format and tools/machines/ for examples", where, key, most, v);
+  };
   if (gpus < 1) throwUserError("{}: 'gpus' must be >= 1, got {}", where, gpus);
   if (!cpu_workers) pos(gpu.memory_gib, "gpu.memory_gib");
   pos(gpu.h2d_gbps, "gpu.h2d_gbps");
@@ -52,9 +60,23 @@ void MachineDescription::validate(const std::string& where) const {
   if (gpu.attention_recompute_tflops != 0) pos(gpu.attention_recompute_tflops, "gpu.attention_recompute_tflops");
   pos(gpu.head_tflops, "gpu.head_tflops");
   pos(gpu.duplex, "gpu.duplex");
+  if (gpu.duplex > 1)
+    throwUserError("{}: 'gpu.duplex' (each direction's share of its rate while both run) must be in "
+                   "(0, 1], got {}", where, gpu.duplex);
+  nonneg(gpu.usable_gib, "gpu.usable_gib", cpu_workers ? 1e6 : gpu.memory_gib);
+  nonneg(gpu.context_gib, "gpu.context_gib", cpu_workers ? 1e6 : gpu.memory_gib);
+  nonneg(gpu.h2d_all_gbps, "gpu.h2d_all_gbps", 1e6);
+  nonneg(gpu.d2h_all_gbps, "gpu.d2h_all_gbps", 1e6);
+  nonneg(gpu.layer_overhead_s, "gpu.layer_overhead_s", 60.0);  // CPU workers time a whole small forward
+  nonneg(host.chunk_overhead_s, "host.chunk_overhead_s", 1.0);
+  nonneg(host.step_overhead_s, "host.step_overhead_s", 60.0);
+  nonneg(network.latency_s, "network.latency_s", 1.0);
   pos(host.mem_bw_gbps, "host.mem_bw_gbps");
   pos(host.ram_gib, "host.ram_gib");
   if (host.cores < 1) throwUserError("{}: 'host.cores' must be >= 1", where);
+  if (host.leader_cores < 0 || host.leader_cores > host.cores)
+    throwUserError("{}: 'host.leader_cores' must be in 0..host.cores ({}; 0: the launcher's split), got {}",
+                   where, host.cores, host.leader_cores);
   if (network.nodes < 1) throwUserError("{}: 'network.nodes' must be >= 1, got {}", where, network.nodes);
   if (network.nodes > 1) {
     pos(network.gbps, "network.gbps");
@@ -220,15 +242,19 @@ MachineDescription machineFromJson(const nlohmann::json& j, const std::string& w
 }
 
 MachineDescription loadMachine(const std::string& path) {
-  std::ifstream f(path);
-  if (!f)
-    throwUserError("machine description '{}' cannot be read.\nHINT: tools/machines/ has "
-                   "examples (h200x1.json, rtx4090x4.json, ...)", path);
+  std::error_code ec;
+  std::ifstream f;
+  if (std::filesystem::is_regular_file(path, ec)) f.open(path);
+  if (!f.is_open() || !f)
+    throwUserError("machine description '{}' cannot be read (not a readable file).\nHINT: tools/machines/ "
+                   "has examples (h200x1.json, rtx4090x4.json, ...)", path);
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(f);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // also a number beyond double's range
     throwUserError("machine description '{}' is not valid JSON: {}", path, e.what());
+  } catch (const std::exception& e) {  // a read error
+    throwUserError("machine description '{}' cannot be read: {}", path, e.what());
   }
   return machineFromJson(j, path);
 }

@@ -166,6 +166,14 @@ TEST(ModelConfig, Refusals) {
     j["rms_norm_eps"] = eps;
     expectRefused(j, {"rms_norm_eps", "must be a finite number > 0"});
   }
+  for (double theta : {-1.0, 0.0, 1.0}) {  // 0: the loss was nan at step 1
+    j = mistral();  // top-level rope_theta (4.x)
+    j["rope_theta"] = theta;
+    expectRefused(j, {"rope_theta must be a finite number > 1"});
+    j = llama3New();  // inside rope_parameters (5.x)
+    j["rope_parameters"]["rope_theta"] = theta;
+    expectRefused(j, {"rope_theta must be a finite number > 1"});
+  }
   j = llama3New();
   j["rope_parameters"]["rope_type"] = "longrope";
   expectRefused(j, {"rope_parameters.rope_type", "\"longrope\""});

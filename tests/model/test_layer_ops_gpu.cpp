@@ -263,7 +263,9 @@ TEST(LtCandidateCalls, FirstIsTheLibraryPlanAndCallsOutliveTheCallersTensors) {
     for (size_t i = 0; i < calls.size(); ++i) {
       dOut.fill_(0);
       calls[i]();
-      if (i == 0) EXPECT_TRUE(at::equal(dOut, libraryOut)) << tag << ": candidate 0 is not kLibrary's plan";
+      if (i == 0) {
+        EXPECT_TRUE(at::equal(dOut, libraryOut)) << tag << ": candidate 0 is not kLibrary's plan";
+      }
       EXPECT_LE(relMaxError(dOut, ref), 8e-3) << tag << " candidate " << i;
     }
     calls.clear();

@@ -4,6 +4,8 @@
 // 1e-9 relative (the model is deterministic double arithmetic, the only error is rounding).
 #include <gtest/gtest.h>
 
+#include <tuple>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -611,6 +613,18 @@ TEST(Machine, BadFilesAreUserErrors) {
   j["gpu"].erase("attention_recompute_tflops");
   EXPECT_EQ(machineFromJson(j, "without the optional rate").gpu.attention_recompute_tflops, 0.0);
   EXPECT_THROW(loadMachine("/nonexistent/machine.json"), UserError);
+  EXPECT_THROW(loadMachine("/tmp"), UserError);  // a directory
+  // optional amounts the search adds or divides by: never negative, never unbounded (a step of
+  // -8 s or inf was priced and announced)
+  for (const auto& [sub, key, bad] : std::vector<std::tuple<std::string, std::string, double>>{
+           {"host", "step_overhead_s", -10}, {"host", "step_overhead_s", 1e308}, {"gpu", "layer_overhead_s", -1},
+           {"gpu", "layer_overhead_s", 1e308}, {"host", "chunk_overhead_s", -1}, {"gpu", "context_gib", -1},
+           {"gpu", "usable_gib", 1e9}, {"gpu", "duplex", 1.5}, {"network", "latency_s", -1},
+           {"host", "leader_cores", 1000}, {"host", "leader_cores", -1}}) {
+    j = toJson(toyMachine());
+    j[sub][key] = bad;
+    EXPECT_THROW(machineFromJson(j, sub + "." + key), UserError) << sub << "." << key << " = " << bad;
+  }
 }
 
 // AdamW rate table: linear between entries, flat beyond, proportional below the first.

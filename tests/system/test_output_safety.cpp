@@ -778,7 +778,18 @@ TEST(ResumeNotes, AnotherModelDirectoryIsNamedAndADataMismatchHintIsActionable) 
   EXPECT_EQ(shape.exit_code, 2) << shape.output;
   EXPECT_EQ(shape.output.find("start the data afresh"), std::string::npos) << shape.output;
   EXPECT_NE(shape.output.find("start a new run with --model"), std::string::npos) << shape.output;
-  std::system(("rm -rf " + d + " " + other).c_str());
+  // a model directory of another shape: refused before the data load, not "the shapes match"
+  const std::string small = d + ".small";
+  std::system(("cp -r " + stories() + " " + small + " && sed -i 's/\"num_hidden_layers\": 5/"
+               "\"num_hidden_layers\": 2/' " + small + "/config.json").c_str());
+  std::vector<std::string> c = train({"--steps", "5", "--resume", d, "--checkpoint-dir", d, "--data", kjv});
+  c[std::find(c.begin(), c.end(), stories()) - c.begin()] = small;
+  Result other_shape = wait(start(c));
+  EXPECT_EQ(other_shape.exit_code, 2) << other_shape.output;
+  EXPECT_NE(other_shape.output.find("this run's --model " + small + " has another shape"), std::string::npos)
+      << other_shape.output;
+  EXPECT_EQ(other_shape.output.find("the shapes match"), std::string::npos) << other_shape.output;
+  std::system(("rm -rf " + d + " " + other + " " + small).c_str());
 }
 
 // Malformed --config files are named for what they are (a list or a value with a space, a

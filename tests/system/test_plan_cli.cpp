@@ -5,6 +5,9 @@
 // description file makes it fast (no calibration).
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cstdio>
 #include <fstream>
 #include <regex>
@@ -90,6 +93,38 @@ TEST(PlanCli, AccumulationStepsArePricedOrRefusedAsTheRunWould) {
 // --evaluate --update-tail-units M: priced (the label's "tailM"), or refused outside 0..L (the
 // 72B model: 80 layers); without --evaluate a run's knob flags are named as the search's to
 // choose, not silently ignored.
+// What the run would refuse at start-up, the plan refuses first (exit 2, the flag or file named),
+// before a calibration could spend half a minute on a run that cannot start.
+TEST(PlanCli, ValuesTheRunRefusesAreRefusedBeforePlanning) {
+  Result len = wait(start(plan({"--seq-len", "200000"})));  // max_position_embeddings 131072
+  EXPECT_EQ(len.exit_code, 2) << len.output;
+  EXPECT_NE(len.output.find("sequence length 200000 exceeds what the model config covers"), std::string::npos)
+      << len.output;
+  EXPECT_EQ(len.output.find("calibrating"), std::string::npos) << len.output;
+  for (const std::vector<std::string>& bad :
+       {std::vector<std::string>{"--max-kept-layers", "-7"}, {"--max-grad-norm", "nan"},
+        {"--max-grad-norm", "-1"}, {"--micro-batch-rows", "-1"}, {"--leader-threads", "-3"},
+        {"--leader-cores", "-4"}, {"--top", "0"}}) {
+    std::vector<std::string> args = {"--seq-len", "4096", "--evaluate"};
+    args.insert(args.end(), bad.begin(), bad.end());
+    Result r = wait(start(plan(args)));
+    EXPECT_EQ(r.exit_code, 2) << bad[0] << " " << bad[1] << ":\n" << r.output;
+    EXPECT_NE(r.output.find(bad[0]), std::string::npos) << r.output;
+    EXPECT_EQ(bestStepSeconds(r.output), -1) << r.output;
+  }
+  // a machine description that is a directory: a user error naming it, not a calibration failure
+  const std::string dir = fmt::format("/tmp/slidedp-plan-cli-dir-{}", getpid());
+  ASSERT_EQ(::mkdir(dir.c_str(), 0700), 0);
+  Result m = wait(start({SLIDEDP_PLAN_BIN, "--model-config",
+                         std::string(SLIDEDP_SOURCE_DIR) + "/tools/configs/qwen2.5-72b.json", "--machine", dir,
+                         "--batch-size", "16", "--seq-len", "4096"}));
+  ::rmdir(dir.c_str());
+  EXPECT_EQ(m.exit_code, 2) << m.output;
+  EXPECT_NE(m.output.find("machine description '" + dir + "' cannot be read (not a readable file)"),
+            std::string::npos) << m.output;
+  EXPECT_EQ(m.output.find("measuring this machine"), std::string::npos) << m.output;
+}
+
 TEST(PlanCli, TheUpdateTailIsPricedOrRefusedAndKnobsWithoutEvaluateAreNamed) {
   Result ten = wait(start(plan({"--seq-len", "4096", "--evaluate", "--update-tail-units", "10"})));
   ASSERT_EQ(ten.exit_code, 0) << ten.output;

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Call 5 (seventeenth session; the binary is .prebuilt/COMMIT's). Branches on the card it is given:
+# - H200: as call1's H200 branch (slidedp against FSDP2 + Liger, no AC and AC, at 8, 12, 16).
+# - H100: the GPU tests of this binary (model::mlpTileRows(config, ...) now shared by the worker
+#   and the decoder; machine-file and plan checks), and slidedp alone at batch 8, hand-set flags.
+cd "$(git rev-parse --show-toplevel)"
+S=$SECONDS
+GPU=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
+nvidia-smi --query-gpu=name,clocks.max.sm,power.limit,memory.total --format=csv,noheader | tee "$OUT/card.txt"
+cat .prebuilt/COMMIT
+if [[ "$GPU" == *H200* ]]; then
+  B=$((550 - (SECONDS - S)))
+  SLIDEDP_PEERS_ARGS="--batches 8,12,16 --slidedp-accumulation 16:2 --systems slidedp,fsdp2_liger,fsdp2_liger_ac --steps 2 --warmup 1 --time-budget $B --peer-args=--fit-micro" \
+    bash tools/gpu-check.sh peers 2>&1 | grep -vE "^\s+\\$|^compare: \[" | tail -30
+else
+  bash tools/gpu-check.sh test 2>&1 | tail -6
+  SLIDEDP_BENCH_SWEEP="replicated/cpu@8" SLIDEDP_BENCH_STEPS=5 SLIDEDP_BENCH_TIMEOUT=150 \
+    bash tools/gpu-check.sh slidedp 2>&1 | grep -E "@8 |rror" | grep -v "info\]" | cut -c1-250
+fi
+cd "$OUT" && rm -f trace*.json smi-*.csv
+echo "elapsed $((SECONDS - S)) s"
