@@ -119,6 +119,7 @@ SearchResult searchPolicies(const Workload& w, const MachineDescription& m, cons
   std::set<int> threads{cores};
   if (cores >= 4) threads.insert(cores / 2);
   double min_gpu = std::numeric_limits<double>::infinity(), min_host = min_gpu;
+  Policy min_gpu_policy;  // the policy of min_gpu (its route, window and threads)
   const int64_t b = w.rowsPerWorker();
   for (DeliveryRoute d : deliveries)
     for (ReductionRoute r : reductions)
@@ -157,7 +158,10 @@ SearchResult searchPolicies(const Workload& w, const MachineDescription& m, cons
                     p.offloaded_layers = k == 0 && a == 0 ? split.offloaded : 0;
                     const Prediction pr = predict(w, m, p, budget);
                     ++res.evaluated;
-                    min_gpu = std::min(min_gpu, pr.gpu_peak_bytes);
+                    if (pr.gpu_peak_bytes < min_gpu) {
+                      min_gpu = pr.gpu_peak_bytes;
+                      min_gpu_policy = p;
+                    }
                     min_host = std::min(min_host, pr.host_bytes + pr.host_headroom_bytes);
                     if (!pr.fits_gpu) ++res.over_gpu_budget;
                     if (!pr.fits_host) ++res.over_host_ram;
@@ -169,8 +173,28 @@ SearchResult searchPolicies(const Workload& w, const MachineDescription& m, cons
     const double gib = double(1ull << 30);
     // The hint names what does not fit: the GPU budget, host RAM, or both.
     const bool gpu_short = min_gpu > budget, host_short = min_host > m.host.ram_gib * gib;
+    // What the GPU holds whatever the batch: the cheapest policy at one token per worker, every
+    // layer recomputed (the window's layer copies, the embedding and head units and their fp32
+    // gradients, the reserve's unit gradients).
+    double fixed = 0;
+    if (gpu_short && w.cuda) {
+      Workload one = w;
+      one.global_rows = int64_t{w.G} * std::max(1, w.nodes);
+      one.T = 1;
+      Policy q = min_gpu_policy;
+      q.kept_layers = q.attention_output_layers = q.offloaded_layers = 0;
+      q.micro_batch_rows = 0;
+      q.accumulation_steps = 1;
+      fixed = predict(one, m, q, budget).gpu_peak_bytes;
+    }
     const std::string hint =
-        gpu_short && !host_short
+        fixed > budget
+            ? fmt::format("the model's own units do not fit this GPU: one token per worker already "
+                          "needs {:.1f} GiB (the window's layer copies, the embedding and head units "
+                          "with their fp32 gradients, the reserve's unit gradients), so fewer rows or a "
+                          "shorter --seq-len cannot help: a GPU with more memory, or a larger "
+                          "--gpu-memory-budget where the card has it", fixed / gib)
+        : gpu_short && !host_short
             ? "fewer rows per step (--batch-size), a shorter --seq-len, more GPUs, or a larger "
               "--gpu-memory-budget"
         : host_short && !gpu_short

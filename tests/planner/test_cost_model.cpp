@@ -666,6 +666,30 @@ TEST(Policy, FlagsAndLayers) {
   EXPECT_EQ(o.max_kept_layers, 4);
 }
 
+// "No policy fits" names what to change: where even one token per worker overflows the GPU
+// (Qwen2.5-72B on 24 GB cards: the 1.25 B-element embedding and head units), not the batch or
+// the length; where the activations overflow it (Qwen3-14B at 256K tokens on an 80 GB H100), them.
+TEST(Search, NoFitHintNamesTheModelsUnitsOrTheBatch) {
+  auto refusal = [](const char* config, const char* machine, int G, int64_t rows, int64_t T) {
+    const auto cfg = model::ModelConfig::load(std::string(SLIDEDP_SOURCE_DIR) + "/tools/configs/" + config);
+    const MachineDescription m = loadMachine(std::string(SLIDEDP_SOURCE_DIR) + "/tools/machines/" + machine);
+    try {
+      searchPolicies(makeWorkload(cfg, config, G, rows, T, true), m, SearchOptions{});
+    } catch (const UserError& e) {
+      return std::string(e.what());
+    }
+    return std::string("fits");
+  };
+  const std::string big = refusal("qwen2.5-72b.json", "rtx4090x4.json", 4, 4, 4096);
+  EXPECT_NE(big.find("no policy fits"), std::string::npos) << big;
+  EXPECT_NE(big.find("the model's own units do not fit this GPU: one token per worker already needs"),
+            std::string::npos) << big;
+  const std::string longer = refusal("qwen3-14b.json", "h100x4.json", 4, 4, 262144);
+  EXPECT_NE(longer.find("no policy fits"), std::string::npos) << longer;
+  EXPECT_EQ(longer.find("the model's own units"), std::string::npos) << longer;
+  EXPECT_NE(longer.find("a shorter --seq-len"), std::string::npos) << longer;
+}
+
 // The chosen policy of a search is the auto split, marked to fill the budget; recompute-all
 // (ranked for reference) keeps its cap of 0.
 TEST(Search, AutoSplitFillsTheBudgetRecomputeAllKeepsItsCap) {
