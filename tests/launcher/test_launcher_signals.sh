@@ -7,7 +7,8 @@
 # during start-up) must end the job cleanly before step 1: exit 0, rank 0's "stopped on request
 # before step 1" line once, no checkpoint. Every time every rank is gone promptly and no segment
 # is left in /dev/shm. A launcher killed by SIGKILL takes its ranks with it, and the control
-# directory it could not remove is removed by the next launcher.
+# directory it could not remove is removed by the next launcher. An mpirun killed by SIGKILL is
+# reported by the launcher (exit 137).
 #
 #   tests/launcher/test_launcher_signals.sh SLIDEDP_WORKER     (CTest: launcher_signals)
 set -uo pipefail
@@ -167,5 +168,21 @@ for d in $LEFT; do [ -e "$d" ] && fail "SIGKILL: $d was not removed by the next 
 [ -d "$TMP/tmpdir/slidedp-run-live" ] || fail "a live launcher's control directory was removed"
 kill $LIVE 2>/dev/null; wait $LIVE 2>/dev/null
 [ "$(ls "$TMP/tmpdir" | grep -c slidedp-run-)" -eq 1 ] || fail "control directories left: $(ls "$TMP/tmpdir")"
+
+# 6. SIGKILL to mpirun (the OOM killer's choice): the ranks go with it, and the launcher says what
+#    happened and what to do (exit 137), instead of ending without a word.
+rm -rf "$TMP/ck"
+"$ROOT/launcher/slidedp-run" "${JOB[@]}" > "$TMP/g.log" 2>&1 &
+PID=$!
+wait_for_step "$TMP/g.log" || fail "mpirun SIGKILL: the job never reached step 2: $(tail -5 "$TMP/g.log")"
+MPIRUN=$(pgrep -P $PID | head -1)
+[ -n "$MPIRUN" ] && kill -KILL "$MPIRUN"
+wait $PID
+RC=$?
+[ $RC -eq 137 ] || fail "mpirun SIGKILL: launcher exit status $RC, want 137"
+grep -q "mpirun was ended by SIGKILL (not by this launcher; exit 137)" "$TMP/g.log" \
+  || fail "mpirun SIGKILL: no word of it: $(tail -3 "$TMP/g.log")"
+ranks_gone 20 || fail "mpirun SIGKILL: ranks still running 20 s later"
+rm -f "/dev/shm/$NAME"
 
 if [ $FAILS -eq 0 ]; then echo "launcher signal tests: all passed"; else echo "launcher signal tests: $FAILS FAILED"; exit 1; fi
