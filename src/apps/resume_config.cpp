@@ -60,6 +60,11 @@ ResumeConfig savedConfigForResume(const std::vector<std::string>& args, const CL
     }
     if (!resume_given || dir.empty()) return out;
     out.step_dir = resolveCheckpoint(dir);
+    // the directory the resumed checkpoint lies in: DIR (its `latest` or step-* children), or
+    // the parent of DIR when DIR is a step-* directory itself
+    std::string d = dir;
+    while (d.size() > 1 && d.back() == '/') d.pop_back();
+    out.checkpoint_dir = formats::samePath(out.step_dir, d) ? formats::parentPath(d) : d;
     out.state_file = formats::joinPath(out.step_dir, "trainer_state.json");
     st = readTrainerState(out.step_dir);
   } catch (const UserError& e) {
@@ -85,6 +90,19 @@ ResumeConfig savedConfigForResume(const std::vector<std::string>& args, const CL
       continue;
     }
     const std::string key = line.substr(0, eq), value = unquoted(line.substr(eq + 1));
+    if (key == "checkpoint-dir" && !ckdir_given && flagCount(args, "--checkpoint-dir") == 0 && !value.empty()) {
+      const std::string saved = value[0] == '/' || run_dir.empty() ? value : formats::joinPath(run_dir, value);
+      if (!formats::samePath(saved, out.checkpoint_dir)) {  // a copy or a moved directory
+        out.saved_checkpoint_dir = saved;
+        const std::string& d = out.checkpoint_dir;
+        if (d.find_first_of("\"\\") != std::string::npos)
+          throw ResumeConfigError(fmt::format("the checkpoint {} lies outside the run's --checkpoint-dir {}, "
+                                              "and its directory's path cannot be written to a --config "
+                                              "file.\nHINT: give --checkpoint-dir", out.step_dir, saved), false);
+        kept += key + "=\"" + d + "\"\n";
+        continue;
+      }
+    }
     // One run's intents, not its continuation's: --resume is the command line's; a fault to
     // inject; leave to replace another run's checkpoints; a configuration file of its own.
     if (key == "resume" || key == "kill-at" || key == "overwrite-checkpoints" || key == "config") continue;

@@ -32,6 +32,10 @@ struct ResumeConfig {
   std::string state_file;  // step_dir/trainer_state.json, which saves the configuration
   std::string run_dir;     // the directory the run started in ("": not recorded, older slidedp)
   std::vector<std::string> moved_paths;  // options whose relative paths were taken from run_dir
+  /// The checkpoint resumed lies outside the run's saved --checkpoint-dir (a copy, or a moved
+  /// directory): that saved directory ("" otherwise). The resume then checkpoints beside the
+  /// checkpoint it resumes (checkpoint_dir), never into (and pruning) the other directory.
+  std::string saved_checkpoint_dir, checkpoint_dir;
 };
 
 /// Reads the configuration saved in the checkpoint `args` (argv[1..]) resumes from (`--resume
@@ -45,7 +49,11 @@ struct ResumeConfig {
 ///    them), which run again as they ran;
 ///  - relative paths (model, data, checkpoint-dir, export, ...) made absolute from the
 ///    directory the run started in (trainer_state.json "working_directory") when this one
-///    starts elsewhere.
+///    starts elsewhere;
+///  - without --checkpoint-dir on the command line, a saved checkpoint-dir other than the
+///    directory DIR's checkpoint lies in (DIR, or DIR's parent where DIR is a step-* directory)
+///    is replaced by that directory, so resuming a copied checkpoint never writes into, or
+///    prunes, the run's original checkpoints.
 /// Every rank calls it on the same command line (no MPI: before MPI_Init). Returns an empty
 /// `file` when `args` is not such a resume. Throws ResumeConfigError: `local` when writing the
 /// file failed (on this rank only), else the same on every rank (DIR is not a checkpoint, its

@@ -412,6 +412,11 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "slidedp: its relative paths (%s) are taken from %s, where the run "
                      "started\n", names.c_str(), saved.run_dir.c_str());
       }
+      if (!saved.saved_checkpoint_dir.empty())
+        std::fprintf(stderr, "slidedp: the checkpoint resumed lies outside the run's --checkpoint-dir %s "
+                     "(a copy?): this run checkpoints in %s, leaving %s as it is (give --checkpoint-dir "
+                     "to choose)\n", saved.saved_checkpoint_dir.c_str(), saved.checkpoint_dir.c_str(),
+                     saved.saved_checkpoint_dir.c_str());
     }
   }
   // Read by the parse alone: removed right after it, whatever follows (an abort included).

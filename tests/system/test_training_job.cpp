@@ -554,7 +554,20 @@ TEST(TrainingJob, ResumeAloneContinuesWithTheSavedConfiguration) {
   EXPECT_NE(rb.output.find("its relative paths (--checkpoint-dir) are taken from " + a), std::string::npos) << rb.output;
   EXPECT_NE(readFile(a + "/ck/latest").find("step-00000003"), std::string::npos) << rb.output;
   EXPECT_EQ(std::system(("test -z \"$(ls -A " + b + ")\"").c_str()), 0) << "the resume wrote into " << b;
-  std::system(("rm -rf " + a + " " + b).c_str());
+  // A copy of the run's checkpoints, resumed alone from one of its step directories: the resume
+  // checkpoints beside the copy and leaves the run's own --checkpoint-dir (a/ck) as it was, not
+  // written into nor pruned.
+  const std::string c = d + ".copy";
+  std::system(("rm -rf " + c + " && cp -r " + a + "/ck " + c).c_str());
+  const std::string before = readFile(a + "/ck/latest");
+  Result rc = wait(start({SLIDEDP_MPIRUN_BIN, "--oversubscribe", "--bind-to", "none", "-np", "3", "--wdir", b,
+                          SLIDEDP_WORKER_BIN, "--device", "cpu", "--resume", c + "/step-00000003", "--steps", "4"}));
+  EXPECT_EQ(rc.exit_code, 0) << rc.output;
+  EXPECT_NE(rc.output.find("the checkpoint resumed lies outside the run's --checkpoint-dir " + a + "/ck (a copy?): "
+                           "this run checkpoints in " + c + ","), std::string::npos) << rc.output;
+  EXPECT_EQ(readFile(a + "/ck/latest"), before) << rc.output;
+  EXPECT_NE(readFile(c + "/latest").find("step-00000004"), std::string::npos) << rc.output;
+  std::system(("rm -rf " + a + " " + b + " " + c).c_str());
   // A checkpoint whose trainer_state.json saves no configuration: said, with what to do.
   const std::string state = d + "/step-00000004/trainer_state.json";
   auto j = nlohmann::json::parse(readFile(state));
