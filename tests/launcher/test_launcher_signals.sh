@@ -8,7 +8,7 @@
 # before step 1" line once, no checkpoint. Every time every rank is gone promptly and no segment
 # is left in /dev/shm. A launcher killed by SIGKILL takes its ranks with it, and the control
 # directory it could not remove is removed by the next launcher. An mpirun killed by SIGKILL is
-# reported by the launcher (exit 137).
+# reported by the launcher (exit 137); a SIGTERM while --policy auto plans ends it before step 1.
 #
 #   tests/launcher/test_launcher_signals.sh SLIDEDP_WORKER     (CTest: launcher_signals)
 set -uo pipefail
@@ -184,5 +184,22 @@ grep -q "mpirun was ended by SIGKILL (not by this launcher; exit 137)" "$TMP/g.l
   || fail "mpirun SIGKILL: no word of it: $(tail -3 "$TMP/g.log")"
 ranks_gone 20 || fail "mpirun SIGKILL: ranks still running 20 s later"
 rm -f "/dev/shm/$NAME"
+
+# 7. SIGTERM while --policy auto plans (calibrating a new shape): the plan ends, nothing starts,
+#    exit 0 with the launcher's note (it was killed at once, with exit 143 and no word).
+"$ROOT/launcher/slidedp-run" --cpu-workers 2 -- --model-config "$ROOT/tools/configs/qwen3-tiny.json" --seq-len 64 \
+  --batch-size 4 --steps 2 --policy auto --calibration "$TMP/cal.json" --shm-name "$NAME" > "$TMP/p.log" 2>&1 &
+PID=$!
+for _ in $(seq 300); do grep -q "calibrating" "$TMP/p.log" && break; sleep 0.1; done
+grep -q "calibrating" "$TMP/p.log" || fail "planning: never calibrated: $(tail -3 "$TMP/p.log")"
+kill -TERM $PID
+wait $PID
+RC=$?
+[ $RC -eq 0 ] || fail "SIGTERM while planning: exit status $RC, want 0: $(tail -3 "$TMP/p.log")"
+grep -q "stopped on request (SIGTERM) while planning, before step 1" "$TMP/p.log" \
+  || fail "SIGTERM while planning: no note: $(tail -3 "$TMP/p.log")"
+grep -q "step 1/" "$TMP/p.log" && fail "SIGTERM while planning: the job started anyway"
+sleep 0.5
+pgrep -f -- "--calibration $TMP/cal.json" >/dev/null && fail "SIGTERM while planning: the plan still runs"
 
 if [ $FAILS -eq 0 ]; then echo "launcher signal tests: all passed"; else echo "launcher signal tests: $FAILS FAILED"; exit 1; fi
