@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <sstream>
 
 #include "apps/command_line.h"
@@ -62,9 +63,20 @@ ResumeConfig savedConfigForResume(const std::vector<std::string>& args, const CL
     out.step_dir = resolveCheckpoint(dir);
     // the directory the resumed checkpoint lies in: DIR (its `latest` or step-* children), or
     // the parent of DIR when DIR is a step-* directory itself
-    std::string d = dir;
-    while (d.size() > 1 && d.back() == '/') d.pop_back();
-    out.checkpoint_dir = formats::samePath(out.step_dir, d) ? formats::parentPath(d) : d;
+    // the directory the resumed checkpoint lies in, by its real path (symlinks, ".", "..",
+    // trailing slashes resolved): DIR, or the parent of a step-* DIR; "" for a step directory
+    // of another name (a copy renamed: no checkpoint directory it belongs to)
+    std::error_code ec;
+    const std::filesystem::path real_step = std::filesystem::canonical(out.step_dir, ec);
+    if (ec) {
+      out.checkpoint_dir.clear();
+    } else if (formats::samePath(out.step_dir, dir)) {
+      const std::string name = real_step.filename().string();
+      out.checkpoint_dir = name.rfind("step-", 0) == 0 ? real_step.parent_path().string() : std::string();
+    } else {
+      out.checkpoint_dir = std::filesystem::canonical(dir, ec).string();
+      if (ec) out.checkpoint_dir.clear();
+    }
     out.state_file = formats::joinPath(out.step_dir, "trainer_state.json");
     st = readTrainerState(out.step_dir);
   } catch (const UserError& e) {
@@ -95,6 +107,12 @@ ResumeConfig savedConfigForResume(const std::vector<std::string>& args, const CL
       if (!formats::samePath(saved, out.checkpoint_dir)) {  // a copy or a moved directory
         out.saved_checkpoint_dir = saved;
         const std::string& d = out.checkpoint_dir;
+        if (d.empty())
+          throw ResumeConfigError(fmt::format("the checkpoint {} lies outside the run's --checkpoint-dir {} "
+                                              "and in no checkpoint directory of its own (its name is not "
+                                              "step-*), so this run has nowhere to checkpoint that would not "
+                                              "write into (and prune) {}.\nHINT: give --checkpoint-dir",
+                                              out.step_dir, saved, saved), false);
         if (d.find_first_of("\"\\") != std::string::npos)
           throw ResumeConfigError(fmt::format("the checkpoint {} lies outside the run's --checkpoint-dir {}, "
                                               "and its directory's path cannot be written to a --config "

@@ -144,7 +144,7 @@ int run(const Options& o) {
     throwUserError("--nodes {} needs the network's rate: --network-gbps (per node, Gb/s; e.g. 400 "
                    "for one 400G NIC), or a --machine file whose network.gbps gives it",
                    plan.machine.network.nodes);
-  plan.machine.validate("--nodes/--network-gbps");
+  plan.machine.validate(plan.machine_from + " with --nodes/--network-gbps/--network-latency-us applied");
   const NodeLayoutKind node_layout = parseNodeLayout(o.node_layout);
   if (!o.nodes_sweep.empty()) {
     if (!(plan.machine.network.gbps > 0))

@@ -690,6 +690,31 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
                          o.checkpoint_dir);
       const int64_t start = resume.empty() ? 0 : readTrainerState(resume).at("step").get<int64_t>();
       first_step = start + 1;
+      // A resume of another model shape is refused now, from the checkpoint's own state file
+      // (its header: each unit's element count), before the data is read and host memory
+      // allocated; the state's load would refuse it after both. (A state sharded across nodes,
+      // one file per node, is checked at its load.)
+      if (!resume.empty()) {
+        const std::string state = formats::joinPath(resume, "optimizer.safetensors");
+        if (formats::isRegularFile(state)) {
+          const auto f = formats::SafetensorsFile::open(state);
+          const model::ParamLayout here = model::ParamLayout::build(cfg);
+          int64_t units = 0;
+          while (f.find(fmt::format("unit{}.master", units)) != nullptr) ++units;
+          bool same = units == here.numUnits();
+          for (int u = 0; same && u < here.numUnits(); ++u)
+            same = f.get(fmt::format("unit{}.master", u)).numel() == here.units[u].numel;
+          if (!same) {
+            int64_t params = 0;
+            for (int64_t u = 0; u < units; ++u) params += f.get(fmt::format("unit{}.master", u)).numel();
+            throwUserError("--resume {}: the checkpoint holds a model of another shape ({} parameters in {} "
+                           "units) than this run's {} ({} parameters in {} units).\nHINT: resume with the "
+                           "model the checkpoint was trained from, or start a fresh run from {} with a new "
+                           "--checkpoint-dir", resume, params, units, o.model.empty() ? o.model_config : o.model,
+                           here.parameterCount(), here.numUnits(), o.model.empty() ? o.model_config : o.model);
+          }
+        }
+      }
       if (!resume.empty()) {
         const nlohmann::json st = readTrainerState(resume);
         if (st.contains("configuration") && st["configuration"].is_string())
@@ -703,18 +728,6 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
                                               o.model.empty() ? "model-config" : "model");
           const std::string now = o.model.empty() ? o.model_config : o.model;
           if (formats::pathExists(was) && formats::pathExists(now) && !formats::samePath(was, now)) {
-            // another shape is refused now, before the data is read and host memory allocated
-            // (the state's load would refuse it too, after both)
-            const model::ParamLayout then = model::ParamLayout::build(model::ModelConfig::load(was));
-            const model::ParamLayout here = model::ParamLayout::build(cfg);
-            bool same = then.units.size() == here.units.size();
-            for (size_t i = 0; same && i < here.units.size(); ++i) same = then.units[i].numel == here.units[i].numel;
-            if (!same)
-              throwUserError("--resume {}: the checkpoint is of --model {} ({} parameters in {} units) and "
-                             "this run's --model {} has another shape ({} parameters in {} units).\nHINT: "
-                             "resume with the checkpoint's model, or start a fresh run from {} with a new "
-                             "--checkpoint-dir", resume, was, then.parameterCount(), then.units.size(), now,
-                             here.parameterCount(), here.units.size(), now);
             SLIDEDP_LOG_WARN("resuming a checkpoint of --model {} with --model {}: training "
                              "continues from the checkpoint's weights (the shapes match); {} "
                              "gives the config and tokenizer of the export", was, now, now);

@@ -203,7 +203,12 @@ CalibrationCache::CalibrationCache(std::string path) : path_(std::move(path)) {
 
 std::optional<MachineDescription> CalibrationCache::find(const std::string& key) const {
   if (!data_.contains(key)) return std::nullopt;
-  return machineFromJson(data_.at(key), path_ + " [" + key + "]");
+  try {
+    return machineFromJson(data_.at(key), path_ + " [" + key + "]");
+  } catch (const UserError& e) {
+    throwUserError("{}\nHINT: --recalibrate measures this machine again and replaces the entry (or "
+                   "delete {})", e.what(), path_);
+  }
 }
 
 void CalibrationCache::store(const std::string& key, const MachineDescription& m) {

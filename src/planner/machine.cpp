@@ -11,7 +11,7 @@
 namespace slidedp::planner {
 
 int MachineDescription::leaderCores(int G) const {
-  if (host.leader_cores > 0) return host.leader_cores;
+  if (host.leader_cores > 0) return std::min(host.leader_cores, host.cores);  // no more than there are
   return defaultLeaderCores(host.cores, G);
 }
 
@@ -74,9 +74,9 @@ void MachineDescription::validate(const std::string& where) const {
   pos(host.mem_bw_gbps, "host.mem_bw_gbps");
   pos(host.ram_gib, "host.ram_gib");
   if (host.cores < 1) throwUserError("{}: 'host.cores' must be >= 1", where);
-  if (host.leader_cores < 0 || host.leader_cores > host.cores)
-    throwUserError("{}: 'host.leader_cores' must be in 0..host.cores ({}; 0: the launcher's split), got {}",
-                   where, host.cores, host.leader_cores);
+  if (host.leader_cores < 0)
+    throwUserError("{}: 'host.leader_cores' must be >= 0 (0: the launcher's split), got {}", where,
+                   host.leader_cores);
   if (network.nodes < 1) throwUserError("{}: 'network.nodes' must be >= 1, got {}", where, network.nodes);
   if (network.nodes > 1) {
     pos(network.gbps, "network.gbps");

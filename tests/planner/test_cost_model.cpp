@@ -620,11 +620,17 @@ TEST(Machine, BadFilesAreUserErrors) {
            {"host", "step_overhead_s", -10}, {"host", "step_overhead_s", 1e308}, {"gpu", "layer_overhead_s", -1},
            {"gpu", "layer_overhead_s", 1e308}, {"host", "chunk_overhead_s", -1}, {"gpu", "context_gib", -1},
            {"gpu", "usable_gib", 1e9}, {"gpu", "duplex", 1.5}, {"network", "latency_s", -1},
-           {"host", "leader_cores", 1000}, {"host", "leader_cores", -1}}) {
+           {"host", "leader_cores", -1}}) {
     j = toJson(toyMachine());
     j[sub][key] = bad;
     EXPECT_THROW(machineFromJson(j, sub + "." + key), UserError) << sub << "." << key << " = " << bad;
   }
+  // more leader cores than the host has: the leader gets the host's (the plan's thread counts
+  // stay within it)
+  j = toJson(toyMachine());
+  j["host"]["cores"] = 16;
+  j["host"]["leader_cores"] = 1000;
+  EXPECT_EQ(machineFromJson(j, "leader cores").leaderCores(1), 16);
 }
 
 // AdamW rate table: linear between entries, flat beyond, proportional below the first.

@@ -100,7 +100,19 @@ TEST(PlanCli, ValuesTheRunRefusesAreRefusedBeforePlanning) {
   EXPECT_EQ(len.exit_code, 2) << len.output;
   EXPECT_NE(len.output.find("sequence length 200000 exceeds what the model config covers"), std::string::npos)
       << len.output;
-  EXPECT_EQ(len.output.find("calibrating"), std::string::npos) << len.output;
+  // without a machine file (this machine would be calibrated, and the entry cached): refused
+  // before calibration, so no cache file comes to exist
+  const std::string cache = fmt::format("/tmp/slidedp-plan-cli-cal-{}.json", getpid());
+  std::remove(cache.c_str());
+  Result cal = wait(start({SLIDEDP_PLAN_BIN, "--model-config", std::string(SLIDEDP_SOURCE_DIR) +
+                           "/tools/configs/qwen3-tiny.json", "--device", "cpu", "--batch-size", "4",
+                           "--seq-len", "8192", "--calibration", cache}));  // covers 4096
+  EXPECT_EQ(cal.exit_code, 2) << cal.output;
+  EXPECT_NE(cal.output.find("sequence length 8192 exceeds what the model config covers"), std::string::npos)
+      << cal.output;
+  EXPECT_EQ(cal.output.find("calibrating"), std::string::npos) << cal.output;
+  EXPECT_NE(::access(cache.c_str(), F_OK), 0) << "calibrated (and cached) first: " << cache;
+  std::remove(cache.c_str());
   for (const std::vector<std::string>& bad :
        {std::vector<std::string>{"--max-kept-layers", "-7"}, {"--max-grad-norm", "nan"},
         {"--max-grad-norm", "-1"}, {"--micro-batch-rows", "-1"}, {"--leader-threads", "-3"},
@@ -122,7 +134,7 @@ TEST(PlanCli, ValuesTheRunRefusesAreRefusedBeforePlanning) {
   EXPECT_EQ(m.exit_code, 2) << m.output;
   EXPECT_NE(m.output.find("machine description '" + dir + "' cannot be read (not a readable file)"),
             std::string::npos) << m.output;
-  EXPECT_EQ(m.output.find("measuring this machine"), std::string::npos) << m.output;
+  EXPECT_EQ(m.output.find("measuring this machine"), std::string::npos) << m.output;  // (the old label)
 }
 
 TEST(PlanCli, TheUpdateTailIsPricedOrRefusedAndKnobsWithoutEvaluateAreNamed) {

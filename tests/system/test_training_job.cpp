@@ -567,7 +567,27 @@ TEST(TrainingJob, ResumeAloneContinuesWithTheSavedConfiguration) {
                            "this run checkpoints in " + c + ","), std::string::npos) << rc.output;
   EXPECT_EQ(readFile(a + "/ck/latest"), before) << rc.output;
   EXPECT_NE(readFile(c + "/latest").find("step-00000004"), std::string::npos) << rc.output;
-  std::system(("rm -rf " + a + " " + b + " " + c).c_str());
+  // A step directory copied under another name lies in no checkpoint directory: refused with
+  // the fix, before anything is written.
+  const std::string renamed = d + ".renamed";
+  std::system(("rm -rf " + renamed + " && cp -r " + a + "/ck/step-00000003 " + renamed).c_str());
+  Result rr = wait(start({SLIDEDP_MPIRUN_BIN, "--oversubscribe", "--bind-to", "none", "-np", "3", "--wdir", b,
+                          SLIDEDP_WORKER_BIN, "--device", "cpu", "--resume", renamed, "--steps", "4"}));
+  EXPECT_EQ(rr.exit_code, 2) << rr.output;
+  EXPECT_NE(rr.output.find("in no checkpoint directory of its own (its name is not step-*)"), std::string::npos)
+      << rr.output;
+  EXPECT_NE(rr.output.find("HINT: give --checkpoint-dir"), std::string::npos) << rr.output;
+  // A symlink to one of the run's own step directories resolves to the run's directory: it
+  // continues there, no redirect.
+  const std::string link = d + ".link";
+  std::system(("ln -sfn " + a + "/ck/step-00000003 " + link).c_str());
+  Result rl = wait(start({SLIDEDP_MPIRUN_BIN, "--oversubscribe", "--bind-to", "none", "-np", "3", "--wdir", b,
+                          SLIDEDP_WORKER_BIN, "--device", "cpu", "--resume", link, "--steps", "4"}));
+  EXPECT_EQ(rl.exit_code, 0) << rl.output;
+  EXPECT_EQ(rl.output.find("lies outside"), std::string::npos) << rl.output;
+  EXPECT_NE(readFile(a + "/ck/latest").find("step-00000004"), std::string::npos) << rl.output;
+  EXPECT_EQ(std::system(("test -z \"$(ls -A " + b + ")\"").c_str()), 0) << "the resume wrote into " << b;
+  std::system(("rm -rf " + a + " " + b + " " + c + " " + renamed + " " + link).c_str());
   // A checkpoint whose trainer_state.json saves no configuration: said, with what to do.
   const std::string state = d + "/step-00000004/trainer_state.json";
   auto j = nlohmann::json::parse(readFile(state));
