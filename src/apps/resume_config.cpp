@@ -61,8 +61,6 @@ ResumeConfig savedConfigForResume(const std::vector<std::string>& args, const CL
     }
     if (!resume_given || dir.empty()) return out;
     out.step_dir = resolveCheckpoint(dir);
-    // the directory the resumed checkpoint lies in: DIR (its `latest` or step-* children), or
-    // the parent of DIR when DIR is a step-* directory itself
     // the directory the resumed checkpoint lies in, by its real path (symlinks, ".", "..",
     // trailing slashes resolved): DIR, or the parent of a step-* DIR; "" for a step directory
     // of another name (a copy renamed: no checkpoint directory it belongs to)
@@ -102,7 +100,7 @@ ResumeConfig savedConfigForResume(const std::vector<std::string>& args, const CL
       continue;
     }
     const std::string key = line.substr(0, eq), value = unquoted(line.substr(eq + 1));
-    if (key == "checkpoint-dir" && !ckdir_given && flagCount(args, "--checkpoint-dir") == 0 && !value.empty()) {
+    if (key == "checkpoint-dir" && flagCount(args, "--checkpoint-dir") == 0 && !value.empty()) {
       const std::string saved = value[0] == '/' || run_dir.empty() ? value : formats::joinPath(run_dir, value);
       if (!formats::samePath(saved, out.checkpoint_dir)) {  // a copy or a moved directory
         out.saved_checkpoint_dir = saved;

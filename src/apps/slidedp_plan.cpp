@@ -99,7 +99,8 @@ int run(const Options& o) {
   r.model_path = o.model.empty() ? o.model_config : o.model;
   // a length the model cannot run (the run refuses it at start-up) is refused before the
   // calibration's half minute or more
-  model::ModelConfig::load(r.model_path).checkSequenceLength(o.seq_len);
+  const model::ModelConfig config = model::ModelConfig::load(r.model_path);
+  config.checkSequenceLength(o.seq_len);
   r.model_name = r.model_path.substr(r.model_path.find_last_of('/') + 1);
   r.G = o.gpus > 0 ? o.gpus : (o.machine.empty() ? (cuda ? 1 : 2) : loadMachine(o.machine).gpus);
   r.global_rows = o.batch_size;
@@ -121,7 +122,6 @@ int run(const Options& o) {
     const int leader = o.leader_cores > 0 ? o.leader_cores
                                           : MachineDescription::defaultLeaderCores(allowedCpus(), w.G);
     const HostRates host = measureHost(size_t{1} << 30, {}, leader);
-    const model::ModelConfig config = model::ModelConfig::load(r.model_path);
     const DeviceRates dev = measureDevice(config, w.rowsPerWorker(), w.T, w.cuda, 0, w.cuda ? 3 : 5);
     return calibratedMachine(host, dev, w.cuda, w.G, o.leader_cores, nullptr, reserveShape(w));
   };

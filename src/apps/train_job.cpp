@@ -681,6 +681,7 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
     // (tokenising a large text corpus takes minutes; a read-only --export must not wait for it).
     std::string early;
     if (ctx.world_rank == 0) try {
+      const model::ParamLayout layout = model::ParamLayout::build(cfg);
       const std::string want = o.resume == "auto" ? o.checkpoint_dir : o.resume;
       const bool auto_fresh = o.resume == "auto" && listStepCheckpoints(o.checkpoint_dir).empty() &&
                               !formats::isRegularFile(formats::joinPath(o.checkpoint_dir, "latest"));
@@ -698,12 +699,11 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
         const std::string state = formats::joinPath(resume, "optimizer.safetensors");
         if (formats::isRegularFile(state)) {
           const auto f = formats::SafetensorsFile::open(state);
-          const model::ParamLayout here = model::ParamLayout::build(cfg);
           int64_t units = 0;
           while (f.find(fmt::format("unit{}.master", units)) != nullptr) ++units;
-          bool same = units == here.numUnits();
-          for (int u = 0; same && u < here.numUnits(); ++u)
-            same = f.get(fmt::format("unit{}.master", u)).numel() == here.units[u].numel;
+          bool same = units == layout.numUnits();
+          for (int u = 0; same && u < layout.numUnits(); ++u)
+            same = f.get(fmt::format("unit{}.master", u)).numel() == layout.units[u].numel;
           if (!same) {
             int64_t params = 0;
             for (int64_t u = 0; u < units; ++u) params += f.get(fmt::format("unit{}.master", u)).numel();
@@ -711,7 +711,7 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
                            "units) than this run's {} ({} parameters in {} units).\nHINT: resume with the "
                            "model the checkpoint was trained from, or start a fresh run from {} with a new "
                            "--checkpoint-dir", resume, params, units, o.model.empty() ? o.model_config : o.model,
-                           here.parameterCount(), here.numUnits(), o.model.empty() ? o.model_config : o.model);
+                           layout.parameterCount(), layout.numUnits(), o.model.empty() ? o.model_config : o.model);
           }
         }
       }
@@ -727,11 +727,10 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
           const std::string was = savedConfigValue(st["configuration"].get<std::string>(),
                                               o.model.empty() ? "model-config" : "model");
           const std::string now = o.model.empty() ? o.model_config : o.model;
-          if (formats::pathExists(was) && formats::pathExists(now) && !formats::samePath(was, now)) {
+          if (formats::pathExists(was) && formats::pathExists(now) && !formats::samePath(was, now))
             SLIDEDP_LOG_WARN("resuming a checkpoint of --model {} with --model {}: training "
                              "continues from the checkpoint's weights (the shapes match); {} "
                              "gives the config and tokenizer of the export", was, now, now);
-          }
         }
       }
       // A fresh start from --model reads its weights at start-up (Leader::loadCheckpoint), after
@@ -739,13 +738,13 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
       // are checked now, so a wrong or damaged weight file is named at once.
       if (resume.empty() && !o.model.empty())
         model::validateCheckpoint(formats::CheckpointReader::open(o.model), cfg,
-                                  model::ParamLayout::build(cfg), /*checkDType=*/false);
+                                  layout, /*checkDType=*/false);
       if (!resume.empty() && !verifyCheckpointFiles(resume))
         SLIDEDP_LOG_WARN("{} records no file checksums (written by an older slidedp): its values "
                          "are loaded unverified", resume);
       if (!o.checkpoint_dir.empty())
         checkCheckpointRootBeforeStart(o.checkpoint_dir, start, o.overwrite_checkpoints);
-      const uint64_t params = static_cast<uint64_t>(model::ParamLayout::build(cfg).parameterCount());
+      const uint64_t params = static_cast<uint64_t>(layout.parameterCount());
       OutputPlan plan;
       plan.checkpoint_dir = o.checkpoint_dir;
       plan.checkpoint_bytes = params * 12 + (1u << 20);  // master, m, v in fp32 + header, JSON

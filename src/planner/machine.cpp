@@ -245,7 +245,7 @@ MachineDescription loadMachine(const std::string& path) {
   std::error_code ec;
   std::ifstream f;
   if (std::filesystem::is_regular_file(path, ec)) f.open(path);
-  if (!f.is_open() || !f)
+  if (!f.is_open())
     throwUserError("machine description '{}' cannot be read (not a readable file).\nHINT: tools/machines/ "
                    "has examples (h200x1.json, rtx4090x4.json, ...)", path);
   nlohmann::json j;
