@@ -41,7 +41,7 @@ std::vector<int64_t> parseIds(const std::string& s) {
 int run(int argc, char** argv) {
   CLI::App app{"slidedp_generate: greedy or sampled text from a Hugging Face model directory"};
   std::string modelDir, prompt, promptIds, device = "cpu", dtype = "fp32";
-  int64_t maxNewTokens = 40;
+  int64_t maxNewTokens = 64;  // as tools/generate.py (launcher/slidedp-run generate)
   double temperature = 0.0, topP = 1.0;
   uint64_t seed = 0;
   bool noBos = false, printIds = false, ignoreEos = false;

@@ -19,9 +19,12 @@
 #include "apps/config_file_checks.h"     // defines: configFileProblem
 #include "apps/option_suggest.h"         // defines: closestName, didYouMean, explainConfigError
 #include "apps/policy_choice.h"          // defines: policyKnobsGiven (a run's knob flags given)
+#include "apps/run_variants.h"           // defines: lastStep (the schedule's steps)
+#include "apps/settings_checks.h"        // defines: checkSettings (the run's own refusals)
 #include "apps/worker_options.h"          // defines: addWorkerOptions (a run's flags, accepted)
 #include "common/errors.h"                // defines: UserError
 #include "model/config.h"                 // defines: ModelConfig (the HF config)
+#include "optim/lr_schedule.h"            // defines: parseLrScheduleKind
 #include "planner/calibration.h"          // defines: measureHost, deviceFingerprint, the cache
 #include "planner/cost_model.h"           // defines: reserveShape, earlyAgreement
 #include "planner/device_calibration.h"   // defines: measureDevice, calibratedMachine
@@ -277,6 +280,39 @@ std::vector<std::string> acceptRunOptions(CLI::App& app) {
   return names;
 }
 
+/// The run's own refusals (slidedp_worker's value checks and checkSettings: --lr -1, --steps 0,
+/// --warmup beyond the run, a bad --route-sweep, ...) on the arguments the plan was given, so
+/// that a run the workers would refuse after the plan is refused before its calibration.
+/// `num_workers`: the run's workers (0: unknown, the checks that need the count are skipped).
+/// Parses argv again into a full WorkerOptions (the plan's own parse keeps only what it reads),
+/// the --config file included; the plan's own flags are extras there. Throws UserError (a bad
+/// value included) with the worker's message.
+void checkRunSettings(int argc, char** argv, int num_workers) {
+  CLI::App run_app;
+  WorkerOptions w;
+  addWorkerOptions(run_app, w);
+  run_app.set_config("--config", "");
+  run_app.allow_extras();
+  run_app.allow_config_extras(CLI::config_extras_mode::ignore);
+  try {
+    run_app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    throwUserError("{}\nHINT: slidedp_worker --help lists the run's options with their ranges", e.what());
+  }
+  if (!w.training()) return;  // no model: the plan refuses that itself
+  TrainJobOptions& t = w.train;
+  // the names the run parses at start-up (apps/train_job.cpp), each refused with its choices
+  parseDeliveryRoute(t.delivery);
+  parseReductionRoute(t.reduction);
+  parseNodeLayout(t.node_layout);
+  parseActivationPolicy(t.activations);
+  parseAttentionChoice(t.attention);
+  optim::parseLrScheduleKind(t.schedule);
+  t.trace_step_given = run_app.count("--trace-step") > 0;
+  t.train.total_steps = lastStep(t);  // the schedule's steps (a --route-sweep runs --steps each)
+  checkSettings(t, num_workers);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -385,6 +421,8 @@ int main(int argc, char** argv) {
                    knobs.size() > 1 ? "these knobs" : "this knob");
   }
   try {
+    // the workers' count where the plan is told it (a --nodes-sweep's batch is per node)
+    checkRunSettings(argc, argv, o.gpus > 0 && o.nodes_sweep.empty() ? o.gpus * std::max(o.nodes, 1) : 0);
     return run(o);
   } catch (const UserError& e) {
     std::fflush(stdout);  // what was printed comes first where both go to one file

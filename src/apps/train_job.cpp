@@ -122,6 +122,20 @@ std::string formatDuration(double s) {
 }
 
 /// The steps, the per-step line, metrics, checkpoints, the summary. Collective.
+/// The step --trace, --gpu-profile and --memory-snapshot record: --trace-step, or the last step
+/// (`last`) when the default 2 is beyond it; not before this run's first step `first` (a resume).
+int64_t tracedStep(const TrainJobOptions& o, int64_t first, int64_t last) {
+  return std::max<int64_t>(o.trace_step_given ? o.trace_step : std::min(o.trace_step, last), first);
+}
+
+/// `path` with "-step<step>" before its extension (runs/trace.json -> runs/trace-step201.json).
+std::string withStepSuffix(const std::string& path, int64_t step) {
+  const size_t slash = path.find_last_of('/'), dot = path.find_last_of('.');
+  const bool ext = dot != std::string::npos && dot > 0 && (slash == std::string::npos || dot > slash + 1);
+  const std::string suffix = fmt::format("-step{}", step);
+  return ext ? path.substr(0, dot) + suffix + path.substr(dot) : path + suffix;
+}
+
 /// Returns the last step run.
 int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trainer, BatchSource& data,
                  const std::vector<RunVariant>& variants, SyntheticBatches* synthetic,
@@ -201,10 +215,7 @@ int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trai
                      "further: --steps N with N > {})", step, last, step);
   const auto t_start = std::chrono::steady_clock::now();
   const int64_t first = step + 1;
-  // The step --trace and --gpu-profile record: --trace-step, or the last step when the default
-  // 2 is beyond it; not before this run's first step (a resume).
-  const int64_t traced_step =
-      std::max<int64_t>(o.trace_step_given ? o.trace_step : std::min(o.trace_step, last), first);
+  const int64_t traced_step = tracedStep(o, first, last);
   bool stopped = false;
   for (size_t vi = 0; vi < variants.size() && step < last && !stopped; ++vi) {
     const RunVariant& v = variants[vi];
@@ -1008,6 +1019,17 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
       agreeOrThrow(ctx.world, why.empty(), why);
     }
   }
+  const int64_t last = o.steps * static_cast<int64_t>(variants.size());
+  if (trainer.firstStep() > 1 && trainer.firstStep() <= last && !o.trace.empty()) {
+    // A resume keeps the earlier run's trace: its own goes beside it, named by the step it
+    // records (rank 0 looks, every rank takes its answer).
+    std::string path = o.trace;
+    if (ctx.world_rank == 0 && formats::isRegularFile(o.trace)) {
+      path = withStepSuffix(o.trace, tracedStep(o, trainer.firstStep(), last));
+      SLIDEDP_LOG_INFO("--trace {} holds an earlier run's trace: kept; this run's goes to {}", o.trace, path);
+    }
+    o.trace = broadcastString(ctx, path);
+  }
   SyntheticBatches* synthetic = nullptr;
   if (!data) {
     std::pair<int64_t, int64_t> docs{0, 0};
@@ -1027,7 +1049,6 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
   JobGuard::markStepsStarted();
   std::string exported;      // the directory this run wrote the model to ("": none; node 0's leader)
   int64_t exported_step = 0;  // < the last step: the partial model of a stopped run
-  const int64_t last = o.steps * static_cast<int64_t>(variants.size());
   int64_t done = 0;
   const auto job_start = std::chrono::system_clock::now();
   try {

@@ -137,6 +137,46 @@ TEST(PlanCli, ValuesTheRunRefusesAreRefusedBeforePlanning) {
   EXPECT_EQ(m.output.find("measuring this machine"), std::string::npos) << m.output;  // (the old label)
 }
 
+// What the run itself refuses at start-up (checkSettings, the route and schedule names, a bad
+// --route-sweep) is refused by the plan too, before it calibrates this machine: the launcher
+// plans a --policy auto run first, and that run would have been refused after the calibration.
+TEST(PlanCli, TheRunsOwnRefusalsComeBeforeCalibration) {
+  const std::string cache = fmt::format("/tmp/slidedp-plan-cli-run-{}.json", getpid());
+  const std::string tiny = std::string(SLIDEDP_SOURCE_DIR) + "/tools/configs/qwen3-tiny.json";
+  const std::string toml = fmt::format("/tmp/slidedp-plan-cli-run-{}.toml", getpid());
+  { std::ofstream(toml) << "lr = -0.5\n"; }
+  struct Bad {
+    std::vector<std::string> args;
+    std::string says;
+  };
+  for (const Bad& bad : {Bad{{"--lr", "-1"}, "--lr must be a finite number >= 0, got -1"},
+                         Bad{{"--steps", "10", "--warmup", "50"}, "--warmup 50 is longer than the run (--steps 10)"},
+                         Bad{{"--route-sweep", "replicated/cpu+x@4"}, "unknown modifier '+x'"},
+                         Bad{{"--delivery", "bogus"}, "unknown delivery route 'bogus'"},
+                         Bad{{"--schedule", "sine"}, "unknown lr schedule 'sine'"},
+                         Bad{{"--gradient-accumulation-steps", "4", "--gpus", "2"},
+                             "--gradient-accumulation-steps 4 needs at least that many rows on every worker"},
+                         Bad{{"--config", toml}, "--lr must be a finite number >= 0, got -0.5"}}) {
+    std::remove(cache.c_str());
+    std::vector<std::string> args = {SLIDEDP_PLAN_BIN, "--model-config", tiny, "--device", "cpu",
+                                     "--batch-size", "4", "--seq-len", "64", "--calibration", cache};
+    args.insert(args.end(), bad.args.begin(), bad.args.end());
+    Result r = wait(start(args));
+    EXPECT_EQ(r.exit_code, 2) << bad.args[0] << ":\n" << r.output;
+    EXPECT_NE(r.output.find("slidedp plan: error: "), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find(bad.says), std::string::npos) << r.output;
+    EXPECT_EQ(r.output.find("calibrating"), std::string::npos) << r.output;
+    EXPECT_NE(::access(cache.c_str(), F_OK), 0) << bad.args[0] << ": calibrated (and cached) first";
+  }
+  std::remove(toml.c_str());
+  std::remove(cache.c_str());
+  // the same run with valid values plans (against a machine file: nothing calibrated here)
+  Result ok = wait(start(plan({"--seq-len", "4096", "--lr", "1e-5", "--steps", "100", "--warmup", "10",
+                               "--schedule", "cosine", "--gpus", "1"})));
+  EXPECT_EQ(ok.exit_code, 0) << ok.output;
+  EXPECT_GT(bestStepSeconds(ok.output), 0) << ok.output;
+}
+
 TEST(PlanCli, TheUpdateTailIsPricedOrRefusedAndKnobsWithoutEvaluateAreNamed) {
   Result ten = wait(start(plan({"--seq-len", "4096", "--evaluate", "--update-tail-units", "10"})));
   ASSERT_EQ(ten.exit_code, 0) << ten.output;
@@ -146,11 +186,13 @@ TEST(PlanCli, TheUpdateTailIsPricedOrRefusedAndKnobsWithoutEvaluateAreNamed) {
   Result gpu = wait(start(plan({"--seq-len", "4096", "--evaluate", "--update-tail-units", "10", "--reduction", "gpu"})));
   ASSERT_EQ(gpu.exit_code, 0) << gpu.output;
   EXPECT_NE(gpu.output.find("note: tail10 only orders the hand-offs here"), std::string::npos) << gpu.output;
-  for (const std::string m : {"81", "-1"}) {
+  // beyond the model's layers: the plan names them; negative: the run's own range check says it
+  for (const auto& [m, says] : {std::pair<std::string, std::string>{"81", "--update-tail-units 81 is outside "
+                                                                          "0..80 (the model's decoder layers)"},
+                                {"-1", "--update-tail-units: must be a whole number of decoder layers"}}) {
     Result r = wait(start(plan({"--seq-len", "4096", "--evaluate", "--update-tail-units", m})));
     EXPECT_EQ(r.exit_code, 2) << r.output;
-    EXPECT_NE(r.output.find("slidedp plan: error: --update-tail-units " + m + " is outside 0..80 (the "
-                            "model's decoder layers)"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("slidedp plan: error: " + says), std::string::npos) << r.output;
   }
   Result knobs = wait(start(plan({"--seq-len", "4096", "--window", "3", "--update-tail-units", "4"})));
   ASSERT_EQ(knobs.exit_code, 0) << knobs.output;

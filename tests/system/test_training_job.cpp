@@ -497,6 +497,27 @@ TEST(TrainingJob, NonFiniteWeightsAreNamedAtLoad) {
 
 // `--resume DIR` alone continues the run with its own flags, saved in the checkpoint (model,
 // data, learning rate, batch); flags on the command line override them (--steps here).
+// A resume with the same --trace keeps the earlier run's trace and writes its own beside it,
+// named by the step it records (the default step 2 is before the resume: its first step).
+TEST(TrainingJob, AResumeKeepsTheEarlierTraceAndWritesItsOwnBeside) {
+  const std::string d = tmpDir("resumetrace");
+  const std::string trace = d + ".trace.json", beside = d + ".trace-step3.json";
+  std::remove(trace.c_str());
+  std::remove(beside.c_str());
+  Result first = wait(start(train({"--steps", "2", "--checkpoint-dir", d, "--trace", trace})));
+  ASSERT_EQ(first.exit_code, 0) << first.output;
+  const std::string earlier = readFile(trace);
+  ASSERT_NE(earlier.find("backward unit 1"), std::string::npos) << first.output;
+  Result again = wait(start(train({"--steps", "4", "--checkpoint-dir", d, "--trace", trace, "--resume", d})));
+  ASSERT_EQ(again.exit_code, 0) << again.output;
+  EXPECT_EQ(readFile(trace), earlier) << "the earlier run's trace was overwritten\n" << again.output;
+  EXPECT_NE(readFile(beside).find("backward unit 1"), std::string::npos) << again.output;
+  EXPECT_NE(again.output.find("--trace " + trace + " holds an earlier run's trace: kept; this run's goes to " +
+                              beside), std::string::npos) << again.output;
+  EXPECT_NE(again.output.find("trace of step 3 written to " + beside), std::string::npos) << again.output;
+  std::system(("rm -rf " + d + " " + trace + " " + beside).c_str());
+}
+
 TEST(TrainingJob, ResumeAloneContinuesWithTheSavedConfiguration) {
   const std::string d = tmpDir("resumealone");
   Result first = wait(start(train({"--steps", "2", "--lr", "0.0007", "--checkpoint-dir", d})));
