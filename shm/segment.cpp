@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <boost/interprocess/exceptions.hpp>
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <fstream>
@@ -191,6 +192,7 @@ Segment& Segment::operator=(Segment&& o) noexcept {
     header_ = o.header_;
     layout_ = std::move(o.layout_);
     control_ = o.control_;
+    leader_ = std::move(o.leader_);
     o.owner_ = false;
     o.base_ = nullptr;
     o.header_ = nullptr;
@@ -211,6 +213,7 @@ void Segment::release() {
   name_.clear();
   layout_ = Layout();
   control_ = ControlBlock();
+  leader_ = LeaderRegions();
 }
 
 void Segment::remove() {
@@ -221,6 +224,7 @@ void Segment::remove() {
 }
 
 void* Segment::region(const std::string& name) const {
+  if (void* p = leader_.find(name)) return p;
   return static_cast<char*>(base_) + layout_.at(name).offset;
 }
 
@@ -234,7 +238,7 @@ std::string segmentNameProblem(const std::string& name) {
 }
 
 Segment Segment::create(const std::string& name, uint64_t job_id, const Layout& regions,
-                        const ControlDims& dims) {
+                        const ControlDims& dims, const std::vector<std::string>& leader_only) {
   if (const std::string why = segmentNameProblem(name); !why.empty())
     throwUserError("cannot name a shared segment '{}': {}.\nHINT: --shm-name with letters, digits, "
                    "'-', '_' or '.' only, e.g. --shm-name slidedp-myjob", name, why);
@@ -251,7 +255,10 @@ Segment Segment::create(const std::string& name, uint64_t job_id, const Layout& 
   full.add(kHeaderRegion, DType::kU8, sizeof(SegmentHeader));
   full.add(kControlRegion, DType::kU8,
            ControlBlock::bytesFor(dims.num_ranks, dims.num_layers, dims.num_slots));
-  for (const auto& r : regions.regions()) full.add(r.name, r.dtype, r.numel);
+  Layout own;  // the leader's own regions (LeaderRegions), out of the shared file
+  for (const auto& r : regions.regions())
+    (std::find(leader_only.begin(), leader_only.end(), r.name) != leader_only.end() ? own : full)
+        .add(r.name, r.dtype, r.numel);
   if (full.regions().size() > kMaxRegions)
     throwUserError("the segment layout has {} regions; at most {} fit the header",
                    full.regions().size(), kMaxRegions);
@@ -293,6 +300,7 @@ Segment Segment::create(const std::string& name, uint64_t job_id, const Layout& 
                    formatBytes(total), e.what());
   }
   seg.mapWhole();
+  seg.leader_ = LeaderRegions(own);
   auto* h = new (seg.base_) SegmentHeader();
   h->magic = 0;  // published last
   h->format_version = kSegmentFormatVersion;

@@ -21,6 +21,7 @@
 
 #include "shm/control_block.h"
 #include "shm/layout.h"
+#include "shm/leader_regions.h"
 
 namespace slidedp::shm {
 
@@ -79,8 +80,11 @@ class Segment {
   /// allocated at first touch, by whoever touches them first).
   /// Throws UserError if the segment already exists (another live job uses the name) or if
   /// /dev/shm has too little space (the message gives needed and available bytes).
+  /// `leader_only`: names of `regions` only the leader touches; they are held in its own
+  /// memory (LeaderRegions: transparent huge pages), not in the shared file, and workers do
+  /// not see them.
   static Segment create(const std::string& name, uint64_t job_id, const Layout& regions,
-                        const ControlDims& dims);
+                        const ControlDims& dims, const std::vector<std::string>& leader_only = {});
 
   /// Worker: maps an existing segment read-write, waiting up to `timeout_s` for the leader
   /// to publish it. Throws UserError if it is missing, not a slidedp segment, of another
@@ -110,13 +114,19 @@ class Segment {
 
   const std::string& name() const { return name_; }
   bool isOwner() const { return owner_; }
+  /// Bytes of the shared file (header, control block, shared regions).
   uint64_t bytes() const { return header_ ? header_->total_bytes : 0; }
+  /// Bytes of the leader's own regions (create's `leader_only`; 0 on workers).
+  uint64_t leaderBytes() const { return leader_.bytes(); }
+  /// Of those, the bytes in transparent huge pages now (LeaderRegions::hugePageBytes).
+  uint64_t leaderHugePageBytes() const { return leader_.hugePageBytes(); }
   uint64_t jobId() const { return header_->job_id; }
   const Layout& layout() const { return layout_; }
   const ControlBlock& control() const { return control_; }
   void* base() const { return base_; }
 
-  /// Start of region `name`; throws std::out_of_range naming it if absent.
+  /// Start of region `name` (shared, or the leader's own); throws std::out_of_range naming it
+  /// if absent (a leader-only region on a worker included).
   void* region(const std::string& name) const;
   template <typename T>
   T* regionAs(const std::string& name) const {
@@ -138,6 +148,7 @@ class Segment {
   SegmentHeader* header_ = nullptr;
   Layout layout_;
   ControlBlock control_;
+  LeaderRegions leader_;
 };
 
 /// Why `name` cannot name a segment in /dev/shm, or "" when it can. A POSIX shared-memory

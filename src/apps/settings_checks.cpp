@@ -1,6 +1,8 @@
 #include "apps/settings_checks.h"
 
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <string>
 
 #include "common/errors.h"
@@ -24,6 +26,12 @@ void checkTokensPerStep(int64_t rows, int64_t seq_len, const std::string& rows_n
 
 void checkSettings(const TrainJobOptions& o, int num_workers) {
   const TrainOptions& t = o.train;
+  // where the leader keeps master, m and v with bf16 compute (train/trainer.cpp)
+  if (const char* e = std::getenv("SLIDEDP_OPTIMIZER_STATE");
+      e != nullptr && *e != '\0' && std::strcmp(e, "leader") != 0 && std::strcmp(e, "shared") != 0)
+    throwUserError("SLIDEDP_OPTIMIZER_STATE={}: expected leader (the default: with bf16 compute, "
+                   "master and moments in the leader's own memory, with huge pages) or shared (in "
+                   "the shared segment)", e);
   if (o.steps < 1) throwUserError("--steps must be >= 1, got {}", o.steps);
   if (t.mlp_tile_tokens < -1)
     throwUserError("--mlp-tile-tokens must be > 0, 0 (auto) or -1 (never tiled); got {}",

@@ -136,6 +136,14 @@ std::string withStepSuffix(const std::string& path, int64_t step) {
   return ext ? path.substr(0, dot) + suffix + path.substr(dot) : path + suffix;
 }
 
+/// "; master, m and v (X) in the leader's own memory, Y of it in huge pages" where the
+/// optimizer state is there (bf16 compute: shm/leader_regions.h), else "".
+std::string leaderMemoryText(const shm::Segment& seg) {
+  if (seg.leaderBytes() == 0) return "";
+  return fmt::format("; master, m and v ({}) in the leader's own memory, {} of it in huge pages",
+                     shm::formatBytes(seg.leaderBytes()), shm::formatBytes(seg.leaderHugePageBytes()));
+}
+
 /// Returns the last step run.
 int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trainer, BatchSource& data,
                  const std::vector<RunVariant>& variants, SyntheticBatches* synthetic,
@@ -987,18 +995,18 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
       uint64_t staging = 0;
       for (const char* r : {kStagingRegion, kGradAccumRegion})
         if (const shm::Region* reg = trainer.segment().layout().find(r)) staging += reg->bytes();
-      const uint64_t total = trainer.segmentBytes();
+      const uint64_t total = trainer.hostStateBytes();
       // Fully sharded: each worker's gather buffers (routes/node_gather.h; one on CPU workers,
       // one per window slot on GPU workers) of its largest span, outside the segment.
       const uint64_t gather = trainer.workerGatherBytes(shardedDeliveryOnly(variants));
       line = fmt::format("node {}: host state {} bytes for {} params: {:.3f} B/param without "
                          "staging ({} staging bytes{}; {:.3f} B/param in all), state {} across {} "
-                         "node(s)", ctx.node_id, total - staging, params,
+                         "node(s){}", ctx.node_id, total - staging, params,
                          static_cast<double>(total - staging) / params, staging + gather,
                          gather ? fmt::format(", of which {} the workers' gather buffers", gather) : "",
                          static_cast<double>(total + gather) / params,
                          ctx.num_nodes > 1 ? nodeLayoutName(o.train.node_layout) : "whole",
-                         ctx.num_nodes);
+                         ctx.num_nodes, leaderMemoryText(trainer.segment()));
     }
     const std::string lines = gatherLines(ctx, line);
     if (ctx.world_rank == 0) SLIDEDP_LOG_INFO("{}", lines.substr(0, lines.size() - (lines.empty() ? 0 : 1)));

@@ -56,6 +56,7 @@ HostStateLayout HostStateLayout::build(const HostStateSpec& spec) {
   h.layout.add(kMasterRegion, shm::DType::kF32, owned);
   h.layout.add(kExpAvgRegion, shm::DType::kF32, owned);
   h.layout.add(kExpAvgSqRegion, shm::DType::kF32, owned);
+  if (spec.leader_private_state) h.leader_only = {kMasterRegion, kExpAvgRegion, kExpAvgSqRegion};
   if (h.copy_sharded) {
     if (!spec.f32_delivery) h.layout.add(kComputeCopyRegion, shm::DType::kBF16, owned);
   } else if (h.sharded && spec.f32_delivery) {

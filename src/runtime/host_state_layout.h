@@ -67,6 +67,11 @@ struct HostStateSpec {
   /// Sharded across nodes, fully: the delivery copy holds only this node's parts too (spans
   /// HostStateLayout::copy = owned); fp32 compute then delivers from the master's parts.
   bool shard_copy = false;
+  /// Master, m and v in the leader's own memory (shm::LeaderRegions: transparent huge pages),
+  /// not in the shared segment. Only where no worker reads the master: bf16 compute, whose
+  /// delivery copy is a region of its own (fp32 compute delivers from the master, see
+  /// deliveryRegion). See HostStateLayout::leader_only.
+  bool leader_private_state = false;
 
   std::vector<int64_t> unitNumels() const {
     return unit_numels.empty() ? model.unitNumels() : unit_numels;
@@ -81,6 +86,9 @@ struct HostStateLayout {
   bool sharded = false;          // master/m/v hold only this node's part
   bool copy_sharded = false;     // the delivery region holds only this node's part too
   uint64_t param_region_numel = 0;
+  /// Regions of `layout` only the leader touches, for shm::Segment::create's `leader_only`
+  /// (HostStateSpec::leader_private_state: master, m, v); empty: all shared.
+  std::vector<std::string> leader_only;
 
   static HostStateLayout build(const HostStateSpec& spec);
   /// Element offset of (slot, worker) in the staging region.

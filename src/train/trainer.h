@@ -219,8 +219,9 @@ class Trainer {
   /// whole model in its memory, 4 B/param, while it writes). Tokenizer files (tokenizer.model,
   /// ...) are copied from `tokenizer_dir` ("" = the model directory).
   void exportHf(const std::string& dir, bool bf16, const std::string& tokenizer_dir = "") const;
-  /// Bytes of this node's segment (the host state, staging and control block).
-  uint64_t segmentBytes() const { return seg_.bytes(); }
+  /// Bytes of this node's host state on the leader: the segment (staging and control block
+  /// included) and the leader's own regions (master, m, v with bf16 compute).
+  uint64_t hostStateBytes() const { return seg_.bytes() + seg_.leaderBytes(); }
   /// Fully sharded across nodes: the host bytes of the gather buffers of this node's workers
   /// together (routes/node_gather.h: one per worker on CPU workers, one per window slot on GPU
   /// workers, each of the largest span a worker gathers); 0 otherwise. `sharded_delivery`:

@@ -334,6 +334,40 @@ TEST(TrainingJob, UpdateTailTrainsAsTheBackwardOrder) {
   std::system(("rm -rf " + d0 + " " + d0 + ".csv").c_str());
 }
 
+// bf16 compute (GPU workers' default; --precision bf16 here on CPU workers) keeps master, m and
+// v in the leader's own memory (shm/leader_regions.h), out of the shared segment. The training
+// is the same as with them in the segment (SLIDEDP_OPTIMIZER_STATE=shared): every loss and
+// every optimizer-state byte, through a checkpoint and a resume from it; the start-up line
+// says where they are.
+TEST(TrainingJob, OptimizerStateInTheLeadersMemoryTrainsAsInTheSegment) {
+  const std::string a = tmpDir("state-leader"), b = tmpDir("state-shared"), c = tmpDir("state-resumed");
+  auto run = [&](const char* placement, std::vector<std::string> extra) {
+    std::vector<std::string> args = {"/usr/bin/env", std::string("SLIDEDP_OPTIMIZER_STATE=") + placement};
+    for (const std::string& x : train({"--precision", "bf16", "--lr", "1e-3"})) args.push_back(x);
+    args.insert(args.end(), extra.begin(), extra.end());
+    return wait(start(args));
+  };
+  Result ra = run("leader", {"--steps", "4", "--checkpoint-dir", a, "--checkpoint-every", "2", "--metrics", a + ".csv"});
+  ASSERT_EQ(ra.exit_code, 0) << ra.output;
+  EXPECT_NE(ra.output.find("master, m and v ("), std::string::npos) << ra.output;
+  EXPECT_NE(ra.output.find(") in the leader's own memory"), std::string::npos) << ra.output;
+  Result rb = run("shared", {"--steps", "4", "--checkpoint-dir", b, "--metrics", b + ".csv"});
+  ASSERT_EQ(rb.exit_code, 0) << rb.output;
+  EXPECT_EQ(rb.output.find("in the leader's own memory"), std::string::npos) << rb.output;
+  const auto la = metricsLosses(a + ".csv");
+  ASSERT_EQ(la.size(), 4u);
+  EXPECT_EQ(la, metricsLosses(b + ".csv"));
+  const auto sa = tensorsByName(a + "/step-00000004/optimizer.safetensors");
+  EXPECT_TRUE(sa == tensorsByName(b + "/step-00000004/optimizer.safetensors")) << "the optimizer state differs";
+  Result rc = run("leader", {"--steps", "4", "--resume", a + "/step-00000002", "--checkpoint-dir", c});
+  ASSERT_EQ(rc.exit_code, 0) << rc.output;
+  EXPECT_TRUE(tensorsByName(c + "/step-00000004/optimizer.safetensors") == sa) << "resumed from step 2";
+  Result bad = run("elsewhere", {"--steps", "1"});
+  EXPECT_EQ(bad.exit_code, 2) << bad.output;
+  EXPECT_NE(bad.output.find("SLIDEDP_OPTIMIZER_STATE=elsewhere: expected leader"), std::string::npos) << bad.output;
+  std::system(("rm -rf " + a + " " + b + " " + c + " " + a + ".csv " + b + ".csv").c_str());
+}
+
 // A --route-sweep variant's +tailM switches the update tail between variants (the chunk plan
 // reordered between steps, ChunkPlan::withTail, once the hand-offs are in and a streamed
 // checkpoint is written): none, 3, all 5 layers, none again, 2 steps each, with a streamed

@@ -50,6 +50,44 @@ TEST(Segment, CreateOpenShareAndRemove) {
   EXPECT_FALSE(Segment::exists(name)) << "owner's destructor must remove the segment";
 }
 
+// Leader-only regions (create's `leader_only`: the optimizer state with GPU workers) live in
+// the leader's own memory: not in the shared file, which a worker maps without them, and on a
+// 2 MiB boundary (transparent huge pages), zero-filled and writable; the shared regions keep
+// their place and size.
+TEST(Segment, LeaderOnlyRegionsAreTheLeadersOwnMemory) {
+  const std::string name = uniqueName("leaderonly");
+  Layout l;
+  l.add("master", DType::kF32, 3 << 20);  // 12 MiB
+  l.add("copy", DType::kBF16, 3 << 20);
+  l.add("moment", DType::kF32, 1000);
+  Segment shared = Segment::create(uniqueName("allshared"), 7, l, ControlDims{2, 3, 2});
+  Segment leader = Segment::create(name, 7, l, ControlDims{2, 3, 2}, {"master", "moment"});
+  EXPECT_EQ(leader.bytes() + (12u << 20) + 4096u, shared.bytes()) << "the shared file holds only the copy";
+  EXPECT_GE(leader.leaderBytes(), (12u << 20) + 4000u);
+  EXPECT_EQ(shared.leaderBytes(), 0u);
+  auto* master = leader.regionAs<float>("master");
+  auto* moment = leader.regionAs<float>("moment");
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(master) % (2u << 20), 0u);
+  const char* file = static_cast<const char*>(leader.base());
+  for (const void* p : {static_cast<const void*>(master), static_cast<const void*>(moment)})
+    EXPECT_TRUE(p < file || p >= file + leader.bytes()) << "a leader-only region inside the shared file";
+  EXPECT_EQ(master[0], 0.0f);
+  EXPECT_EQ(master[(3 << 20) - 1], 0.0f);
+  master[(3 << 20) - 1] = 1.5f;
+  moment[999] = 2.5f;
+  Segment worker = Segment::open(name, 7, 1.0);
+  EXPECT_EQ(worker.layout().find("master"), nullptr);
+  EXPECT_THROW(worker.region("master"), std::out_of_range);
+  EXPECT_EQ(worker.leaderBytes(), 0u);
+  // the shared region is the same memory in both
+  leader.regionAs<uint16_t>("copy")[5] = 0x3f80;
+  EXPECT_EQ(worker.regionAs<uint16_t>("copy")[5], 0x3f80);
+  // a move keeps the leader's own memory (the Trainer moves its Segment into place)
+  Segment moved = std::move(leader);
+  EXPECT_EQ(moved.regionAs<float>("master")[(3 << 20) - 1], 1.5f);
+  EXPECT_EQ(moved.regionAs<float>("moment")[999], 2.5f);
+}
+
 TEST(Segment, OpenValidates) {
   const std::string name = uniqueName("validate");
   Segment leader = Segment::create(name, 7, smallLayout(), ControlDims{2, 1, 1});

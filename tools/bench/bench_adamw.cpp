@@ -8,10 +8,16 @@
 //
 // Usage: bench_adamw [--n PARAMS] [--threads T] [--reps R] [--isa auto|scalar|avx2|avx512|
 //                     avx512bf16] [--slots 1,2,4] [--dtypes f32,bf16] [--stream] [--prefetch E]
+//                     [--memory anon|shm]
 // (--help: each option with its default.) Prints one "RESULT ..." line per measurement (parsed
 // by bench_adamw.sh). A bad option or value, or an ISA this CPU lacks: a message and exit 2.
+#include <fcntl.h>
 #include <omp.h>
 #include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <fstream>
 
 #include <algorithm>
 #include <chrono>
@@ -42,6 +48,7 @@ struct Options {
   std::vector<std::string> dtypes = {"f32", "bf16"};
   bool stream = false;
   int64_t prefetch = -1;
+  std::string memory = "anon";
 };
 
 // "256M" -> "268435456": a count with an optional K, M or G suffix (powers of 1024, either
@@ -103,25 +110,56 @@ Options parseArgs(int argc, char** argv) {
       ->type_name("COUNT")
       ->check(bench::intAtLeast(-1))
       ->capture_default_str();
+  app.add_option("--memory", o.memory, "Where the buffers live: anon (the process's memory, "
+                 "transparent huge pages where allowed) or shm (a /dev/shm file mapped shared, "
+                 "as the runtime's host segment)")
+      ->check(CLI::IsMember({"anon", "shm"}))
+      ->capture_default_str();
   if (const auto rc = bench::parseCommandLine(app, argc, argv)) std::exit(*rc);
   return o;
 }
+
+// --memory: where the buffers live. anon: the process's own memory (transparent huge pages
+// where the kernel allows: THP "madvise" or "always"); shm: a POSIX shared-memory file in
+// /dev/shm mapped MAP_SHARED, as the runtime's host segment (shm/segment.cpp, Boost.Interprocess)
+// holds the state: huge pages there only where tmpfs allows them (shmem_enabled, huge=).
+bool g_shm = false;
 
 // Page-aligned buffer (2 MiB, transparent huge pages where the kernel allows), untouched:
 // the caller first-touches it with the benchmark's partition.
 struct Buffer {
   void* p = nullptr;
-  size_t bytes = 0;
+  size_t bytes = 0, mapped = 0;
   explicit Buffer(size_t b) : bytes(b) {
     const size_t align = size_t{2} << 20;
-    p = std::aligned_alloc(align, (b + align - 1) / align * align);
-    if (!p) {
-      std::fprintf(stderr, "bench_adamw: cannot allocate %zu bytes\n", b);
-      std::exit(1);
+    mapped = (b + align - 1) / align * align;
+    if (g_shm) {
+      static int count = 0;
+      const std::string name = "/slidedp-bench-adamw-" + std::to_string(getpid()) + "-" + std::to_string(count++);
+      const int fd = shm_open(name.c_str(), O_CREAT | O_EXCL | O_RDWR, 0600);
+      if (fd >= 0) shm_unlink(name.c_str());  // gone with the mapping
+      if (fd < 0 || ftruncate(fd, static_cast<off_t>(mapped)) != 0 ||
+          (p = mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) == MAP_FAILED) {
+        std::fprintf(stderr, "bench_adamw: cannot map %zu bytes of /dev/shm%s: %s\n", mapped,
+                     name.c_str(), std::strerror(errno));
+        std::exit(1);
+      }
+      close(fd);
+    } else {
+      p = std::aligned_alloc(align, mapped);
+      if (!p) {
+        std::fprintf(stderr, "bench_adamw: cannot allocate %zu bytes\n", b);
+        std::exit(1);
+      }
     }
-    madvise(p, (b + align - 1) / align * align, MADV_HUGEPAGE);
+    madvise(p, mapped, MADV_HUGEPAGE);
   }
-  ~Buffer() { std::free(p); }
+  ~Buffer() {
+    if (g_shm)
+      munmap(p, mapped);
+    else
+      std::free(p);
+  }
   template <typename T>
   T* as() {
     return static_cast<T*>(p);
@@ -163,6 +201,7 @@ double medianSeconds(int reps, F&& f) {
 
 int main(int argc, char** argv) {
   const Options o = parseArgs(argc, argv);
+  g_shm = o.memory == "shm";
   const int threads = o.threads > 0 ? o.threads : omp_get_max_threads();
   const int64_t n = o.n;
   EngineOptions eo;
@@ -211,6 +250,21 @@ int main(int argc, char** argv) {
   Buffer master(n * 4), m(n * 4), v(n * 4), copy(n * 2);
   const ChunkState st{master.as<float>(), m.as<float>(), v.as<float>(), copy.as<uint16_t>(), n};
   engine.firstTouch(st);
+  // what the kernel gave the state: its THP settings and the huge pages in use now
+  for (const char* f : {"/sys/kernel/mm/transparent_hugepage/enabled",
+                        "/sys/kernel/mm/transparent_hugepage/shmem_enabled"}) {
+    std::string line;
+    std::getline(std::ifstream(f) >> std::ws, line);
+    std::printf("memory: %s: %s\n", f, line.c_str());
+  }
+  {
+    std::ifstream mi("/proc/meminfo");
+    for (std::string line; std::getline(mi, line);)
+      if (line.rfind("AnonHugePages", 0) == 0 || line.rfind("ShmemHugePages", 0) == 0 ||
+          line.rfind("Shmem:", 0) == 0)
+        std::printf("memory: %s (--memory %s, state %.2f GiB)\n", line.c_str(), o.memory.c_str(),
+                    14.0 * n / (1u << 30));
+  }
   parallelRanges(n, threads, [&](int64_t lo, int64_t hi) {
     std::mt19937 rng(static_cast<uint32_t>(lo));
     std::normal_distribution<float> w(0.0f, 0.02f);
@@ -284,10 +338,10 @@ int main(int argc, char** argv) {
     const double gbs = r.bytes / r.seconds / 1e9;
     std::printf(
         "RESULT kind=adamw pass=%s grad=%s G=%d n=%lld threads=%d isa=%s stream=%d prefetch=%lld "
-        "seconds=%.6f "
+        "memory=%s seconds=%.6f "
         "Gparams=%.3f GBs=%.2f pct_triad=%.1f\n",
         r.pass, r.dtype.c_str(), r.slots, static_cast<long long>(n), threads, isaName(engine.isa()),
-        engine.streamCopy(), static_cast<long long>(engine.prefetchElems()), r.seconds,
+        engine.streamCopy(), static_cast<long long>(engine.prefetchElems()), o.memory.c_str(), r.seconds,
         n / r.seconds / 1e9, gbs, 100.0 * gbs / triadGBs);
   }
   return 0;
