@@ -21,8 +21,11 @@ constexpr uint64_t kHugePage = uint64_t{2} << 20;
 LeaderRegions::LeaderRegions(const Layout& layout) : layout_(layout) {
   const uint64_t bytes = layout_.totalBytes();
   if (bytes == 0) return;
-  // 2 MiB more than needed, so the regions can start on a huge-page boundary
-  mapped_bytes_ = (bytes + kHugePage - 1) / kHugePage * kHugePage + kHugePage;
+  // Two huge pages more than needed: the regions start on a huge-page boundary at least a page
+  // in, and the slack on both sides becomes PROT_NONE guards, so the kernel never merges the
+  // regions' area with a neighbouring mapping (hugePageBytes reads exactly this area).
+  const uint64_t rounded = (bytes + kHugePage - 1) / kHugePage * kHugePage;
+  mapped_bytes_ = rounded + 2 * kHugePage;
   void* p = mmap(nullptr, mapped_bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED) {
     const int err = errno;
@@ -34,8 +37,12 @@ LeaderRegions::LeaderRegions(const Layout& layout) : layout_(layout) {
   }
   mapping_ = p;
   const uintptr_t at = reinterpret_cast<uintptr_t>(p);
-  base_ = reinterpret_cast<char*>((at + kHugePage - 1) / kHugePage * kHugePage);
-  madvise(base_, (bytes + kHugePage - 1) / kHugePage * kHugePage, MADV_HUGEPAGE);  // advice only
+  const uint64_t page = 4096;
+  base_ = reinterpret_cast<char*>((at + page + kHugePage - 1) / kHugePage * kHugePage);
+  char* end = static_cast<char*>(p) + mapped_bytes_;
+  mprotect(p, static_cast<size_t>(base_ - static_cast<char*>(p)), PROT_NONE);
+  mprotect(base_ + rounded, static_cast<size_t>(end - (base_ + rounded)), PROT_NONE);
+  madvise(base_, rounded, MADV_HUGEPAGE);  // advice only
 }
 
 LeaderRegions::LeaderRegions(LeaderRegions&& o) noexcept { *this = std::move(o); }
@@ -63,6 +70,11 @@ void LeaderRegions::unmap() {
 
 uint64_t LeaderRegions::hugePageBytes() const {
   if (!mapping_) return 0;
+  // Reading smaps walks the area's page tables: quick in huge pages, seconds for tens of GiB of
+  // 4 KiB ones. Where THP is off there are none to count.
+  std::string thp;
+  std::getline(std::ifstream("/sys/kernel/mm/transparent_hugepage/enabled"), thp);
+  if (thp.empty() || thp.find("[never]") != std::string::npos) return 0;
   std::ifstream smaps("/proc/self/smaps");
   const uintptr_t at = reinterpret_cast<uintptr_t>(mapping_);
   bool ours = false;
@@ -70,7 +82,7 @@ uint64_t LeaderRegions::hugePageBytes() const {
   for (std::string line; std::getline(smaps, line);) {
     uintptr_t lo = 0, hi = 0;
     if (std::sscanf(line.c_str(), "%" SCNxPTR "-%" SCNxPTR " ", &lo, &hi) == 2 && line.find('-') < 17) {
-      ours = lo >= at && hi <= at + mapped_bytes_;  // the kernel may split the mapping (THP)
+      ours = lo >= at && hi <= at + mapped_bytes_;  // the regions' area (the guards hold none)
       continue;
     }
     uint64_t n = 0;

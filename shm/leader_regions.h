@@ -38,15 +38,16 @@ class LeaderRegions {
   void* find(const std::string& name) const;
   /// Bytes mapped for the regions (their layout's total; 0 when none).
   uint64_t bytes() const { return layout_.totalBytes(); }
-  /// Bytes of the mapping backed by transparent huge pages now (/proc/self/smaps'
-  /// AnonHugePages of it; pages exist once touched); 0 when none or unreadable.
+  /// Bytes of the regions backed by transparent huge pages now (/proc/self/smaps'
+  /// AnonHugePages of their area; pages exist once touched); 0 when none, unreadable, or THP
+  /// is off on this host (then not walked: seconds for tens of GiB of 4 KiB pages).
   uint64_t hugePageBytes() const;
   const Layout& layout() const { return layout_; }
 
  private:
   void unmap();
   Layout layout_;
-  void* mapping_ = nullptr;  // what mmap returned (mapped_bytes_ long)
+  void* mapping_ = nullptr;  // what mmap returned (mapped_bytes_ long, PROT_NONE around the regions)
   uint64_t mapped_bytes_ = 0;
   char* base_ = nullptr;     // 2 MiB-aligned start of the regions
 };

@@ -121,15 +121,14 @@ std::string formatDuration(double s) {
   return fmt::format("{}h{:02d}m", static_cast<int>(s / 3600), static_cast<int>(s / 60) % 60);
 }
 
-/// The steps, the per-step line, metrics, checkpoints, the summary. Collective.
 /// The step --trace, --gpu-profile and --memory-snapshot record: --trace-step, or the last step
 /// (`last`) when the default 2 is beyond it; not before this run's first step `first` (a resume).
-int64_t tracedStep(const TrainJobOptions& o, int64_t first, int64_t last) {
+static int64_t tracedStep(const TrainJobOptions& o, int64_t first, int64_t last) {
   return std::max<int64_t>(o.trace_step_given ? o.trace_step : std::min(o.trace_step, last), first);
 }
 
 /// `path` with "-step<step>" before its extension (runs/trace.json -> runs/trace-step201.json).
-std::string withStepSuffix(const std::string& path, int64_t step) {
+static std::string withStepSuffix(const std::string& path, int64_t step) {
   const size_t slash = path.find_last_of('/'), dot = path.find_last_of('.');
   const bool ext = dot != std::string::npos && dot > 0 && (slash == std::string::npos || dot > slash + 1);
   const std::string suffix = fmt::format("-step{}", step);
@@ -138,12 +137,13 @@ std::string withStepSuffix(const std::string& path, int64_t step) {
 
 /// "; master, m and v (X) in the leader's own memory, Y of it in huge pages" where the
 /// optimizer state is there (bf16 compute: shm/leader_regions.h), else "".
-std::string leaderMemoryText(const shm::Segment& seg) {
+static std::string leaderMemoryText(const shm::Segment& seg) {
   if (seg.leaderBytes() == 0) return "";
   return fmt::format("; master, m and v ({}) in the leader's own memory, {} of it in huge pages",
                      shm::formatBytes(seg.leaderBytes()), shm::formatBytes(seg.leaderHugePageBytes()));
 }
 
+/// The steps, the per-step line, metrics, checkpoints, the summary. Collective.
 /// Returns the last step run.
 int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trainer, BatchSource& data,
                  const std::vector<RunVariant>& variants, SyntheticBatches* synthetic,
@@ -1028,15 +1028,22 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
     }
   }
   const int64_t last = o.steps * static_cast<int64_t>(variants.size());
-  if (trainer.firstStep() > 1 && trainer.firstStep() <= last && !o.trace.empty()) {
-    // A resume keeps the earlier run's trace: its own goes beside it, named by the step it
-    // records (rank 0 looks, every rank takes its answer).
-    std::string path = o.trace;
-    if (ctx.world_rank == 0 && formats::isRegularFile(o.trace)) {
-      path = withStepSuffix(o.trace, tracedStep(o, trainer.firstStep(), last));
-      SLIDEDP_LOG_INFO("--trace {} holds an earlier run's trace: kept; this run's goes to {}", o.trace, path);
+  if (trainer.firstStep() > 1 && trainer.firstStep() <= last) {
+    const int64_t traced = tracedStep(o, trainer.firstStep(), last);
+    if (!o.trace.empty()) {
+      // A resume keeps the earlier run's trace: its own goes beside it, named by the step it
+      // records (rank 0 looks, every rank takes its answer).
+      std::string path = o.trace;
+      if (ctx.world_rank == 0 && formats::isRegularFile(o.trace)) {
+        path = withStepSuffix(o.trace, traced);
+        SLIDEDP_LOG_INFO("--trace {} holds an earlier run's trace: kept; this run's goes to {}", o.trace, path);
+      }
+      o.trace = broadcastString(ctx, path);
     }
-    o.trace = broadcastString(ctx, path);
+    // The workers name these files themselves (-w<worker>, worker/worker.cpp): a resumed run's
+    // carry the step in their name, so an earlier run's are never overwritten.
+    for (std::string* f : {&o.gpu_profile, &o.memory_snapshot})
+      if (!f->empty()) *f = withStepSuffix(*f, traced);
   }
   SyntheticBatches* synthetic = nullptr;
   if (!data) {

@@ -529,8 +529,6 @@ TEST(TrainingJob, NonFiniteWeightsAreNamedAtLoad) {
   std::system(("rm -rf " + m).c_str());
 }
 
-// `--resume DIR` alone continues the run with its own flags, saved in the checkpoint (model,
-// data, learning rate, batch); flags on the command line override them (--steps here).
 // A resume with the same --trace keeps the earlier run's trace and writes its own beside it,
 // named by the step it records (the default step 2 is before the resume: its first step).
 TEST(TrainingJob, AResumeKeepsTheEarlierTraceAndWritesItsOwnBeside) {
@@ -552,6 +550,8 @@ TEST(TrainingJob, AResumeKeepsTheEarlierTraceAndWritesItsOwnBeside) {
   std::system(("rm -rf " + d + " " + trace + " " + beside).c_str());
 }
 
+// `--resume DIR` alone continues the run with its own flags, saved in the checkpoint (model,
+// data, learning rate, batch); flags on the command line override them (--steps here).
 TEST(TrainingJob, ResumeAloneContinuesWithTheSavedConfiguration) {
   const std::string d = tmpDir("resumealone");
   Result first = wait(start(train({"--steps", "2", "--lr", "0.0007", "--checkpoint-dir", d})));

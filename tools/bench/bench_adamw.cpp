@@ -152,7 +152,7 @@ struct Buffer {
         std::exit(1);
       }
     }
-    madvise(p, mapped, MADV_HUGEPAGE);
+    if (!g_shm) madvise(p, mapped, MADV_HUGEPAGE);  // the runtime's segment is not advised either
   }
   ~Buffer() {
     if (g_shm)
