@@ -210,6 +210,9 @@ void checkOutputPaths(const OutputPlan& p) {
     if (formats::isDirectory(file))
       throwUserError("{} {}: is a directory; expected a file path.\nHINT: e.g. {}", option, file,
                      formats::joinPath(file, example));
+    if (file.back() == '/')  // written at the end, into a directory that this names
+      throwUserError("{} {}: ends in '/', a directory's name; expected a file path.\nHINT: e.g. {}",
+                     option, file, formats::joinPath(file, example));
     probeDirectory(option, formats::parentPath(file));
   }
   for (const auto& [dev, n] : needs) {

@@ -127,11 +127,10 @@ static int64_t tracedStep(const TrainJobOptions& o, int64_t first, int64_t last)
   return std::max<int64_t>(o.trace_step_given ? o.trace_step : std::min(o.trace_step, last), first);
 }
 
-/// `path` with "-step<step>" before its extension (runs/trace.json -> runs/trace-step201.json).
-static std::string withStepSuffix(const std::string& path, int64_t step) {
+/// `path` with `suffix` before its extension (runs/trace.json, "-step201" -> runs/trace-step201.json).
+static std::string withNameSuffix(const std::string& path, const std::string& suffix) {
   const size_t slash = path.find_last_of('/'), dot = path.find_last_of('.');
   const bool ext = dot != std::string::npos && dot > 0 && (slash == std::string::npos || dot > slash + 1);
-  const std::string suffix = fmt::format("-step{}", step);
   return ext ? path.substr(0, dot) + suffix + path.substr(dot) : path + suffix;
 }
 
@@ -1033,17 +1032,25 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
     if (!o.trace.empty()) {
       // A resume keeps the earlier run's trace: its own goes beside it, named by the step it
       // records (rank 0 looks, every rank takes its answer).
-      std::string path = o.trace;
+      std::string path = o.trace, problem;
       if (ctx.world_rank == 0 && formats::isRegularFile(o.trace)) {
-        path = withStepSuffix(o.trace, traced);
-        SLIDEDP_LOG_INFO("--trace {} holds an earlier run's trace: kept; this run's goes to {}", o.trace, path);
+        // a free name: a second resume from the same step keeps the first one's trace too
+        path = withNameSuffix(o.trace, fmt::format("-step{}", traced));
+        for (int k = 2; formats::isRegularFile(path); ++k)
+          path = withNameSuffix(o.trace, fmt::format("-step{}-{}", traced, k));
+        if (formats::isDirectory(path))
+          problem = fmt::format("--trace {} holds an earlier run's trace, and {}, where this resumed run's "
+                                "would go, is a directory.\nHINT: give another --trace", o.trace, path);
+        else
+          SLIDEDP_LOG_INFO("--trace {} holds an earlier run's trace: kept; this run's goes to {}", o.trace, path);
       }
+      agreeOrThrow(ctx.world, problem.empty(), problem);
       o.trace = broadcastString(ctx, path);
     }
     // The workers name these files themselves (-w<worker>, worker/worker.cpp): a resumed run's
     // carry the step in their name, so an earlier run's are never overwritten.
     for (std::string* f : {&o.gpu_profile, &o.memory_snapshot})
-      if (!f->empty()) *f = withStepSuffix(*f, traced);
+      if (!f->empty()) *f = withNameSuffix(*f, fmt::format("-step{}", traced));
   }
   SyntheticBatches* synthetic = nullptr;
   if (!data) {

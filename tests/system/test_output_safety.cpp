@@ -264,6 +264,16 @@ TEST(OutputChecks, UnwritableOutputPathsAreRefusedBeforeTheFirstStep) {
     EXPECT_EQ(r.output.find("step 1/"), std::string::npos) << flag << " checked too late:\n" << r.output;
   }
   std::remove(file.c_str());
+  // a file path ending in '/' names a directory: refused at start-up (it failed after the last
+  // step, at the rename of the written file, and the job's end-of-run outputs were lost)
+  for (const char* flag : {"--metrics", "--trace"}) {
+    const std::string dir = tmpDir("slash") + "/";
+    Result r = wait(start(train({"--steps", "2", flag, dir})));
+    EXPECT_EQ(r.exit_code, 2) << flag << "\n" << r.output;
+    EXPECT_NE(r.output.find(std::string(flag) + " " + dir + ": ends in '/', a directory's name; expected a "
+                            "file path"), std::string::npos) << r.output;
+    EXPECT_EQ(r.output.find("step 1/"), std::string::npos) << flag << " checked too late:\n" << r.output;
+  }
 }
 
 // An export into the model directory the run starts from would overwrite its weights; into the

@@ -547,7 +547,22 @@ TEST(TrainingJob, AResumeKeepsTheEarlierTraceAndWritesItsOwnBeside) {
   EXPECT_NE(again.output.find("--trace " + trace + " holds an earlier run's trace: kept; this run's goes to " +
                               beside), std::string::npos) << again.output;
   EXPECT_NE(again.output.find("trace of step 3 written to " + beside), std::string::npos) << again.output;
-  std::system(("rm -rf " + d + " " + trace + " " + beside).c_str());
+  // a second resume from the same step keeps the first resume's trace too
+  const std::string third = d + ".trace-step3-2.json";
+  const std::string resumed = readFile(beside);
+  Result twice = wait(start(train({"--steps", "4", "--checkpoint-dir", d + ".b", "--trace", trace, "--resume",
+                                   d + "/step-00000002"})));
+  ASSERT_EQ(twice.exit_code, 0) << twice.output;
+  EXPECT_EQ(readFile(beside), resumed) << "the first resume's trace was overwritten";
+  EXPECT_NE(readFile(third).find("backward unit 1"), std::string::npos) << twice.output;
+  // where the resumed run's trace would go is a directory: refused before the first step
+  std::system(("rm -f " + third + " " + beside + " && mkdir -p " + beside).c_str());
+  Result dir = wait(start(train({"--steps", "4", "--checkpoint-dir", d + ".c", "--trace", trace, "--resume",
+                                 d + "/step-00000002"})));
+  EXPECT_EQ(dir.exit_code, 2) << dir.output;
+  EXPECT_NE(dir.output.find("where this resumed run's would go, is a directory"), std::string::npos) << dir.output;
+  EXPECT_EQ(dir.output.find("step 3/"), std::string::npos) << dir.output;
+  std::system(("rm -rf " + d + " " + d + ".b " + d + ".c " + trace + " " + beside + " " + third).c_str());
 }
 
 // `--resume DIR` alone continues the run with its own flags, saved in the checkpoint (model,
