@@ -42,7 +42,6 @@ class LeaderRegions {
   /// AnonHugePages of their area; pages exist once touched); 0 when none, unreadable, or THP
   /// is off on this host (then not walked: seconds for tens of GiB of 4 KiB pages).
   uint64_t hugePageBytes() const;
-  const Layout& layout() const { return layout_; }
 
  private:
   void unmap();

@@ -1,12 +1,14 @@
 #include "apps/settings_checks.h"
 
 #include <cmath>
-#include <cstdlib>
-#include <cstring>
 #include <string>
 
 #include "common/errors.h"
 #include "common/log.h"
+#include "apps/run_variants.h"
+#include "optim/lr_schedule.h"
+#include "runtime/host_state_layout.h"
+#include "runtime/train_options.h"
 
 namespace slidedp {
 
@@ -24,14 +26,25 @@ void checkTokensPerStep(int64_t rows, int64_t seq_len, const std::string& rows_n
                    kMaxTokensPerStep / seq_len);
 }
 
+void resolveTrainOptions(TrainJobOptions& o) {
+  o.train.delivery = parseDeliveryRoute(o.delivery);
+  o.train.reduction = parseReductionRoute(o.reduction);
+  o.train.node_layout = parseNodeLayout(o.node_layout);
+  o.train.schedule = optim::parseLrScheduleKind(o.schedule);
+  o.train.activations = parseActivationPolicy(o.activations);
+  o.train.attention = parseAttentionChoice(o.attention);
+  o.train.split_embedding = o.embedding_update == "split";
+  o.train.host_embedding_lookup = o.embedding_lookup == "host";
+  o.train.timed_gemm_algorithms = o.gemm_algorithm == "timed";
+  o.train.gradient_buckets = o.grad_buckets == "split";
+  // The learning-rate schedule spans the job once: a --route-sweep runs --steps per variant, one
+  // step count across them (lastStep), so its schedule runs over all of them.
+  o.train.total_steps = lastStep(o);
+}
+
 void checkSettings(const TrainJobOptions& o, int num_workers) {
   const TrainOptions& t = o.train;
-  // where the leader keeps master, m and v with bf16 compute (train/trainer.cpp)
-  if (const char* e = std::getenv("SLIDEDP_OPTIMIZER_STATE");
-      e != nullptr && *e != '\0' && std::strcmp(e, "leader") != 0 && std::strcmp(e, "shared") != 0)
-    throwUserError("SLIDEDP_OPTIMIZER_STATE={}: expected leader (the default: with bf16 compute, "
-                   "master and moments in the leader's own memory, with huge pages) or shared (in "
-                   "the shared segment)", e);
+  optimizerStateInLeaderMemory(true);  // SLIDEDP_OPTIMIZER_STATE's value, refused when bad
   if (o.steps < 1) throwUserError("--steps must be >= 1, got {}", o.steps);
   if (t.mlp_tile_tokens < -1)
     throwUserError("--mlp-tile-tokens must be > 0, 0 (auto) or -1 (never tiled); got {}",

@@ -24,6 +24,10 @@ void checkTokensPerStep(int64_t rows, int64_t seq_len, const std::string& rows_n
 
 /// Every setting checked before start-up (loading the model, creating the segment), with the
 /// flag's name in the message. Throws UserError.
+/// The run's names and switches parsed into o.train (routes, node layout, schedule, activation
+/// policy, attention, embedding, GEMM and bucket choices) and its schedule's total steps
+/// (lastStep). Throws UserError naming a bad value with its choices.
+void resolveTrainOptions(TrainJobOptions& o);
 void checkSettings(const TrainJobOptions& o, int num_workers);
 
 /// reference:FILE data against the flags: its stored B and T are the run's, its stored steps

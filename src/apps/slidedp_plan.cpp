@@ -19,12 +19,10 @@
 #include "apps/config_file_checks.h"     // defines: configFileProblem
 #include "apps/option_suggest.h"         // defines: closestName, didYouMean, explainConfigError
 #include "apps/policy_choice.h"          // defines: policyKnobsGiven (a run's knob flags given)
-#include "apps/run_variants.h"           // defines: lastStep (the schedule's steps)
-#include "apps/settings_checks.h"        // defines: checkSettings (the run's own refusals)
+#include "apps/settings_checks.h"        // defines: resolveTrainOptions, checkSettings (the run's own refusals)
 #include "apps/worker_options.h"          // defines: addWorkerOptions (a run's flags, accepted)
 #include "common/errors.h"                // defines: UserError
 #include "model/config.h"                 // defines: ModelConfig (the HF config)
-#include "optim/lr_schedule.h"            // defines: parseLrScheduleKind
 #include "planner/calibration.h"          // defines: measureHost, deviceFingerprint, the cache
 #include "planner/cost_model.h"           // defines: reserveShape, earlyAgreement
 #include "planner/device_calibration.h"   // defines: measureDevice, calibratedMachine
@@ -301,15 +299,8 @@ void checkRunSettings(int argc, char** argv, int num_workers) {
   }
   if (!w.training()) return;  // no model: the plan refuses that itself
   TrainJobOptions& t = w.train;
-  // the names the run parses at start-up (apps/train_job.cpp), each refused with its choices
-  parseDeliveryRoute(t.delivery);
-  parseReductionRoute(t.reduction);
-  parseNodeLayout(t.node_layout);
-  parseActivationPolicy(t.activations);
-  parseAttentionChoice(t.attention);
-  optim::parseLrScheduleKind(t.schedule);
   t.trace_step_given = run_app.count("--trace-step") > 0;
-  t.train.total_steps = lastStep(t);  // the schedule's steps (a --route-sweep runs --steps each)
+  resolveTrainOptions(t);  // the names the run parses at start-up, each refused with its choices
   checkSettings(t, num_workers);
 }
 

@@ -597,19 +597,7 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
     if (o.model.empty() == o.model_config.empty())
       throwUserError("give exactly one of --model (a Hugging Face directory) and --model-config "
                      "(a config.json to initialise randomly)");
-    o.train.delivery = parseDeliveryRoute(o.delivery);
-    o.train.reduction = parseReductionRoute(o.reduction);
-    o.train.node_layout = parseNodeLayout(o.node_layout);
-    o.train.schedule = optim::parseLrScheduleKind(o.schedule);
-    o.train.activations = parseActivationPolicy(o.activations);
-    o.train.attention = parseAttentionChoice(o.attention);
-    o.train.split_embedding = o.embedding_update == "split";
-    o.train.host_embedding_lookup = o.embedding_lookup == "host";
-    o.train.timed_gemm_algorithms = o.gemm_algorithm == "timed";
-    o.train.gradient_buckets = o.grad_buckets == "split";
-    // The learning-rate schedule spans the job once: a --route-sweep runs --steps per variant, one
-    // step count across them (lastStep), so its schedule runs over all of them.
-    o.train.total_steps = lastStep(o);
+    resolveTrainOptions(o);
     o.train.bf16_compute = o.precision == "bf16" || (o.precision == "auto" && ctx.device == DeviceKind::kCuda);
     checkSettings(o, num_workers);
     if (ctx.isLeader())

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <cstdlib>
+#include <string>
+
 #include "common/errors.h"
 
 namespace slidedp {
@@ -71,6 +74,16 @@ HostStateLayout HostStateLayout::build(const HostStateSpec& spec) {
     h.layout.add(kTokenRowsRegion, shm::DType::kU64, 2 * static_cast<uint64_t>(spec.token_row_words));
   if (spec.extra_bytes > 0) h.layout.add(kExtraRegion, shm::DType::kU8, spec.extra_bytes);
   return h;
+}
+
+bool optimizerStateInLeaderMemory(bool bf16_compute) {
+  const char* e = std::getenv("SLIDEDP_OPTIMIZER_STATE");
+  const std::string v = e != nullptr ? e : "";
+  if (!v.empty() && v != "leader" && v != "shared")
+    throwUserError("SLIDEDP_OPTIMIZER_STATE={}: expected leader (the default: with bf16 compute, "
+                   "master and moments in the leader's own memory, with huge pages) or shared (in "
+                   "the shared segment)", v);
+  return bf16_compute && v != "shared";
 }
 
 std::string HostStateLayout::unitsToString() const {

@@ -38,6 +38,12 @@ struct ModelShape {
   int64_t numParams() const;
 };
 
+/// Whether master, m and v go in the leader's own memory (HostStateSpec::leader_private_state):
+/// with bf16 compute no worker reads the master (its delivery copy is the bf16 region), so yes,
+/// unless SLIDEDP_OPTIMIZER_STATE=shared keeps them in the segment (an A/B of the placement);
+/// "leader" or unset: the default. Throws UserError for any other value of the variable.
+bool optimizerStateInLeaderMemory(bool bf16_compute);
+
 /// Where each unit lives inside the per-parameter regions (offsets in elements).
 struct UnitSpan {
   uint64_t offset = 0;  // elements from the region start; multiple of kUnitAlignElems

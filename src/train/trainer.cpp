@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdlib>
 #include <chrono>
 #include <cstring>
 #include <random>
@@ -177,12 +176,7 @@ Trainer::Trainer(const RankContext& ctx, const std::string& model_dir, const Tra
     spec_.f32_delivery = !opts.bf16_compute;
     spec_.shard_copy = opts.node_layout == NodeLayoutKind::kFullySharded;
   }
-  // bf16 compute: no worker reads the master (its delivery copy is the bf16 region), so master,
-  // m and v live in the leader's own memory, with huge pages (shm/leader_regions.h);
-  // SLIDEDP_OPTIMIZER_STATE=shared keeps them in the segment (an A/B of the placement).
-  // (its value is checked with the run's settings: apps/settings_checks.cpp)
-  const char* placement = std::getenv("SLIDEDP_OPTIMIZER_STATE");
-  spec_.leader_private_state = opts.bf16_compute && !(placement != nullptr && std::strcmp(placement, "shared") == 0);
+  spec_.leader_private_state = optimizerStateInLeaderMemory(opts.bf16_compute);
   state_ = HostStateLayout::build(spec_);
 
   uint64_t job = 0;
