@@ -1,5 +1,5 @@
 // Numbers in command-line values, read one way for every option that checks its own
-// (apps/worker_options.cpp, apps/train_job_options.cpp).
+// (apps/worker_options.cpp, apps/train_job_options.cpp, apps/slidedp_generate.cpp).
 #pragma once
 
 #include <cctype>
@@ -29,6 +29,15 @@ inline double plainNumber(const std::string& v) {
 inline double numberIn(const std::string& v, double lo, double hi) {
   const double x = plainNumber(v);
   return x >= lo && x <= hi ? x : std::nan("");
+}
+
+/// The check of a --seed value (CLI11 validator: "" when valid): digits only, at most
+/// 2^64 - 1. CLI11's own conversion to uint64_t would take "-1" as 2^64 - 1.
+inline std::string seedCheck(const std::string& v) {
+  bool digits = !v.empty() && v.size() <= 20;
+  for (const char c : v) digits = digits && std::isdigit(static_cast<unsigned char>(c));
+  if (digits && (v.size() < 20 || v <= "18446744073709551615")) return "";
+  return "must be a whole number from 0 to 2^64 - 1 (digits only), e.g. 1234";
 }
 
 }  // namespace slidedp

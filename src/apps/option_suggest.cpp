@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "apps/command_line.h"
+
 namespace slidedp {
 
 namespace {
@@ -69,6 +71,22 @@ std::string explainConfigError(const std::string& msg, const std::string& config
   const std::string near = closestName("--" + key, flags);
   return fmt::format("unknown key '{}' in --config {}{}", key, config_file,
                      didYouMean(near.empty() ? "" : near.substr(2)));
+}
+
+std::string explainRepeatedOption(const std::string& msg, const std::vector<std::string>& args) {
+  const std::string repeated = ": At Most 1 required but received ";
+  const auto at = msg.find(repeated);
+  if (at == std::string::npos || msg.rfind("--", 0) != 0) return msg;
+  const std::string flag = msg.substr(0, at);
+  const std::string count = msg.substr(at + repeated.size());
+  // Not all on the command line: the --config file gave several values to one key (a list,
+  // or an unquoted value with a space, "lr = 1e-3 x").
+  return flagCount(args, flag) >= 2
+             ? fmt::format("{} was given {} times; give each option once (a flag on the command "
+                           "line already overrides the same option of a --config file)", flag, count)
+             : fmt::format("{} has {} values in the --config file; give it one (a list [a, b] or "
+                           "a value with a space is several values; quote a string: key = \"text\")",
+                           flag, count);
 }
 
 }  // namespace slidedp

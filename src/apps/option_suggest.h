@@ -1,4 +1,5 @@
-// "Did you mean ...?" for a misspelt flag or --config key (slidedp_worker and slidedp_plan).
+// "Did you mean ...?" for a misspelt flag or --config key, and what a repeated option was
+// (slidedp_worker and slidedp_plan).
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -25,5 +26,10 @@ std::string didYouMean(const std::string& name);
 /// forms); any other message unchanged.
 std::string explainConfigError(const std::string& cli11_message, const std::string& config_file,
                                const std::vector<std::string>& flags);
+
+/// CLI11's message for an option given more than once ("--steps: At Most 1 required but
+/// received 2") as what happened: given N times on the command line `args`, or N values of one
+/// --config key (a TOML list, or an unquoted value with a space); any other message unchanged.
+std::string explainRepeatedOption(const std::string& cli11_message, const std::vector<std::string>& args);
 
 }  // namespace slidedp

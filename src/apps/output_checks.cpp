@@ -28,10 +28,22 @@ bool sameDirectory(const std::string& a, const std::string& b) {
 }
 
 /// mkdir -p `dir`, then creates, writes and removes a probe file in it.
-/// Creates `dir` (and its missing parents) and writes a probe file there. `leave_no_trace`: the
+/// Creates `dir` (and its missing parents) and writes a probe file there. `value`: what the
+/// option was given (`dir`, or a file in it), for the messages. `leave_no_trace`: the
 /// directories it created are removed again (empty), for an output written only at the end
 /// (--export: a run stopped early must not leave an empty export directory behind).
-void probeDirectory(const std::string& option, const std::string& dir, bool leave_no_trace = false) {
+void probeDirectory(const std::string& option, const std::string& value, const std::string& dir,
+                    bool leave_no_trace = false) {
+  // A file where the path needs a directory (itself or a parent): named as such, before mkdir.
+  for (std::string d = dir; !d.empty() && d != "/" && d != "."; d = formats::parentPath(d)) {
+    if (formats::pathExists(d)) {
+      if (!formats::isDirectory(d))
+        throwUserError("{} {}: {} is a file, not a directory.\nHINT: pass a path {}, or move {} aside",
+                       option, value, d, value == dir ? "that names a directory" : "in a directory", d);
+      break;
+    }
+    if (formats::parentPath(d) == d) break;
+  }
   std::vector<std::string> created;  // deepest first
   for (std::string d = dir; !d.empty() && d != "/" && d != "." && !formats::isDirectory(d);
        d = formats::parentPath(d)) {
@@ -49,8 +61,9 @@ void probeDirectory(const std::string& option, const std::string& dir, bool leav
   try {
     formats::makeDirectories(dir);
   } catch (const UserError& e) {
-    throwUserError("{} {}: the directory cannot be created ({}).\nHINT: pass a path you can "
-                   "write, or create it with the right owner first", option, dir, e.what());
+    throwUserError("{} {}: {} cannot be created ({}).\nHINT: pass a path you can write, or create "
+                   "it with the right owner first", option, value,
+                   value == dir ? std::string("the directory") : "its directory " + dir, e.what());
   }
   if (!formats::isDirectory(dir))
     throwUserError("{} {}: not a directory.\nHINT: pass a directory path", option, dir);
@@ -166,7 +179,7 @@ void checkOutputPaths(const OutputPlan& p) {
     if (n.path.empty()) n.path = dir;
   };
   if (!p.checkpoint_dir.empty()) {
-    probeDirectory("--checkpoint-dir", p.checkpoint_dir);
+    probeDirectory("--checkpoint-dir", p.checkpoint_dir, p.checkpoint_dir);
     const int64_t n = std::max<int64_t>(p.checkpoints_written, 1);
     const uint64_t size = p.checkpoint_bytes;
     uint64_t bytes = 0;
@@ -191,7 +204,7 @@ void checkOutputPaths(const OutputPlan& p) {
                                              shm::formatBytes(bytes), why));
   }
   if (!p.export_dir.empty()) {
-    probeDirectory("--export", p.export_dir, /*leave_no_trace=*/true);
+    probeDirectory("--export", p.export_dir, p.export_dir, /*leave_no_trace=*/true);
     std::string on = p.export_dir;  // made at the end: its nearest existing ancestor's file system
     while (!formats::isDirectory(on) && formats::parentPath(on) != on) on = formats::parentPath(on);
     add(on, p.export_bytes, fmt::format("--export {}: {}", p.export_dir,
@@ -213,7 +226,7 @@ void checkOutputPaths(const OutputPlan& p) {
     if (file.back() == '/')  // written at the end, into a directory that this names
       throwUserError("{} {}: ends in '/', a directory's name; expected a file path.\nHINT: e.g. {}",
                      option, file, formats::joinPath(file, example));
-    probeDirectory(option, formats::parentPath(file));
+    probeDirectory(option, file, formats::parentPath(file));
   }
   for (const auto& [dev, n] : needs) {
     const uint64_t free_bytes = freeBytesAt(n.path);

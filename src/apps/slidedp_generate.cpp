@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "apps/option_numbers.h"  // defines: seedCheck
 #include "common/errors.h"        // defines: UserError
 #include "formats/fs_util.h"      // defines: joinPath, isRegularFile (no std::filesystem)
 #include "model/decoder.h"        // defines: generate, unitTensors
@@ -58,7 +59,7 @@ int run(int argc, char** argv) {
   app.add_option("--temperature", temperature, "0 = greedy (argmax); > 0 = sampling")
       ->capture_default_str();
   app.add_option("--top-p", topP, "nucleus sampling threshold (1 = off)")->capture_default_str();
-  app.add_option("--seed", seed, "sampling seed")->capture_default_str();
+  app.add_option("--seed", seed, "sampling seed")->check(seedCheck)->capture_default_str();
   app.add_option("--device", device, "cpu or cuda")
       ->check(CLI::IsMember({"cpu", "cuda"}))
       ->capture_default_str();

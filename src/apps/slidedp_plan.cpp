@@ -20,6 +20,7 @@
 #include "apps/option_suggest.h"         // defines: closestName, didYouMean, explainConfigError
 #include "apps/policy_choice.h"          // defines: policyKnobsGiven (a run's knob flags given)
 #include "apps/settings_checks.h"        // defines: resolveTrainOptions, checkSettings (the run's own refusals)
+#include "apps/site_checks.h"            // defines: checkRunAtSite, checkDataInputs (the same, at its site)
 #include "apps/worker_options.h"          // defines: addWorkerOptions (a run's flags, accepted)
 #include "common/errors.h"                // defines: UserError
 #include "model/config.h"                 // defines: ModelConfig (the HF config)
@@ -90,12 +91,18 @@ std::string nodesRow(Workload w, MachineDescription m, int nodes, NodeLayoutKind
   }
 }
 
+/// Whether the planned run's workers are GPUs: --device, "auto" as this machine has them, or
+/// the --machine file's.
+bool plannedCuda(const Options& o) {
+  if (!o.machine.empty()) return !loadMachine(o.machine).cpu_workers;
+  if (o.device == "auto") return deviceFingerprint(true) != "device=cuda;gpus=";
+  return o.device == "cuda";
+}
+
 int run(const Options& o) {
   if (o.model.empty() == o.model_config.empty())
     throwUserError("give exactly one of --model (a Hugging Face directory) and --model-config (a config.json)");
-  bool cuda = o.device == "cuda";
-  if (o.device == "auto") cuda = deviceFingerprint(true) != "device=cuda;gpus=";
-  if (!o.machine.empty()) cuda = !loadMachine(o.machine).cpu_workers;
+  const bool cuda = plannedCuda(o);
   PlanRequest r;
   r.model_path = o.model.empty() ? o.model_config : o.model;
   // a length the model cannot run (the run refuses it at start-up) is refused before the
@@ -279,13 +286,15 @@ std::vector<std::string> acceptRunOptions(CLI::App& app) {
 }
 
 /// The run's own refusals (slidedp_worker's value checks and checkSettings: --lr -1, --steps 0,
-/// --warmup beyond the run, a bad --route-sweep, ...) on the arguments the plan was given, so
-/// that a run the workers would refuse after the plan is refused before its calibration.
-/// `num_workers`: the run's workers (0: unknown, the checks that need the count are skipped).
-/// Parses argv again into a full WorkerOptions (the plan's own parse keeps only what it reads),
-/// the --config file included; the plan's own flags are extras there. Throws UserError (a bad
-/// value included) with the worker's message.
-void checkRunSettings(int argc, char** argv, int num_workers) {
+/// --warmup beyond the run, a bad --route-sweep, ...; then checkRunAtSite and checkDataInputs:
+/// GPU-only flags on CPU workers, a tail beyond the model's layers, a data file that does not
+/// exist, ...) on the arguments the plan was given, so that a run the workers would refuse
+/// after the plan is refused before its calibration. `site.num_workers`: the run's workers (0:
+/// unknown, the checks that need the count are skipped). Parses argv again into a full
+/// WorkerOptions (the plan's own parse keeps only what it reads), the --config file included;
+/// the plan's own flags are extras there. Throws UserError (a bad value included) with the
+/// worker's message.
+void checkRunSettings(int argc, char** argv, const RunSite& site) {
   CLI::App run_app;
   WorkerOptions w;
   addWorkerOptions(run_app, w);
@@ -295,13 +304,17 @@ void checkRunSettings(int argc, char** argv, int num_workers) {
   try {
     run_app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    throwUserError("{}\nHINT: slidedp_worker --help lists the run's options with their ranges", e.what());
+    throwUserError("{}\nHINT: slidedp_worker --help lists the run's options with their ranges",
+                   explainRepeatedOption(e.what(), std::vector<std::string>(argv + 1, argv + argc)));
   }
   if (!w.training()) return;  // no model: the plan refuses that itself
   TrainJobOptions& t = w.train;
   t.trace_step_given = run_app.count("--trace-step") > 0;
   resolveTrainOptions(t);  // the names the run parses at start-up, each refused with its choices
-  checkSettings(t, num_workers);
+  checkSettings(t, site.num_workers);
+  const model::ModelConfig cfg = model::ModelConfig::load(t.model.empty() ? t.model_config : t.model);
+  checkRunAtSite(t, site, cfg);
+  checkDataInputs(t, site, cfg);
 }
 
 }  // namespace
@@ -383,16 +396,18 @@ int main(int argc, char** argv) {
                  "(slidedp_worker --help) are accepted too\n");
     return 2;
   } catch (const CLI::ConfigError& e) {
-    const std::string msg =
-        explainConfigError(e.what(), app.get_option("--config")->as<std::string>(), known);
+    const std::string msg = explainRepeatedOption(
+        explainConfigError(e.what(), app.get_option("--config")->as<std::string>(), known),
+        std::vector<std::string>(argv + 1, argv + argc));
     std::fprintf(stderr, "slidedp plan: error: %s\nHINT: the keys are the flags' names without --\n",
                  msg.c_str());
     return 2;
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help
     // a bad value: exit 2 as every other refusal here (CLI11's own codes are 100+)
+    const std::string msg = explainRepeatedOption(e.what(), std::vector<std::string>(argv + 1, argv + argc));
     std::fprintf(stderr, "slidedp plan: error: %s\nHINT: slidedp_plan --help lists the plan's options "
-                 "with their ranges\n", e.what());
+                 "with their ranges\n", msg.c_str());
     return 2;
   }
   if (const std::string config = app.get_option("--config")->as<std::string>(); !config.empty())
@@ -413,7 +428,9 @@ int main(int argc, char** argv) {
   }
   try {
     // the workers' count where the plan is told it (a --nodes-sweep's batch is per node)
-    checkRunSettings(argc, argv, o.gpus > 0 && o.nodes_sweep.empty() ? o.gpus * std::max(o.nodes, 1) : 0);
+    const int nodes = o.nodes_sweep.empty() ? std::max(o.nodes, 1) : 1;
+    checkRunSettings(argc, argv, RunSite{plannedCuda(o), o.gpus > 0 && o.nodes_sweep.empty() ? o.gpus * nodes : 0,
+                                         nodes});
     return run(o);
   } catch (const UserError& e) {
     std::fflush(stdout);  // what was printed comes first where both go to one file

@@ -315,21 +315,7 @@ int reportParseError(const CLI::App& app, const CLI::ParseError& e,
   if (dynamic_cast<const CLI::ConfigError*>(&e) != nullptr) {
     msg = explainConfigError(msg, app.get_option("--config")->as<std::string>(), longFlagNames(app));
   }
-  // CLI11: "--steps: At Most 1 required but received 2" for an option given twice.
-  const std::string repeated = ": At Most 1 required but received ";
-  if (const auto at = msg.find(repeated); at != std::string::npos && msg.rfind("--", 0) == 0) {
-    const std::string flag = msg.substr(0, at);
-    const int on_line = flagCount(args, flag);
-    // Not all on the command line: the --config file gave several values to one key (a list,
-    // or an unquoted value with a space, "lr = 1e-3 x").
-    msg = on_line >= 2 ? fmt::format("{} was given {} times; give each option once (a flag on "
-                                     "the command line already overrides the same option of a "
-                                     "--config file)", flag, msg.substr(at + repeated.size()))
-                       : fmt::format("{} has {} values in the --config file; give it one (a "
-                                     "list [a, b] or a value with a space is several values; "
-                                     "quote a string: key = \"text\")",
-                                     flag, msg.substr(at + repeated.size()));
-  }
+  msg = explainRepeatedOption(msg, args);  // an option given twice, or a --config list
   // A bare word that is a file: a configuration file given where a flag was expected (e.g. after
   // launcher/slidedp-run's --, which passes the rest to this program as it is).
   std::string hint = "slidedp_worker --help lists every option with its default";

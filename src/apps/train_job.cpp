@@ -34,6 +34,7 @@
 #include "apps/run_variants.h"
 #include "apps/resume_config.h"  // savedConfigValue
 #include "apps/settings_checks.h"
+#include "apps/site_checks.h"
 #include "apps/prediction_watch.h"
 #include "common/median.h"
 #include "common/thread_placement.h"
@@ -604,84 +605,12 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
       if (const std::string w = leaderCpuWarning(planner::allowedCpus(), nodeCpuCount(), ctx.local_size - 1);
           !w.empty())
         SLIDEDP_LOG_WARN("{}", w);
-    if (!o.gpu_profile.empty() && ctx.device != DeviceKind::kCuda)
-      throwUserError("--gpu-profile profiles GPU workers, and this run's workers are on the "
-                     "CPU.\nHINT: drop --gpu-profile, or run with --device cuda");
-    if (!o.memory_snapshot.empty() && ctx.device != DeviceKind::kCuda)
-      throwUserError("--memory-snapshot records the CUDA caching allocator of GPU workers, and this "
-                     "run's workers are on the CPU.\nHINT: drop --memory-snapshot, or run with --device cuda");
-    variants = parseVariants(o);
-    for (const auto& v : variants)  // activation offload needs GPU workers
-      if (ctx.device != DeviceKind::kCuda && v.opts.offload_activations)
-        throwUserError("{}: --offload-activations (+offload) applies to GPU workers only (CPU workers "
-                       "keep activations in host memory already).\nHINT: drop +offload, or run with "
-                       "--device cuda", !o.route_sweep.empty() ? "--route-sweep item '" + v.label + "'"
-                                                                : std::string("the run"));
-    for (const auto& v : variants)  // CUDA IPC routes need GPU workers
-      if (ctx.device != DeviceKind::kCuda && (usesCudaIpc(v.opts.delivery) || usesCudaIpc(v.opts.reduction)))
-        throwUserError("route {}/{}: the CUDA IPC routes (sharded-ipc, gpu-ipc) need GPU workers.\n"
-                       "HINT: run with --device cuda, or use sharded / gpu, which exchange through MPI "
-                       "between CPU workers", routeName(v.opts.delivery), routeName(v.opts.reduction));
-    // A sweep whose variants all run one update tail (+tailM on every item): the job's, so the
-    // chunk plan starts with it and never changes (several nodes take it so too).
-    if (std::all_of(variants.begin(), variants.end(), [&](const RunVariant& v) {
-          return v.opts.update_tail_units == variants.front().opts.update_tail_units;
-        }))
-      o.train.update_tail_units = variants.front().opts.update_tail_units;
-    // @rows sizes synthetic batches (SyntheticBatches::setRows); a data file's and a reference's
-    // batches have the rows they have: a variant claiming other rows would be timed on them.
-    const bool synthetic_data = o.data == "synthetic" || o.data.rfind("synthetic-packed:", 0) == 0;
-    for (const auto& v : variants)
-      if (v.batch_rows > 0 && v.batch_rows != o.batch_size && !synthetic_data)
-        throwUserError("--route-sweep item '{}': @{} sets the rows of synthetic batches, and this run "
-                       "reads --data {}, whose batches have --batch-size {} rows.\nHINT: drop @{} (or "
-                       "make it @{}), or time each batch size in a run of its own", v.label, v.batch_rows,
-                       o.data, o.batch_size, v.batch_rows, o.batch_size);
-    for (const auto& v : variants)
-      checkTokensPerStep(v.batch_rows, o.seq_len,
-                         fmt::format("--route-sweep item '{}': @{} rows", v.label, v.batch_rows), "at most @");
-    o.train.batch_rows = o.batch_size;  // the fewest rows of any step (a route sweep's included)
-    for (const auto& v : variants)
-      if (v.batch_rows > 0) o.train.batch_rows = std::min(o.train.batch_rows, v.batch_rows);
-    for (const auto& v : variants)
-      if (v.batch_rows > 0 && v.batch_rows < num_workers)
-        throwUserError("--route-sweep item '{}': {} rows is fewer than the {} workers (each needs "
-                       "a row)", v.label, v.batch_rows, num_workers);
-    for (const auto& v : variants) {
-      const int64_t rows = (v.batch_rows > 0 ? v.batch_rows : o.batch_size) / std::max(1, num_workers);
-      if (v.opts.accumulation_steps > rows)
-        throwUserError("--route-sweep item '{}': {} gradient accumulation steps need at least that many "
-                       "rows on every worker; {} worker(s) get only {} each.\nHINT: a smaller +ga or "
-                       "a larger @rows", v.label, v.opts.accumulation_steps, num_workers, rows);
-    }
-    if (!o.resume.empty() && !o.route_sweep.empty())
-      throwUserError("--resume and --route-sweep do not go together (a sweep is a benchmark)");
-    const int64_t last_step = o.steps * static_cast<int64_t>(variants.size());
     // The model's config is read here, before any rank allocates: a sequence longer than it
-    // covers (max_position_embeddings, rope scaling) is refused at once.
+    // covers, a tail beyond its layers, a route sweep the workers cannot run are refused at once.
     const model::ModelConfig cfg = model::ModelConfig::load(o.model.empty() ? o.model_config : o.model);
-    if (o.data.rfind("reference:", 0) != 0) cfg.checkSequenceLength(o.seq_len);
-    if (o.doc_start_token >= cfg.vocabSize)
-      throwUserError("--doc-start-token {} is not a token of the model (its vocabulary is 0..{}).\n"
-                     "HINT: the tokenizer's BOS id (config.json bos_token_id{}), or -1 for none",
-                     o.doc_start_token, cfg.vocabSize - 1,
-                     cfg.raw.contains("bos_token_id") && cfg.raw["bos_token_id"].is_number_integer()
-                         ? fmt::format(": {}", cfg.raw["bos_token_id"].get<int64_t>()) : std::string());
-    // +tailM: within the model's layers; another tail than the job's reorders the chunk plan
-    // between variants, which one node only does (Trainer::setRunOptions)
-    if (o.route_sweep.empty() && o.train.update_tail_units > cfg.numLayers)
-      throwUserError("--update-tail-units {} is outside 0..{} (the model's decoder layers)",
-                     o.train.update_tail_units, cfg.numLayers);
-    for (const auto& v : variants) {
-      if (!o.route_sweep.empty() && v.opts.update_tail_units > cfg.numLayers)
-        throwUserError("--route-sweep item '{}': +tail{} is more than the model's {} decoder layers",
-                       v.label, v.opts.update_tail_units, cfg.numLayers);
-      if (v.opts.update_tail_units != o.train.update_tail_units && ctx.num_nodes > 1)
-        throwUserError("--route-sweep item '{}': +tail{} changes the update tail between variants, "
-                       "which one node only does (the leaders' parts follow the chunk plan).\nHINT: "
-                       "--update-tail-units {} for the whole job, or a job per tail", v.label,
-                       v.opts.update_tail_units, v.opts.update_tail_units);
-    }
+    const RunSite site{ctx.device == DeviceKind::kCuda, num_workers, ctx.num_nodes};
+    variants = checkRunAtSite(o, site, cfg);
+    const int64_t last_step = o.steps * static_cast<int64_t>(variants.size());
     // Where the run continues from, and what its outputs need: checked by rank 0 (single node:
     // the leader's file systems) before the model is loaded, and agreed before the data is read
     // (tokenising a large text corpus takes minutes; a read-only --export must not wait for it).
@@ -779,14 +708,13 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
     agreeOrThrow(ctx.world, early.empty(), early);  // collective: every rank gets here or below
     if (stopAgreedBeforeFirstStep(ctx, first_step)) return 0;  // before the data is read
     testHookSlowStartup(ctx.world_rank);
+    // after the agreement above: a data file another node lacks fails on its ranks alone
+    checkDataInputs(o, site, cfg);
     if (o.data.rfind("reference:", 0) == 0) {
-      auto ref = std::make_unique<data::ReferenceBatches>(o.data.substr(10));
-      checkReferenceData(*ref, o, last_step, cfg.vocabSize, num_workers);
+      auto ref = std::make_unique<data::ReferenceBatches>(o.data.substr(10));  // checked above
       o.train.batch_rows = ref->batch(1).B;  // used as stored, whatever --batch-size says
       data = std::move(ref);
-    } else if (o.data.rfind("synthetic-packed:", 0) == 0) {
-      parsePackedSynthetic(o.data);  // checked here, before start-up
-    } else if (o.data != "synthetic") {
+    } else if (o.data != "synthetic" && o.data.rfind("synthetic-packed:", 0) != 0) {
       data::DataSpec spec;
       spec.path = o.data;
       spec.format = o.data_format;

@@ -14,7 +14,8 @@ void addTrainOptions(CLI::App& app, TrainJobOptions& o) {
   auto* g = app.add_option_group("Training", "Train a model (given --model or --model-config)");
   dirOption(g->add_option("--model", o.model, "Hugging Face model directory (config.json + safetensors) to fine-tune"));
   fileOption(g->add_option("--model-config", o.model_config, "config.json of a model to initialise randomly (benchmarks)"));
-  g->add_option("--seed", o.seed, "Seed of random initialisation and synthetic data")->capture_default_str();
+  g->add_option("--seed", o.seed, "Seed of random initialisation and synthetic data")
+      ->check(seedCheck)->capture_default_str();
   fileOption(g->add_option("--data", o.data, "Data: a file (a token file of `launcher/slidedp-run prepare` "
                 "(Hugging Face tokenizers, chat templates), .bin token stream (llm.c header or raw), .npy, "
                 ".jsonl with input_ids[/labels] (labels unshifted, as transformers takes them), .txt "

@@ -30,7 +30,9 @@ std::string prepareCommand(const DataSpec& spec) {
                      spec.model_dir.empty() ? "MODEL_DIR" : spec.model_dir, spec.path, spec.path);
 }
 
-std::string resolveFormat(const DataSpec& spec) {
+}  // namespace
+
+std::string resolveDataFormat(const DataSpec& spec) {
   if (!formats::isRegularFile(spec.path))
     throwUserError("data file {} {}.\nHINT: check the --data path", spec.path,
                    formats::isDirectory(spec.path) ? "is a directory, not a file" : "does not exist");
@@ -56,7 +58,6 @@ std::string resolveFormat(const DataSpec& spec) {
   return f;
 }
 
-}  // namespace
 
 std::unique_ptr<DataLoader> DataLoader::open(const DataSpec& spec) {
   if (spec.batch_size < 1 || spec.seq_len < 1) {
@@ -72,7 +73,7 @@ std::unique_ptr<DataLoader> DataLoader::open(const DataSpec& spec) {
                    spec.vocab_size);
   }
   std::unique_ptr<DataLoader> L(new DataLoader(spec));
-  L->format_ = resolveFormat(spec);
+  L->format_ = resolveDataFormat(spec);
   const int64_t T = spec.seq_len;
   L->epochBegin_[0] = 0;
   if (L->format_ == "bin" || L->format_ == "npy") {

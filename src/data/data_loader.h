@@ -68,6 +68,12 @@ struct DataSpec {
   int64_t pad_token_id = 0;       // documents: input id of row padding (its labels are -100)
 };
 
+/// The format of spec.path: spec.format, or with "auto" a prepared token file by its header, else
+/// the extension (.bin .npy .jsonl .txt); "txt" reads as "text". Reads at most the file's
+/// header. Throws UserError (with a HINT) for a path that does not exist or is a directory, an
+/// extension that tells no format, an unknown spec.format.
+std::string resolveDataFormat(const DataSpec& spec);
+
 class DataLoader : public slidedp::BatchSource {
  public:
   /// Opens and validates the data (token files are mmap'd; JSONL and text are tokenised into

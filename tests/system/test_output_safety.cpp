@@ -261,6 +261,9 @@ TEST(OutputChecks, UnwritableOutputPathsAreRefusedBeforeTheFirstStep) {
     Result r = wait(start(train({"--steps", "2", flag, path})));
     EXPECT_EQ(r.exit_code, 2) << flag << "\n" << r.output;
     EXPECT_EQ(countOccurrences(r.output, std::string("slidedp: error: ") + flag), 1) << r.output;
+    // the file in the way is named (not "pass a directory path" for a file option)
+    EXPECT_NE(r.output.find(std::string(flag) + " " + path + ": " + file + " is a file, not a directory"),
+              std::string::npos) << r.output;
     EXPECT_EQ(r.output.find("step 1/"), std::string::npos) << flag << " checked too late:\n" << r.output;
   }
   std::remove(file.c_str());
@@ -383,6 +386,7 @@ TEST(EarlyChecks, BadSettingsAreRefusedBeforeStartUpAndPrintedOnce) {
        "--gradient-accumulation-steps 3 needs at least that many rows on every worker, but --batch-size 4 "
        "over 2 worker(s) gives some only 2.\nHINT: --gradient-accumulation-steps 2 or fewer, or --batch-size 6 or more"},
       {{"--steps", "2", "--steps", "3"}, "--steps was given 2 times"},
+      {{"--steps", "2", "--seed", "-1"}, "--seed: must be a whole number from 0 to 2^64 - 1"},
       {{"--steps", "2", "--data", ref, "--seq-len", "32"}, "holds batches of 4 rows x 64 tokens, but --batch-size 8 --seq-len 32"},
       {{"--steps", "2", "--layers", "3"}, "--layers sizes the start-up self-check"},
       {{"--steps", "2", "--fail-rank", "1"}, "--fail-rank applies to the start-up self-check only"},

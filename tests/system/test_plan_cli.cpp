@@ -137,8 +137,30 @@ TEST(PlanCli, ValuesTheRunRefusesAreRefusedBeforePlanning) {
   EXPECT_EQ(m.output.find("measuring this machine"), std::string::npos) << m.output;  // (the old label)
 }
 
+// An option given twice, or a --config key with a list, is explained as the worker explains it
+// (not CLI11's "At Most 1 required but received 2"), for the plan's own options and a run's.
+TEST(PlanCli, ARepeatedOptionOrAConfigListIsNamed) {
+  for (const std::string flag : {"--steps", "--seq-len"}) {
+    Result r = wait(start(plan({flag, "5", flag, "6"})));
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find("slidedp plan: error: " + flag + " was given 2 times; give each option once"),
+              std::string::npos) << r.output;
+    EXPECT_EQ(r.output.find("At Most 1"), std::string::npos) << r.output;
+  }
+  const std::string toml = fmt::format("/tmp/slidedp-plan-cli-list-{}.toml", getpid());
+  for (const std::string key : {"lr", "seq-len"}) {
+    { std::ofstream(toml) << key << " = [1, 2]\n"; }
+    Result r = wait(start(plan({"--config", toml})));
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find("slidedp plan: error: --" + key + " has 2 values in the --config file; give it one"),
+              std::string::npos) << r.output;
+  }
+  std::remove(toml.c_str());
+}
+
 // What the run itself refuses at start-up (checkSettings, the route and schedule names, a bad
-// --route-sweep) is refused by the plan too, before it calibrates this machine: the launcher
+// --route-sweep; checkRunAtSite and checkDataInputs: GPU-only flags on CPU workers, a tail or
+// token beyond the model, a data file that does not exist) is refused by the plan too, before it calibrates this machine: the launcher
 // plans a --policy auto run first, and that run would have been refused after the calibration.
 TEST(PlanCli, TheRunsOwnRefusalsComeBeforeCalibration) {
   const std::string cache = fmt::format("/tmp/slidedp-plan-cli-run-{}.json", getpid());
@@ -156,7 +178,18 @@ TEST(PlanCli, TheRunsOwnRefusalsComeBeforeCalibration) {
                          Bad{{"--schedule", "sine"}, "unknown lr schedule 'sine'"},
                          Bad{{"--gradient-accumulation-steps", "4", "--gpus", "2"},
                              "--gradient-accumulation-steps 4 needs at least that many rows on every worker"},
-                         Bad{{"--config", toml}, "--lr must be a finite number >= 0, got -0.5"}}) {
+                         Bad{{"--config", toml}, "--lr must be a finite number >= 0, got -0.5"},
+                         // and what it refuses against its workers, its model and its data files
+                         Bad{{"--gpu-profile", "/tmp/p.json"}, "--gpu-profile profiles GPU workers"},
+                         Bad{{"--route-sweep", "replicated/cpu@1", "--gpus", "2"},
+                             "'replicated/cpu@1': 1 rows is fewer than the 2 workers"},
+                         Bad{{"--route-sweep", "replicated/cpu+tail3"},
+                             "'replicated/cpu+tail3': +tail3 is more than the model's 2 decoder layers"},
+                         Bad{{"--doc-start-token", "512"}, "--doc-start-token 512 is not a token of the model"},
+                         Bad{{"--data", "synthetic-packed:9:3"}, "expected synthetic-packed:MIN:MAX"},
+                         Bad{{"--data", "/nonexistent/tokens.bin"}, "data file /nonexistent/tokens.bin does not exist"},
+                         Bad{{"--data", "reference:/nonexistent/ref.safetensors"}, "/nonexistent/ref.safetensors"},
+                         Bad{{"--data", tiny}, "cannot tell the format of data file"}}) {
     std::remove(cache.c_str());
     std::vector<std::string> args = {SLIDEDP_PLAN_BIN, "--model-config", tiny, "--device", "cpu",
                                      "--batch-size", "4", "--seq-len", "64", "--calibration", cache};
