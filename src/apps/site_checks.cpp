@@ -103,7 +103,7 @@ void checkDataInputs(const TrainJobOptions& o, const RunSite& site, const model:
     parsePackedSynthetic(o.data);
   } else if (o.data.rfind(reference, 0) == 0) {
     data::ReferenceBatches ref(o.data.substr(reference.size()));
-    if (site.num_workers > 0) checkReferenceData(ref, o, lastStep(o), cfg.vocabSize, site.num_workers);
+    checkReferenceData(ref, o, lastStep(o), cfg.vocabSize, std::max(site.num_workers, 1));
   } else if (o.data != "synthetic") {
     data::DataSpec spec;
     spec.path = o.data;

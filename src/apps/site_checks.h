@@ -38,9 +38,9 @@ std::vector<RunVariant> checkRunAtSite(TrainJobOptions& o, const RunSite& site,
                                        const model::ModelConfig& cfg);
 
 /// The run's data inputs as far as they can be checked without reading the data: a
-/// synthetic-packed: spec's numbers; a reference: file that is no safetensors of step tensors
-/// (and, where the workers are known, its shape, steps and ids against the run:
-/// checkReferenceData); a --data or --eval-data file that does not exist, is a directory, or
+/// synthetic-packed: spec's numbers; a reference: file that is no safetensors of step tensors,
+/// or whose shape, steps and ids do not fit the run (checkReferenceData; at least one row a
+/// worker where the workers are known); a --data or --eval-data file that does not exist, is a directory, or
 /// whose format neither its header, its extension nor --data-format tells. Throws UserError.
 void checkDataInputs(const TrainJobOptions& o, const RunSite& site, const model::ModelConfig& cfg);
 

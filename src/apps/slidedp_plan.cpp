@@ -21,6 +21,7 @@
 #include "apps/policy_choice.h"          // defines: policyKnobsGiven (a run's knob flags given)
 #include "apps/settings_checks.h"        // defines: resolveTrainOptions, checkSettings (the run's own refusals)
 #include "apps/site_checks.h"            // defines: checkRunAtSite, checkDataInputs (the same, at its site)
+#include "data/reference_batches.h"      // defines: ReferenceBatches (reference: data's stored shape)
 #include "apps/worker_options.h"          // defines: addWorkerOptions (a run's flags, accepted)
 #include "common/errors.h"                // defines: UserError
 #include "model/config.h"                 // defines: ModelConfig (the HF config)
@@ -292,9 +293,10 @@ std::vector<std::string> acceptRunOptions(CLI::App& app) {
 /// after the plan is refused before its calibration. `site.num_workers`: the run's workers (0:
 /// unknown, the checks that need the count are skipped). Parses argv again into a full
 /// WorkerOptions (the plan's own parse keeps only what it reads), the --config file included;
-/// the plan's own flags are extras there. Throws UserError (a bad value included) with the
-/// worker's message.
-void checkRunSettings(int argc, char** argv, const RunSite& site) {
+/// the plan's own flags are extras there. Returns the run's options as the worker reads them
+/// (the defaults without --model/--model-config, which the plan refuses itself). Throws
+/// UserError (a bad value included) with the worker's message.
+TrainJobOptions checkRunSettings(int argc, char** argv, const RunSite& site) {
   CLI::App run_app;
   WorkerOptions w;
   addWorkerOptions(run_app, w);
@@ -307,14 +309,17 @@ void checkRunSettings(int argc, char** argv, const RunSite& site) {
     throwUserError("{}\nHINT: slidedp_worker --help lists the run's options with their ranges",
                    explainRepeatedOption(e.what(), std::vector<std::string>(argv + 1, argv + argc)));
   }
-  if (!w.training()) return;  // no model: the plan refuses that itself
+  if (!w.training()) return w.train;  // no model: the plan refuses that itself
   TrainJobOptions& t = w.train;
   t.trace_step_given = run_app.count("--trace-step") > 0;
+  t.batch_size_given = run_app.count("--batch-size") > 0;
+  t.seq_len_given = run_app.count("--seq-len") > 0;
   resolveTrainOptions(t);  // the names the run parses at start-up, each refused with its choices
   checkSettings(t, site.num_workers);
   const model::ModelConfig cfg = model::ModelConfig::load(t.model.empty() ? t.model_config : t.model);
   checkRunAtSite(t, site, cfg);
   checkDataInputs(t, site, cfg);
+  return t;
 }
 
 }  // namespace
@@ -429,8 +434,14 @@ int main(int argc, char** argv) {
   try {
     // the workers' count where the plan is told it (a --nodes-sweep's batch is per node)
     const int nodes = o.nodes_sweep.empty() ? std::max(o.nodes, 1) : 1;
-    checkRunSettings(argc, argv, RunSite{plannedCuda(o), o.gpus > 0 && o.nodes_sweep.empty() ? o.gpus * nodes : 0,
-                                         nodes});
+    const TrainJobOptions t = checkRunSettings(
+        argc, argv, RunSite{plannedCuda(o), o.gpus > 0 && o.nodes_sweep.empty() ? o.gpus * nodes : 0, nodes});
+    // reference: data runs its stored rows x tokens (checkReferenceData refused other given ones)
+    if (const std::string ref = "reference:"; t.data.rfind(ref, 0) == 0) {
+      const GlobalBatch b = data::ReferenceBatches(t.data.substr(ref.size())).batch(1);
+      if (!t.batch_size_given) o.batch_size = b.B;
+      if (!t.seq_len_given) o.seq_len = b.T;
+    }
     return run(o);
   } catch (const UserError& e) {
     std::fflush(stdout);  // what was printed comes first where both go to one file

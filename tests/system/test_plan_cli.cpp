@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <regex>
@@ -15,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "common/fixtures.h"    // tests/common: sharedDir, stories
 #include "common/subprocess.h"  // tests/common
 
 using namespace slidedp::test;
@@ -208,6 +210,29 @@ TEST(PlanCli, TheRunsOwnRefusalsComeBeforeCalibration) {
                                "--schedule", "cosine", "--gpus", "1"})));
   EXPECT_EQ(ok.exit_code, 0) << ok.output;
   EXPECT_GT(bestStepSeconds(ok.output), 0) << ok.output;
+}
+
+// reference: data runs its stored rows x tokens: the plan prices that shape where the flags do
+// not give one, and refuses other flags as the run does.
+TEST(PlanCli, ReferenceDataIsPlannedAtItsStoredShape) {
+  const std::string ref = "reference:" + sharedDir() + "/reference/stories260K_kjv.reference.safetensors";
+  const std::vector<std::string> base = {SLIDEDP_PLAN_BIN, "--model", stories(), "--machine",
+                                         std::string(SLIDEDP_SOURCE_DIR) + "/tools/machines/h200x8.json",
+                                         "--gpus", "1", "--top", "1", "--steps", "2", "--data", ref};
+  Result r = wait(start(base));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("4 x 64 tokens per step"), std::string::npos) << r.output;
+  std::vector<std::string> other = base;
+  other.insert(other.end(), {"--batch-size", "8"});
+  Result o = wait(start(other));
+  EXPECT_EQ(o.exit_code, 2) << o.output;
+  EXPECT_NE(o.output.find("holds batches of 4 rows x 64 tokens, but --batch-size 8"), std::string::npos)
+      << o.output;
+  std::vector<std::string> longer = base;
+  *std::find(longer.begin(), longer.end(), "2") = "999";  // --steps 999
+  Result l = wait(start(longer));
+  EXPECT_EQ(l.exit_code, 2) << l.output;
+  EXPECT_NE(l.output.find("but the run has 999 steps"), std::string::npos) << l.output;
 }
 
 TEST(PlanCli, TheUpdateTailIsPricedOrRefusedAndKnobsWithoutEvaluateAreNamed) {
