@@ -700,6 +700,8 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
                      {"--eval-data", o.eval_data}, {"--tokenizer", o.tokenizer},
                      {"--resume", o.resume}, {"--checkpoint-dir", o.checkpoint_dir}};
       checkOutputPaths(plan);
+      // one job at a time writes a checkpoint root (held until this rank exits)
+      if (!o.checkpoint_dir.empty()) lockCheckpointRoot(o.checkpoint_dir);
     } catch (const UserError& e) {
       early = e.what();
     } catch (const nlohmann::json::exception& e) {

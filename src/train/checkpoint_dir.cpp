@@ -1,10 +1,17 @@
 // A --checkpoint-dir on disk (see checkpoint_dir.h).
 #include "train/checkpoint_dir.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 
 #include "common/errors.h"
@@ -157,26 +164,70 @@ void checkCheckpointRootBeforeStart(const std::string& root, int64_t start_step,
   // (renamed into place, `latest` not yet replaced; the previous checkpoint stays the one to
   // resume from), not another run's checkpoint: it does not count, and this run's own
   // checkpoint of that step replaces it.
+  // Only a directory renamed into place after `latest` was last written is one: a `latest`
+  // edited by hand to name an older step leaves the newer checkpoints another run's.
   int64_t published = std::numeric_limits<int64_t>::max();
-  if (const std::string latest = joinPath(root, "latest"); isRegularFile(latest)) {
-    const std::string name = readLatestName(latest);
+  std::string latest_name;
+  const std::string latest = joinPath(root, "latest");
+  struct stat latest_st {};
+  if (isRegularFile(latest) && ::stat(latest.c_str(), &latest_st) == 0) {
+    latest_name = readLatestName(latest);
     for (const auto& s : steps)
-      if (s.name == name) published = s.step;
+      if (s.name == latest_name) published = s.step;
   }
+  const auto renamedAfterLatest = [&](const StepCheckpoint& s) {
+    struct stat st {};
+    if (::stat(s.dir.c_str(), &st) != 0) return false;
+    const auto ns = [](const timespec& t) { return int64_t{t.tv_sec} * 1000000000 + t.tv_nsec; };
+    return ns(st.st_ctim) >= ns(latest_st.st_mtim);  // rename sets the directory's ctime
+  };
   std::vector<StepCheckpoint> newer;
   for (const auto& s : steps)
-    if (s.step > start_step && s.step <= published) newer.push_back(s);
+    if (s.step > start_step && (s.step <= published || !renamedAfterLatest(s))) newer.push_back(s);
   if (newer.empty()) return;
   if (start_step == 0)
     throwUserError("--checkpoint-dir {} already holds the checkpoints of another run ({}); "
                    "starting a new run there would move `latest` back and prune them.\nHINT: "
                    "continue that run with --resume auto, pass another --checkpoint-dir, or "
                    "--overwrite-checkpoints to replace it", root, listNames(steps));
+  // `latest` itself may name the older step (edited by hand): the newest is then named.
+  const bool latest_older = published != std::numeric_limits<int64_t>::max() && published < newer.back().step;
   throwUserError("--checkpoint-dir {} holds checkpoints newer than step {}, where this run "
-                 "continues ({}); writing there would move `latest` back and prune them.\nHINT: "
+                 "continues ({}){}; writing there would move `latest` back and prune them.\nHINT: "
                  "resume from the newest (--resume {}), pass another --checkpoint-dir, or "
                  "--overwrite-checkpoints to replace the newer ones", root, start_step,
-                 listNames(newer), root);
+                 listNames(newer),
+                 latest_older ? fmt::format(", and {}/latest names {}, not the newest", root, latest_name)
+                              : std::string(),
+                 latest_older ? newer.back().dir : root);
+}
+
+void lockCheckpointRoot(const std::string& root) {
+  const std::string path = formats::joinPath(root, ".slidedp.lock");
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0)
+    throwUserError("--checkpoint-dir {}: cannot open its lock file {}: {}", root, path, std::strerror(errno));
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    const int err = errno;
+    char holder[256] = {0};
+    const ssize_t n = ::pread(fd, holder, sizeof(holder) - 1, 0);
+    ::close(fd);
+    std::string who = n > 0 ? std::string(holder, static_cast<size_t>(n)) : std::string();
+    while (!who.empty() && (who.back() == '\n' || who.back() == ' ')) who.pop_back();
+    if (err != EWOULDBLOCK)
+      throwUserError("--checkpoint-dir {}: cannot lock {}: {}", root, path, std::strerror(err));
+    throwUserError("--checkpoint-dir {} is in use by another running job ({}): two jobs writing one "
+                   "checkpoint directory prune and overwrite each other's checkpoints.\nHINT: pass "
+                   "another --checkpoint-dir, or wait for that job to end (its lock goes with it)",
+                   root, who.empty() ? "its lock file names no process" : who);
+  }
+  char host[256] = {0};
+  ::gethostname(host, sizeof(host) - 1);
+  const std::string me = fmt::format("pid {} on {}\n", ::getpid(), host);
+  if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, me.data(), me.size(), 0) != static_cast<ssize_t>(me.size())) {
+    // the lock holds without the note; the message of a second job then names no process
+  }
+  // fd stays open (and locked) until the process exits
 }
 
 void publishAndPrune(const std::string& root, const std::string& name, int64_t step, int keep,

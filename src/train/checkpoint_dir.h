@@ -53,6 +53,14 @@ bool verifyCheckpointFiles(const std::string& step_dir);
 /// and the update of `latest` leaves one, and the run resumed from `latest` replaces it.
 void checkCheckpointRootBeforeStart(const std::string& root, int64_t start_step, bool overwrite);
 
+/// Takes an exclusive lock on the checkpoint root `root` (an existing directory) for the rest
+/// of this process's life: flock(2) on root/.slidedp.lock, which the kernel releases when the
+/// process ends, however it ends (kill -9 included), and which no exec'd child inherits. The
+/// file records the holder (pid and host) for the message. Throws UserError naming the holder
+/// when another process holds it: two jobs writing one checkpoint root would prune and
+/// overwrite each other's checkpoints and both report success. World rank 0 calls it.
+void lockCheckpointRoot(const std::string& root);
+
 /// After root/name has been renamed into place: replaces root/latest atomically, then removes
 /// (a) with `overwrite`, step directories newer than `step` (what is left of the run this one
 /// replaces), and (b) beyond the newest `keep` (keep <= 0: none removed) of those at or below

@@ -252,6 +252,25 @@ TEST(CheckpointSafety, AnotherStepCountOnResumeSaysTheScheduleChanges) {
   std::system(("rm -rf " + d + " " + d + ".*").c_str());
 }
 
+// Two jobs started on one --checkpoint-dir: the second is refused while the first runs (they
+// pruned and overwrote each other's checkpoints, and both reported success); the lock goes with
+// the first job, however it ends.
+TEST(OutputChecks, ASecondJobOnACheckpointDirInUseIsRefused) {
+  const std::string d = tmpDir("lock");
+  {
+    Proc first = start(train({"--steps", "100000", "--checkpoint-dir", d, "--checkpoint-every", "50000"}));
+    ASSERT_TRUE(waitForText(first, "step 1/", 120)) << readFile(first.log);
+    Result second = wait(start(train({"--steps", "2", "--checkpoint-dir", d, "--overwrite-checkpoints"})));
+    EXPECT_EQ(second.exit_code, 2) << second.output;
+    EXPECT_NE(second.output.find("--checkpoint-dir " + d + " is in use by another running job (pid "),
+              std::string::npos) << second.output;
+    EXPECT_EQ(second.output.find("step 1/"), std::string::npos) << second.output;
+  }  // the first job is killed (SIGTERM, then SIGKILL to its process group)
+  Result after = wait(start(train({"--steps", "2", "--checkpoint-dir", d, "--overwrite-checkpoints"})));
+  EXPECT_EQ(after.exit_code, 0) << after.output;
+  std::system(("rm -rf " + d).c_str());
+}
+
 // Item 2: outputs that cannot be written are refused before start-up, not after the last step.
 TEST(OutputChecks, UnwritableOutputPathsAreRefusedBeforeTheFirstStep) {
   const std::string file = tmpDir("notadir");

@@ -25,16 +25,32 @@ void stepDir(const std::string& root, int step) {
 // A kill between a streamed checkpoint's rename into place and the update of `latest` leaves a
 // complete step directory newer than `latest` (seen in test_fault_matrix, --kill-at step@5:2):
 // the run resumed from `latest` may write there (it replaces that step's directory), while the
-// checkpoints `latest` covers still keep an older start out unless overwriting.
+// checkpoints `latest` covers, and a directory already in place when `latest` was last written,
+// still keep an older start out unless overwriting.
 TEST(CheckpointDir, ADirectoryNewerThanLatestIsAnInterruptedPublicationNotAnotherRun) {
   const std::string root = "/tmp/slidedp-ckdir-" + std::to_string(getpid());
   std::system(("rm -rf " + root).c_str());
   stepDir(root, 2);
-  stepDir(root, 4);
   put(root + "/latest", "step-00000002\n");
+  // `latest` written a second before step 4's directory was renamed into place
+  std::system(("touch -d '-1 second' " + root + "/latest").c_str());
+  stepDir(root, 4);
   EXPECT_EQ(resolveCheckpoint(root), root + "/step-00000002");
   EXPECT_NO_THROW(checkCheckpointRootBeforeStart(root, 2, false));
   EXPECT_THROW(checkCheckpointRootBeforeStart(root, 0, false), UserError);  // a new run: step 2 is there
+  // `latest` rewritten after step 4 was in place (by hand, to resume from step 2): step 4 is a
+  // checkpoint of the run, not an interrupted publication; the message names the newest
+  ::usleep(50000);  // past the file system's timestamp tick
+  put(root + "/latest", "step-00000002\n");
+  try {
+    checkCheckpointRootBeforeStart(root, 2, false);
+    ADD_FAILURE() << "a `latest` moved back by hand let the run overwrite step 4";
+  } catch (const UserError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("holds checkpoints newer than step 2, where this run continues (step-00000004), and " +
+                     root + "/latest names step-00000002, not the newest"), std::string::npos) << m;
+    EXPECT_NE(m.find("--resume " + root + "/step-00000004"), std::string::npos) << m;
+  }
   put(root + "/latest", "step-00000004\n");
   EXPECT_THROW(checkCheckpointRootBeforeStart(root, 2, false), UserError);  // 4 is published
   EXPECT_NO_THROW(checkCheckpointRootBeforeStart(root, 2, true));
