@@ -10,7 +10,8 @@ data is, except with --chat): with --chat as a user message through the chat tem
 (add_generation_prompt), otherwise as plain text with the tokenizer's special tokens (BOS where
 the tokenizer adds one). The ids go to build/bin/slidedp_generate (--prompt-ids), which runs the
 model (greedy by default); the new ids are decoded back to text and printed (--show-ids: the ids
-too). Exit status 2 with a message for a missing model, tokenizer or binary.
+too). Exit status 2 with a message for a missing model, tokenizer or binary, or a prompt that is
+not UTF-8.
 """
 import argparse
 import os
@@ -42,6 +43,14 @@ def main(argv=None):
         print(f"generate: error: {msg}" + (f"\nHINT: {hint}" if hint else ""), file=sys.stderr)
         return 2
 
+    for flag, text in (("--prompt", a.prompt), ("--system", a.system)):
+        try:  # bytes that are not UTF-8 reach argv as lone surrogates, which no tokenizer takes
+            (text or "").encode("utf-8")
+        except UnicodeEncodeError as e:
+            bad = ord(text[e.start])
+            return fail(f"{flag} is not UTF-8 text (byte 0x{bad - 0xDC00:02x} at character {e.start})"
+                        if 0xDC80 <= bad <= 0xDCFF else f"{flag} is not UTF-8 text ({e.reason})",
+                        "pass the text in UTF-8 (convert it, e.g. with iconv -t UTF-8)")
     if not os.path.isfile(os.path.join(a.model, "config.json")):
         return fail(f"{a.model} is not a model directory (no config.json)")
     if not any(os.path.isfile(os.path.join(a.model, n)) for n in ("tokenizer.json", "tokenizer.model")):

@@ -5,7 +5,10 @@
 apply_chat_template(return_assistant_tokens_mask=True) on the same conversations; the ids equal
 the tokenizer's; prompt/completion and text masks; EOS appended once; the header (dtype, vocab,
 SHA-256 of tokenizer.json, counts); uint32 above 65,536; the same bytes from 1 and 2 worker
-processes; every malformed input refused with exit 2 and a message, no traceback.
+processes; every malformed input refused with exit 2 and a message, no traceback, no output or
+temporary file left and the input unchanged (an --out that is the input, unwritable or a
+directory; non-UTF-8 bytes; content that is not text); a UTF-8 BOM and OpenAI-style text parts
+accepted. Also tools/generate.py's refusal of a prompt that is not UTF-8 (before any model runs).
 
     SLIDEDP_SHARED_DIR=../shared python tests/data/test_prepare.py     (CTest: data_prepare)
 """
@@ -18,6 +21,7 @@ import subprocess
 import sys
 import tempfile
 import unittest
+from unittest import mock
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -28,6 +32,7 @@ import prepare  # noqa: E402
 import token_format  # noqa: E402
 
 PREPARE = os.path.join(ROOT, "tools", "data", "prepare.py")
+GENERATE = os.path.join(ROOT, "tools", "generate.py")
 SHARED = os.environ.get("SLIDEDP_SHARED_DIR", os.path.join(ROOT, "..", "shared"))
 
 CONVERSATIONS = [
@@ -234,6 +239,155 @@ class PrepareTest(unittest.TestCase):
         rc, _, se = run("--tokenizer", notpl, "--input", inp, "--out", self.path("y.tok"))
         self.assertEqual(rc, 2, se)
         self.assertIn("no chat template", se)
+
+    def test_out_is_the_input(self):
+        inp = self.write_jsonl("self.jsonl", [{"messages": CONVERSATIONS[0]}])
+        tmp_in = self.write_jsonl("self2.tok.tmp", [{"messages": CONVERSATIONS[0]}])
+        with open(inp, "rb") as f:
+            before = f.read()
+        os.symlink(inp, self.path("self_link.tok"))
+        os.link(inp, self.path("self_hard.tok"))
+        # the same path, another spelling of it, a symlink and a hard link to it; an OUT whose
+        # temporary OUT.tmp is the input
+        for i, out in ((inp, inp), (inp, os.path.join(self.tmp.name, ".", "self.jsonl")),
+                       (inp, self.path("self_link.tok")), (inp, self.path("self_hard.tok")),
+                       (tmp_in, self.path("self2.tok"))):
+            rc, _, se = run("--tokenizer", self.dir, "--input", i, "--out", out)
+            self.assertEqual(rc, 2, f"--out {out}: {se}")
+            self.assertIn("would overwrite the input", se)
+            with open(i, "rb") as f:
+                self.assertEqual(f.read(), before, f"--out {out} changed the input")
+        self.assertFalse(os.path.exists(self.path("self.jsonl.tmp")))
+        self.assertFalse(os.path.exists(self.path("self2.tok")))
+
+    def test_bad_out_paths_leave_nothing(self):
+        inp = self.write_jsonl("o.jsonl", [{"messages": CONVERSATIONS[0]}])
+        os.makedirs(self.path("prepdir"), exist_ok=True)
+        os.mkfifo(self.path("fifo.tok"))
+        for out, want in ((self.path("prepdir"), "is a directory"),
+                          (self.path("prepdir") + os.sep, "is a directory"),
+                          (os.path.join(inp, "x.tok"), "is not a directory"),
+                          (self.path("fifo.tok"), "is not a regular file")):
+            rc, _, se = run("--tokenizer", self.dir, "--input", inp, "--out", out)
+            self.assertEqual(rc, 2, f"--out {out}: {se}")
+            self.assertIn(want, se)
+            self.assertNotIn("Traceback", se)
+            self.assertFalse(os.path.exists(out.rstrip(os.sep) + ".tmp"), f"--out {out}: a .tmp was left")
+        self.assertTrue(os.path.isdir(self.path("prepdir")))
+        cwd = os.getcwd()
+        os.makedirs(self.path("cwd"), exist_ok=True)
+        os.chdir(self.path("cwd"))
+        try:
+            rc, _, se = run("--tokenizer", self.dir, "--input", inp, "--out", "")
+        finally:
+            os.chdir(cwd)
+        self.assertEqual(rc, 2, se)
+        self.assertIn("--out is empty", se)
+        self.assertEqual(os.listdir(self.path("cwd")), [])
+        # a failure while writing (here: the disk fills up) removes the partial temporary
+        def full(path, *a):
+            with open(path, "wb") as f:
+                f.write(b"SLIDEDPT partial")
+            raise OSError(28, "No space left on device")
+        with mock.patch.object(token_format, "write", full):
+            rc, _, se = run("--tokenizer", self.dir, "--input", inp, "--out", self.path("full.tok"))
+        self.assertEqual(rc, 2, se)
+        self.assertIn("cannot write", se)
+        self.assertIn("No space left on device", se)
+        self.assertFalse(os.path.exists(self.path("full.tok.tmp")))
+        self.assertFalse(os.path.exists(self.path("full.tok")))
+
+    @unittest.skipUnless(os.path.isdir("/proc/self"), "needs Linux /proc (a folder no file can be created in)")
+    def test_unwritable_out(self):
+        inp = self.write_jsonl("w.jsonl", [{"messages": CONVERSATIONS[0]}])
+        rc, _, se = run("--tokenizer", self.dir, "--input", inp, "--out", "/proc/x.tok")
+        self.assertEqual(rc, 2, se)
+        self.assertIn("cannot write /proc/x.tok", se)
+        self.assertIn("HINT:", se)
+        self.assertFalse(os.path.exists("/proc/x.tok.tmp"))
+
+    def test_bad_inputs_named(self):
+        for inp, want in ((self.tmp.name, "is a directory"), (os.devnull, "is not a regular file"),
+                          (self.path("missing.jsonl"), "no such file")):
+            rc, _, se = run("--tokenizer", self.dir, "--input", inp, "--out", self.path("in.tok"))
+            self.assertEqual(rc, 2, se)
+            self.assertIn(want, se)
+            self.assertFalse(os.path.exists(self.path("in.tok")))
+
+    def test_bad_numbers_refused_at_parsing(self):
+        inp = self.write_jsonl("n.jsonl", [{"messages": CONVERSATIONS[0]}])
+        for flag, value in (("--seq-len", "-4"), ("--seq-len", "0"), ("--chunk", "0"), ("--workers", "-1")):
+            rc, so, se = run("--tokenizer", self.dir, "--input", inp, "--out", self.path("n.tok"), flag, value,
+                             subprocess_=True)
+            self.assertEqual(rc, 2, f"{flag} {value}: {so}{se}")
+            self.assertIn(f"argument {flag}: must be >=", se)
+            self.assertNotIn("Traceback", se)
+            self.assertFalse(os.path.exists(self.path("n.tok")))
+
+    def test_jsonl_not_utf8(self):
+        self.refused("latin1.jsonl", None, "latin1.jsonl:2: not UTF-8 text",
+                     raw=b'{"text": "In the beginning"}\n{"text": "caf\xe9"}\n')
+
+    def test_content_not_text(self):
+        self.refused("content5.jsonl", [{"messages": [{"role": "user", "content": "hi"},
+                                                      {"role": "assistant", "content": 5}]}],
+                     "content5.jsonl:1: a message's \"content\" is a JSON int")
+        image = {"type": "image_url", "image_url": {"url": "http://x/y.png"}}
+        self.refused("image.jsonl", [{"messages": [{"role": "user", "content": [{"type": "text", "text": "hi"}, image]},
+                                                   {"role": "assistant", "content": "And God said"}]}],
+                     "image.jsonl:1: a message's content has a part of type \"image_url\"")
+
+    def test_incomplete_prompt_completion(self):
+        self.refused("ponly.jsonl", [{"prompt": "And God said,"}],
+                     "ponly.jsonl:1: \"prompt\" without \"completion\": the prompt/completion pair is incomplete")
+        self.refused("conly.jsonl", [{"prompt": "And God said,", "completion": " Let there be light."},
+                                     {"completion": " Let there be light."}],
+                     "conly.jsonl:2: \"completion\" without \"prompt\"")
+
+    def test_text_parts_and_bom_accepted(self):
+        def parts(conv):  # each message's content split into OpenAI-style text parts
+            return [dict(m, content=[{"type": "text", "text": m["content"][:5]},
+                                     {"type": "text", "text": m["content"][5:]}]) for m in conv]
+        plain, _ = self.prepare(self.write_jsonl("plain.jsonl", [{"messages": c} for c in CONVERSATIONS]), "plain.tok")
+        split, _ = self.prepare(self.write_jsonl("parts.jsonl", [{"messages": parts(c)} for c in CONVERSATIONS]),
+                                "parts.tok")
+        self.assertEqual(self.docs(split), self.docs(plain))
+        with open(self.path("plain.jsonl"), "rb") as f:
+            body = f.read()
+        with open(self.path("bom.jsonl"), "wb") as f:
+            f.write(b"\xef\xbb\xbf" + body)
+        bom, _ = self.prepare(self.path("bom.jsonl"), "bom.tok")
+        self.assertEqual(self.docs(bom), self.docs(plain))
+        with open(self.path("bom.txt"), "wb") as f:
+            f.write(b"\xef\xbb\xbfIn the beginning God created the heaven and the earth.\n")
+        with open(self.path("nobom.txt"), "wb") as f:
+            f.write(b"In the beginning God created the heaven and the earth.\n")
+        self.assertEqual(self.docs(self.prepare(self.path("bom.txt"), "bom_txt.tok")[0]),
+                         self.docs(self.prepare(self.path("nobom.txt"), "nobom_txt.tok")[0]))
+
+    def test_generate_refuses_a_prompt_that_is_not_utf8(self):
+        model = self.path("gen_model")
+        os.makedirs(model, exist_ok=True)
+        for name in ("tokenizer.json", "tokenizer_config.json"):
+            with open(os.path.join(self.dir, name), "rb") as a, open(os.path.join(model, name), "wb") as b:
+                b.write(a.read())
+        with open(os.path.join(model, "config.json"), "w") as f:
+            f.write("{}")
+        binary, ran = self.path("fake_generate.sh"), self.path("fake_generate.ran")
+        with open(binary, "w") as f:
+            f.write(f"#!/bin/sh\ntouch '{ran}'\necho 1,2\n")
+        os.chmod(binary, 0o755)
+        env = dict(os.environ, PYTHONUTF8="1")  # argv decoded as UTF-8, bad bytes as surrogates
+        for args, flag in (([b"--prompt", b"\xff bad"], "--prompt"),
+                           ([b"--chat", b"--system", b"ok \xff", b"--prompt", b"hi"], "--system")):
+            r = subprocess.run([sys.executable, GENERATE, "--model", model, "--binary", binary, *args],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+            se = r.stderr.decode("utf-8", "replace")
+            self.assertEqual(r.returncode, 2, se)
+            self.assertIn(f"generate: error: {flag} is not UTF-8 text (byte 0xff", se)
+            self.assertIn("HINT:", se)
+            self.assertNotIn("Traceback", se)
+            self.assertFalse(os.path.exists(ran), "the model ran")
 
 
 if __name__ == "__main__":

@@ -28,6 +28,7 @@ import json
 import multiprocessing as mp
 import os
 import sys
+import tempfile
 
 import numpy as np
 
@@ -74,6 +75,20 @@ def sha256_of(path):
 
 
 # ---- records ------------------------------------------------------------------------------------
+_UTF8_HINT = "HINT: convert the file to UTF-8, e.g. iconv -f LATIN1 -t UTF-8 IN > OUT"
+_KINDS = ('records are {"text": ...} (--text-field), {"messages": [...]} (chat) or '
+          '{"prompt": ..., "completion": ...}')
+
+
+def incomplete_pair(rec, where):
+    """The error for a record holding only one of "prompt" and "completion", else None."""
+    has, lacks = ("prompt", "completion") if "prompt" in rec else ("completion", "prompt")
+    if has in rec and lacks not in rec:
+        return DataError(f"{where}: \"{has}\" without \"{lacks}\": the prompt/completion pair is "
+                         f"incomplete\nHINT: {_KINDS}; give both fields")
+    return None
+
+
 def detect_format(path, first):
     if path.endswith(".txt") or first is None:
         return "text"
@@ -98,9 +113,9 @@ def read_records(path, fmt, text_docs):
             raise DataError(f"{path}: holds NUL bytes: binary data, not text\n"
                             "HINT: token files go to the runtime directly (--data FILE.bin)")
         try:
-            text = raw.decode("utf-8")
+            text = raw.decode("utf-8-sig")  # a leading BOM is not text
         except UnicodeDecodeError as e:
-            raise DataError(f"{path}: not UTF-8 text ({e})")
+            raise DataError(f"{path}: not UTF-8 text ({e})\n{_UTF8_HINT}")
         if text_docs == "file":
             if text.strip():
                 yield 1, text
@@ -123,8 +138,12 @@ def read_records(path, fmt, text_docs):
         if doc:
             yield start, "\n".join(doc)
         return
-    with open(path, encoding="utf-8") as f:
-        for i, line in enumerate(f):
+    with open(path, "rb") as f:
+        for i, raw in enumerate(f):
+            try:  # per line, to name it; a BOM may start the file
+                line = raw.decode("utf-8-sig" if i == 0 else "utf-8")
+            except UnicodeDecodeError as e:
+                raise DataError(f"{path}:{i + 1}: not UTF-8 text ({e})\n{_UTF8_HINT}")
             if not line.strip():
                 continue
             try:
@@ -181,12 +200,36 @@ def chat_spans(tok, messages, text):
     return spans
 
 
+def message_text(content, where):
+    """A message's content as one string: a string as is; OpenAI-style parts
+    [{"type": "text", "text": ...}, ...] joined in order with no separator (as multimodal chat
+    templates render them; most templates take string content only). Other parts are refused."""
+    if isinstance(content, str):
+        return content
+    expected = ("HINT: \"content\" is a string or a list of {\"type\": \"text\", \"text\": \"...\"} "
+                "parts (text-only training)")
+    if not isinstance(content, list):
+        raise DataError(f"{where}: a message's \"content\" is a JSON {type(content).__name__} "
+                        f"({json.dumps(content)[:40]}), not a string\n{expected}")
+    texts = []
+    for part in content:
+        kind = part.get("type") if isinstance(part, dict) else f"JSON {type(part).__name__}"
+        if kind != "text":
+            raise DataError(f"{where}: a message's content has a part of type {json.dumps(kind)} "
+                            f"({json.dumps(part)[:60]}); only text parts are supported\n{expected}")
+        if not isinstance(part.get("text"), str):
+            raise DataError(f"{where}: a text part without a string \"text\" ({json.dumps(part)[:60]})\n{expected}")
+        texts.append(part["text"])
+    return "".join(texts)
+
+
 def tokenize_chat(tok, messages, where):
     if not isinstance(messages, list) or not messages:
         raise DataError(f"{where}: \"messages\" must be a non-empty list of {{role, content}}")
     for m in messages:
         if not isinstance(m, dict) or "role" not in m or "content" not in m:
             raise DataError(f"{where}: each message needs \"role\" and \"content\", got {json.dumps(m)[:80]}")
+    messages = [dict(m, content=message_text(m["content"], where)) for m in messages]
     if not getattr(tok, "chat_template", None):
         raise DataError(f"the tokenizer has no chat template, needed for chat data ({where})\n"
                         "HINT: use a chat/instruct model's tokenizer, or give prompt/completion records")
@@ -225,6 +268,8 @@ def tokenize_record(item):
         if fmt == "jsonl-text":
             text = rec.get(opt["text_field"])
             if not isinstance(text, str):
+                if text is None and incomplete_pair(rec, where):
+                    raise incomplete_pair(rec, where)
                 raise DataError(f"{where}: no string field \"{opt['text_field']}\"\n"
                                 "HINT: set --text-field, or give chat (messages) or prompt/completion records")
             ids = tok(text, add_special_tokens=True)["input_ids"]
@@ -242,6 +287,8 @@ def tokenize_record(item):
                 ci = tok(c, add_special_tokens=False)["input_ids"]
                 ids = pi + ci
                 mask = [1 if opt["train_on_all"] else 0] * len(pi) + [1] * len(ci)
+            elif incomplete_pair(rec, where):
+                raise incomplete_pair(rec, where)
             else:
                 raise DataError(f"{where}: \"prompt\" and \"completion\" must both be strings or both "
                                 "lists of messages")
@@ -346,10 +393,18 @@ def prepare(args):
             "bos_token_id": tok.bos_token_id}
     source = {"input": os.path.abspath(args.input), "format": fmt, "train_on_all": args.train_on_all,
               "eos_appended": eos is not None}
-    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     tmp = args.out + ".tmp"
-    header = token_format.write(tmp, tokens, mask, offsets, vocab, info, source)
-    os.replace(tmp, args.out)
+    try:
+        os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
+        header = token_format.write(tmp, tokens, mask, offsets, vocab, info, source)
+        os.replace(tmp, args.out)
+    except BaseException as e:
+        if os.path.isfile(tmp):
+            os.remove(tmp)
+        if isinstance(e, OSError):
+            raise DataError(f"cannot write {args.out}: {e.strerror or e}\n"
+                            "HINT: choose a writable location with space for --out")
+        raise
     n, d, tgt = header["num_tokens"], header["num_documents"], header["num_target_tokens"]
     print(f"prepared {args.out}: {fmt}, {d} documents, {n} tokens, {tgt} trained targets, "
           f"masked fraction {1 - tgt / max(1, n - d):.3f} (of the {n - d} next-token positions), "
@@ -360,6 +415,59 @@ def prepare(args):
         print(f"note: {(lengths > args.seq_len).sum()} document(s) are longer than --seq-len {args.seq_len}; "
               "the runtime splits them into pieces of T tokens")
     return header
+
+
+def check_paths(inp, out):
+    """Refuses an --input that is not a readable regular file and an --out that cannot be
+    written or would overwrite the input, before any work."""
+    if os.path.isdir(inp):
+        raise DataError(f"--input {inp} is a directory\nHINT: pass a .txt or .jsonl file")
+    if not os.path.exists(inp):
+        raise DataError(f"cannot read {inp}: no such file")
+    if not os.path.isfile(inp):
+        raise DataError(f"--input {inp} is not a regular file (a device, pipe or socket)\n"
+                        "HINT: pass a .txt or .jsonl file (save a stream to one first)")
+    if not os.access(inp, os.R_OK):
+        raise DataError(f"cannot read {inp}: permission denied")
+    if not out:
+        raise DataError("--out is empty\nHINT: name the token file to write, e.g. --out train.tok")
+    if os.path.isdir(out) or out.endswith(os.sep):
+        raise DataError(f"--out {out} is a directory\n"
+                        f"HINT: name the token file in it, e.g. --out {os.path.join(out, 'train.tok')}")
+    if os.path.exists(out) and not os.path.isfile(out):
+        raise DataError(f"--out {out} exists and is not a regular file\nHINT: name a new file, e.g. train.tok")
+    for o in (out, out + ".tmp"):  # the output, and the temporary it is written to first
+        if os.path.exists(o) and os.path.samefile(o, inp):  # the same path, a link to it, ...
+            raise DataError(f"--out {out} would overwrite the input {inp}\n"
+                            "HINT: write the token file elsewhere, e.g. --out train.tok")
+    parent = os.path.dirname(os.path.abspath(out))
+    while not os.path.exists(parent):  # created when written: check the nearest existing folder
+        parent = os.path.dirname(parent)
+    if not os.path.isdir(parent):
+        raise DataError(f"cannot write {out}: {parent} is not a directory")
+    if parent == os.path.dirname(os.path.abspath(out)):
+        try:
+            with tempfile.TemporaryFile(dir=parent):  # a probe, removed when closed
+                pass
+        except OSError as e:
+            raise DataError(f"cannot write {out}: cannot create files in {parent} ({e.strerror or e})\n"
+                            "HINT: choose a writable location for --out")
+    elif not os.access(parent, os.W_OK | os.X_OK):
+        raise DataError(f"cannot write {out}: {parent} is not writable\n"
+                        "HINT: choose a writable location for --out")
+
+
+def _count(minimum):
+    """An argparse type: an integer >= minimum."""
+    def parse(s):
+        try:
+            v = int(s)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not an integer: {s!r}")
+        if v < minimum:
+            raise argparse.ArgumentTypeError(f"must be >= {minimum}, got {v}")
+        return v
+    return parse
 
 
 def main(argv=None):
@@ -379,14 +487,13 @@ def main(argv=None):
     ap.add_argument("--train-on-all", action="store_true",
                     help="chat and prompt/completion: train on every token, not only the replies")
     ap.add_argument("--no-eos", action="store_true", help="do not append the EOS token to documents")
-    ap.add_argument("--workers", type=int, default=0, help="tokeniser processes (0: all cores)")
-    ap.add_argument("--chunk", type=int, default=256, help="records per task")
-    ap.add_argument("--seq-len", type=int, default=0, help="report documents longer than this")
+    ap.add_argument("--workers", type=_count(0), default=0, help="tokeniser processes (0: all cores)")
+    ap.add_argument("--chunk", type=_count(1), default=256, help="records per task")
+    ap.add_argument("--seq-len", type=_count(1), default=None, help="report documents longer than this")
     ap.add_argument("--quiet", action="store_true", help="no progress bar")
     args = ap.parse_args(argv)
     try:
-        if not os.path.isfile(args.input):
-            raise DataError(f"cannot read {args.input}: no such file")
+        check_paths(args.input, args.out)
         prepare(args)
     except DataError as e:
         print(f"prepare: error: {e}", file=sys.stderr)
