@@ -167,10 +167,13 @@ void checkOutputPaths(const OutputPlan& p) {
     throwUserError("--export {} is the --model directory the run starts from: the export would "
                    "overwrite its weights with the fine-tuned ones.\nHINT: export to a new "
                    "directory, e.g. --export {}-finetuned", p.export_dir, p.model_dir);
-  if (!p.export_dir.empty() && sameDirectory(p.export_dir, p.checkpoint_dir))
-    throwUserError("--export {} is also the --checkpoint-dir: the exported model would be mixed "
-                   "into the checkpoints.\nHINT: export to a directory of its own (a "
-                   "subdirectory of the checkpoint directory is fine)", p.export_dir);
+  const auto exportIsCheckpointDir = [&] {
+    if (!p.export_dir.empty() && sameDirectory(p.export_dir, p.checkpoint_dir))
+      throwUserError("--export {} is also the --checkpoint-dir: the exported model would be mixed "
+                     "into the checkpoints.\nHINT: export to a directory of its own (a "
+                     "subdirectory of the checkpoint directory is fine)", p.export_dir);
+  };
+  exportIsCheckpointDir();
   std::map<dev_t, Need> needs;  // per file system: the outputs may share one
   auto add = [&](const std::string& dir, uint64_t bytes, std::string what) {
     Need& n = needs[deviceOf(dir)];
@@ -180,6 +183,7 @@ void checkOutputPaths(const OutputPlan& p) {
   };
   if (!p.checkpoint_dir.empty()) {
     probeDirectory("--checkpoint-dir", p.checkpoint_dir, p.checkpoint_dir);
+    exportIsCheckpointDir();  // again, now that it exists: one path not yet made, spelt twice
     const int64_t n = std::max<int64_t>(p.checkpoints_written, 1);
     const uint64_t size = p.checkpoint_bytes;
     uint64_t bytes = 0;

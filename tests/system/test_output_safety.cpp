@@ -316,7 +316,12 @@ TEST(OutputChecks, AnExportOverTheModelOrIntoTheCheckpointDirIsRefused) {
   Result c = wait(start(train({"--steps", "2", "--checkpoint-dir", ck, "--export", ck})));
   EXPECT_EQ(c.exit_code, 2) << c.output;
   EXPECT_EQ(countOccurrences(c.output, "is also the --checkpoint-dir"), 1) << c.output;
-  std::system(("rm -rf " + m + " " + ck).c_str());
+  // the same directory not made yet, spelt two ways
+  const std::string fresh = tmpDir("ck-export-new");
+  Result f = wait(start(train({"--steps", "2", "--checkpoint-dir", fresh, "--export", fresh + "/"})));
+  EXPECT_EQ(f.exit_code, 2) << f.output;
+  EXPECT_EQ(countOccurrences(f.output, "is also the --checkpoint-dir"), 1) << f.output;
+  std::system(("rm -rf " + m + " " + ck + " " + fresh).c_str());
 }
 
 // An output path that cannot be written is refused before the data is read: tokenising a
