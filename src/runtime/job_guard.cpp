@@ -129,7 +129,7 @@ void onTerminate(int sig) {
     return;
   }
   unlinkSegmentNoThrow();
-  char msg[128];
+  char msg[256];
   // snprintf is not async-signal-safe in general; build the text by hand.
   const char* name = sig == SIGINT    ? "SIGINT"
                      : sig == SIGTERM ? "SIGTERM"
@@ -137,6 +137,9 @@ void onTerminate(int sig) {
                                       : "SIGHUP";
   strcpy(msg, "slidedp: caught ");
   strcat(msg, name);
+  // mpirun sends SIGTERM to the other ranks when one rank exits: say so, not only "a stop"
+  strcat(msg, sig == SIGTERM ? " (a stop at once, or mpirun ending the job after another rank's "
+                               "exit: see that rank's message above)" : "");
   strcat(msg, ", shared segment removed, exiting\n");
   writeStderr(msg);
   _exit(128 + sig);
