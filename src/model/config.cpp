@@ -287,6 +287,14 @@ ModelConfig ModelConfig::fromJson(const nlohmann::json& j, const std::string& sr
 
 ModelConfig ModelConfig::load(const std::string& path) {
   const std::string p = formats::isDirectory(path) ? formats::joinPath(path, "config.json") : path;
+  if (!formats::pathExists(path))
+    throwUserError("{}: no such model directory or config.json\nHINT: pass a Hugging Face model "
+                   "directory (config.json and its *.safetensors) or a config.json", path);
+  const std::string weights = ".safetensors";
+  if (formats::isRegularFile(path) && path.size() > weights.size() &&
+      path.compare(path.size() - weights.size(), weights.size(), weights) == 0)
+    throwUserError("{} is a weights file, not a model directory or a config.json\nHINT: pass its "
+                   "directory, {}", path, formats::parentPath(path));
   if (!formats::isRegularFile(p)) throwUserError("{}: no model config.json here", p);
   nlohmann::json j;
   try {
