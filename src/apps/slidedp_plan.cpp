@@ -24,6 +24,7 @@
 #include "data/reference_batches.h"      // defines: ReferenceBatches (reference: data's stored shape)
 #include "apps/worker_options.h"          // defines: addWorkerOptions (a run's flags, accepted)
 #include "common/errors.h"                // defines: UserError
+#include "formats/fs_util.h"              // defines: isRegularFile
 #include "model/config.h"                 // defines: ModelConfig (the HF config)
 #include "planner/calibration.h"          // defines: measureHost, deviceFingerprint, the cache
 #include "planner/cost_model.h"           // defines: reserveShape, earlyAgreement
@@ -293,10 +294,11 @@ std::vector<std::string> acceptRunOptions(CLI::App& app) {
 /// after the plan is refused before its calibration. `site.num_workers`: the run's workers (0:
 /// unknown, the checks that need the count are skipped). Parses argv again into a full
 /// WorkerOptions (the plan's own parse keeps only what it reads), the --config file included;
-/// the plan's own flags are extras there. Returns the run's options as the worker reads them
+/// the plan's own flags are extras there. `data_here`: the run's data files are on this machine
+/// (not with --machine, a plan for another one: then only those found here are checked). Returns the run's options as the worker reads them
 /// (the defaults without --model/--model-config, which the plan refuses itself). Throws
 /// UserError (a bad value included) with the worker's message.
-TrainJobOptions checkRunSettings(int argc, char** argv, const RunSite& site) {
+TrainJobOptions checkRunSettings(int argc, char** argv, const RunSite& site, bool data_here) {
   CLI::App run_app;
   WorkerOptions w;
   addWorkerOptions(run_app, w);
@@ -318,7 +320,10 @@ TrainJobOptions checkRunSettings(int argc, char** argv, const RunSite& site) {
   checkSettings(t, site.num_workers);
   const model::ModelConfig cfg = model::ModelConfig::load(t.model.empty() ? t.model_config : t.model);
   checkRunAtSite(t, site, cfg);
-  checkDataInputs(t, site, cfg);
+  // with --machine the data may live on that machine only: checked where it is here
+  const std::string ref = "reference:";
+  if (data_here || formats::pathExists(t.data.rfind(ref, 0) == 0 ? t.data.substr(ref.size()) : t.data))
+    checkDataInputs(t, site, cfg);
   return t;
 }
 
@@ -435,9 +440,11 @@ int main(int argc, char** argv) {
     // the workers' count where the plan is told it (a --nodes-sweep's batch is per node)
     const int nodes = o.nodes_sweep.empty() ? std::max(o.nodes, 1) : 1;
     const TrainJobOptions t = checkRunSettings(
-        argc, argv, RunSite{plannedCuda(o), o.gpus > 0 && o.nodes_sweep.empty() ? o.gpus * nodes : 0, nodes});
+        argc, argv, RunSite{plannedCuda(o), o.gpus > 0 && o.nodes_sweep.empty() ? o.gpus * nodes : 0, nodes},
+        o.machine.empty());
     // reference: data runs its stored rows x tokens (checkReferenceData refused other given ones)
-    if (const std::string ref = "reference:"; t.data.rfind(ref, 0) == 0) {
+    if (const std::string ref = "reference:";
+        t.data.rfind(ref, 0) == 0 && formats::isRegularFile(t.data.substr(ref.size()))) {
       const GlobalBatch b = data::ReferenceBatches(t.data.substr(ref.size())).batch(1);
       if (!t.batch_size_given) o.batch_size = b.B;
       if (!t.seq_len_given) o.seq_len = b.T;

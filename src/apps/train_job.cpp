@@ -617,6 +617,11 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
     std::string early;
     if (ctx.world_rank == 0) try {
       const model::ParamLayout layout = model::ParamLayout::build(cfg);
+      // one job at a time writes a checkpoint root (held until this rank exits): taken before
+      // its checkpoints are judged, where it exists already (else once the output checks make it)
+      std::string unlocked;  // a file system without flock: said once
+      if (!o.checkpoint_dir.empty() && formats::isDirectory(o.checkpoint_dir))
+        unlocked = lockCheckpointRoot(o.checkpoint_dir);
       const std::string want = o.resume == "auto" ? o.checkpoint_dir : o.resume;
       const bool auto_fresh = o.resume == "auto" && listStepCheckpoints(o.checkpoint_dir).empty() &&
                               !formats::isRegularFile(formats::joinPath(o.checkpoint_dir, "latest"));
@@ -700,8 +705,16 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
                      {"--eval-data", o.eval_data}, {"--tokenizer", o.tokenizer},
                      {"--resume", o.resume}, {"--checkpoint-dir", o.checkpoint_dir}};
       checkOutputPaths(plan);
-      // one job at a time writes a checkpoint root (held until this rank exits)
-      if (!o.checkpoint_dir.empty()) lockCheckpointRoot(o.checkpoint_dir);
+      if (!o.checkpoint_dir.empty()) {
+        if (unlocked.empty()) unlocked = lockCheckpointRoot(o.checkpoint_dir);
+        if (!unlocked.empty()) SLIDEDP_LOG_WARN("{}", unlocked);
+        // a checkpoint published by a job killed before it updated `latest`: this run continues
+        // from `latest`, so it goes aside, where no later resume takes it for another run's
+        for (const std::string& aside : setAsideInterruptedPublications(o.checkpoint_dir))
+          SLIDEDP_LOG_WARN("{}: a checkpoint newer than the one `latest` names (its job was ended "
+                           "before it updated `latest`) is moved aside to {}; this run continues "
+                           "from step {}", o.checkpoint_dir, aside, start);
+      }
     } catch (const UserError& e) {
       early = e.what();
     } catch (const nlohmann::json::exception& e) {

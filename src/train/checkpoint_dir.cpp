@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <set>
 
 #include "common/errors.h"
 #include "formats/checkpoint.h"
@@ -202,13 +203,23 @@ void checkCheckpointRootBeforeStart(const std::string& root, int64_t start_step,
                  latest_older ? newer.back().dir : root);
 }
 
-void lockCheckpointRoot(const std::string& root) {
+std::string lockCheckpointRoot(const std::string& root) {
+  static std::set<std::string> locked;  // this process's: a second call for a root is a no-op
+  if (locked.count(root) != 0) return "";
   const std::string path = formats::joinPath(root, ".slidedp.lock");
-  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  const bool note = fd >= 0;
+  if (fd < 0 && errno == EACCES) fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);  // another user's file
   if (fd < 0)
     throwUserError("--checkpoint-dir {}: cannot open its lock file {}: {}", root, path, std::strerror(errno));
   if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
     const int err = errno;
+    if (err == ENOSYS || err == EOPNOTSUPP || err == ENOLCK) {  // a file system without flock
+      ::close(fd);
+      locked.insert(root);
+      return fmt::format("--checkpoint-dir {}: its file system takes no lock ({}): nothing keeps a "
+                         "second job from writing there at the same time", root, std::strerror(err));
+    }
     char holder[256] = {0};
     const ssize_t n = ::pread(fd, holder, sizeof(holder) - 1, 0);
     ::close(fd);
@@ -221,13 +232,42 @@ void lockCheckpointRoot(const std::string& root) {
                    "another --checkpoint-dir, or wait for that job to end (its lock goes with it)",
                    root, who.empty() ? "its lock file names no process" : who);
   }
-  char host[256] = {0};
-  ::gethostname(host, sizeof(host) - 1);
-  const std::string me = fmt::format("pid {} on {}\n", ::getpid(), host);
-  if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, me.data(), me.size(), 0) != static_cast<ssize_t>(me.size())) {
-    // the lock holds without the note; the message of a second job then names no process
+  if (note) {
+    char host[256] = {0};
+    ::gethostname(host, sizeof(host) - 1);
+    const std::string me = fmt::format("pid {} on {}\n", ::getpid(), host);
+    if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, me.data(), me.size(), 0) != static_cast<ssize_t>(me.size())) {
+      // the lock holds without the note; a second job's message then names no process
+    }
   }
-  // fd stays open (and locked) until the process exits
+  locked.insert(root);  // fd stays open (and locked) until the process exits
+  return "";
+}
+
+std::vector<std::string> setAsideInterruptedPublications(const std::string& root) {
+  using namespace formats;
+  const std::string latest = joinPath(root, "latest");
+  struct stat latest_st {};
+  if (!isRegularFile(latest) || ::stat(latest.c_str(), &latest_st) != 0) return {};
+  const std::string name = readLatestName(latest);
+  const auto steps = listStepCheckpoints(root);
+  int64_t published = -1;
+  for (const auto& s : steps)
+    if (s.name == name) published = s.step;
+  if (published < 0) return {};
+  std::vector<std::string> moved;
+  for (const auto& s : steps) {
+    struct stat st {};
+    if (s.step <= published || ::stat(s.dir.c_str(), &st) != 0) continue;
+    const auto ns = [](const timespec& t) { return int64_t{t.tv_sec} * 1000000000 + t.tv_nsec; };
+    if (ns(st.st_ctim) < ns(latest_st.st_mtim)) continue;  // not an interrupted publication
+    const std::string aside = joinPath(root, fmt::format(".{}.interrupted-{}", s.name, ::getpid()));
+    if (::rename(s.dir.c_str(), aside.c_str()) != 0)
+      throwUserError("--checkpoint-dir {}: cannot move {} aside to {}: {}", root, s.dir, aside,
+                     std::strerror(errno));
+    moved.push_back(aside);
+  }
+  return moved;
 }
 
 void publishAndPrune(const std::string& root, const std::string& name, int64_t step, int keep,

@@ -58,8 +58,19 @@ void checkCheckpointRootBeforeStart(const std::string& root, int64_t start_step,
 /// process ends, however it ends (kill -9 included), and which no exec'd child inherits. The
 /// file records the holder (pid and host) for the message. Throws UserError naming the holder
 /// when another process holds it: two jobs writing one checkpoint root would prune and
-/// overwrite each other's checkpoints and both report success. World rank 0 calls it.
-void lockCheckpointRoot(const std::string& root);
+/// overwrite each other's checkpoints and both report success. World rank 0 calls it; a
+/// second call for the same root is a no-op. A lock file of another user is locked read-only
+/// (without the holder note); on a file system that takes no flock it returns a warning to
+/// print (no lock), else "".
+std::string lockCheckpointRoot(const std::string& root);
+
+/// Moves each interrupted publication under `root` (a step directory newer than the one
+/// `latest` names, renamed into place after `latest` was last written: the job was killed
+/// before it updated `latest`) aside to root/.step-N.interrupted-<pid>, where no later resume
+/// takes it for another run's checkpoint. A run that continues from `latest` calls it (world
+/// rank 0, holding the lock) once checkCheckpointRootBeforeStart has passed. Returns the new
+/// paths. Throws UserError when a rename fails.
+std::vector<std::string> setAsideInterruptedPublications(const std::string& root);
 
 /// After root/name has been renamed into place: replaces root/latest atomically, then removes
 /// (a) with `overwrite`, step directories newer than `step` (what is left of the run this one

@@ -233,6 +233,11 @@ TEST(PlanCli, ReferenceDataIsPlannedAtItsStoredShape) {
   Result l = wait(start(longer));
   EXPECT_EQ(l.exit_code, 2) << l.output;
   EXPECT_NE(l.output.find("but the run has 999 steps"), std::string::npos) << l.output;
+  // a plan for another machine (--machine) takes a data file that is not here: it may be there
+  std::vector<std::string> elsewhere = base;
+  elsewhere.back() = "/nonexistent/on-the-cluster/train.tok";
+  Result e = wait(start(elsewhere));
+  EXPECT_EQ(e.exit_code, 0) << e.output;
 }
 
 TEST(PlanCli, TheUpdateTailIsPricedOrRefusedAndKnobsWithoutEvaluateAreNamed) {

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "common/errors.h"
 #include "train/checkpoint_dir.h"
@@ -56,6 +57,31 @@ TEST(CheckpointDir, ADirectoryNewerThanLatestIsAnInterruptedPublicationNotAnothe
   EXPECT_NO_THROW(checkCheckpointRootBeforeStart(root, 2, true));
   std::remove((root + "/latest").c_str());
   EXPECT_THROW(checkCheckpointRootBeforeStart(root, 2, false), UserError);  // no `latest`: all count
+  std::system(("rm -rf " + root).c_str());
+}
+
+// The run that continues from `latest` after an interrupted publication moves that directory
+// aside: a later `latest` (this run's) would otherwise make it look like another run's newer
+// checkpoint, and a later resume would be refused, pointed at the abandoned one.
+TEST(CheckpointDir, AnInterruptedPublicationIsMovedAsideByTheRunThatContinues) {
+  const std::string root = "/tmp/slidedp-ckdir-aside-" + std::to_string(getpid());
+  std::system(("rm -rf " + root).c_str());
+  stepDir(root, 2);
+  put(root + "/latest", "step-00000002\n");
+  std::system(("touch -d '-1 second' " + root + "/latest").c_str());
+  stepDir(root, 4);  // renamed into place after `latest`; the job died before updating it
+  ASSERT_NO_THROW(checkCheckpointRootBeforeStart(root, 2, false));
+  const std::vector<std::string> moved = setAsideInterruptedPublications(root);
+  ASSERT_EQ(moved.size(), 1u);
+  EXPECT_EQ(moved[0], root + "/.step-00000004.interrupted-" + std::to_string(getpid()));
+  EXPECT_EQ(::access((moved[0] + "/trainer_state.json").c_str(), F_OK), 0) << "its files are kept";
+  ASSERT_EQ(listStepCheckpoints(root).size(), 1u);
+  // this run checkpoints step 3 and updates `latest`: a later resume from it is not refused
+  ::usleep(50000);
+  stepDir(root, 3);
+  put(root + "/latest", "step-00000003\n");
+  EXPECT_NO_THROW(checkCheckpointRootBeforeStart(root, 3, false));
+  EXPECT_TRUE(setAsideInterruptedPublications(root).empty());
   std::system(("rm -rf " + root).c_str());
 }
 

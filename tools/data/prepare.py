@@ -204,7 +204,7 @@ def message_text(content, where):
     """A message's content as one string: a string as is; OpenAI-style parts
     [{"type": "text", "text": ...}, ...] joined in order with no separator (as multimodal chat
     templates render them; most templates take string content only). Other parts are refused."""
-    if isinstance(content, str):
+    if isinstance(content, str) or content is None:  # None: e.g. an assistant's tool-call turn
         return content
     expected = ("HINT: \"content\" is a string or a list of {\"type\": \"text\", \"text\": \"...\"} "
                 "parts (text-only training)")
