@@ -12,7 +12,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <limits>
 #include <set>
 
 #include "common/errors.h"
@@ -157,34 +156,51 @@ bool verifyCheckpointFiles(const std::string& step_dir) {
   return true;
 }
 
+namespace {
+
+/// What root/latest says of the step directories `steps`: the step it names (-1: no `latest`,
+/// or it names none of them) and the interrupted publications: step directories newer than
+/// that one and renamed into place after `latest` was last written (rename sets a directory's
+/// ctime), i.e. a job was killed between a checkpoint's rename and the update of `latest`. A
+/// `latest` edited by hand to name an older step leaves the newer checkpoints out of that set.
+struct LatestView {
+  std::string name;
+  int64_t published = -1;
+  std::vector<StepCheckpoint> interrupted;
+};
+
+LatestView viewLatest(const std::string& root, const std::vector<StepCheckpoint>& steps) {
+  LatestView v;
+  const std::string latest = formats::joinPath(root, "latest");
+  struct stat latest_st {};
+  if (!formats::isRegularFile(latest) || ::stat(latest.c_str(), &latest_st) != 0) return v;
+  v.name = readLatestName(latest);
+  for (const auto& s : steps)
+    if (s.name == v.name) v.published = s.step;
+  if (v.published < 0) return v;
+  const auto ns = [](const timespec& t) { return int64_t{t.tv_sec} * 1000000000 + t.tv_nsec; };
+  for (const auto& s : steps) {
+    struct stat st {};
+    if (s.step > v.published && ::stat(s.dir.c_str(), &st) == 0 && ns(st.st_ctim) >= ns(latest_st.st_mtim))
+      v.interrupted.push_back(s);
+  }
+  return v;
+}
+
+}  // namespace
+
 void checkCheckpointRootBeforeStart(const std::string& root, int64_t start_step, bool overwrite) {
   using namespace formats;
   const auto steps = listStepCheckpoints(root);
   if (steps.empty() || overwrite) return;
-  // A step directory newer than the one `latest` names is a publication a kill interrupted
-  // (renamed into place, `latest` not yet replaced; the previous checkpoint stays the one to
-  // resume from), not another run's checkpoint: it does not count, and this run's own
-  // checkpoint of that step replaces it.
-  // Only a directory renamed into place after `latest` was last written is one: a `latest`
-  // edited by hand to name an older step leaves the newer checkpoints another run's.
-  int64_t published = std::numeric_limits<int64_t>::max();
-  std::string latest_name;
-  const std::string latest = joinPath(root, "latest");
-  struct stat latest_st {};
-  if (isRegularFile(latest) && ::stat(latest.c_str(), &latest_st) == 0) {
-    latest_name = readLatestName(latest);
-    for (const auto& s : steps)
-      if (s.name == latest_name) published = s.step;
-  }
-  const auto renamedAfterLatest = [&](const StepCheckpoint& s) {
-    struct stat st {};
-    if (::stat(s.dir.c_str(), &st) != 0) return false;
-    const auto ns = [](const timespec& t) { return int64_t{t.tv_sec} * 1000000000 + t.tv_nsec; };
-    return ns(st.st_ctim) >= ns(latest_st.st_mtim);  // rename sets the directory's ctime
-  };
+  // An interrupted publication (viewLatest) is not another run's checkpoint: it does not count
+  // (the run that continues moves it aside: setAsideInterruptedPublications).
+  const LatestView view = viewLatest(root, steps);
   std::vector<StepCheckpoint> newer;
   for (const auto& s : steps)
-    if (s.step > start_step && (s.step <= published || !renamedAfterLatest(s))) newer.push_back(s);
+    if (s.step > start_step && std::none_of(view.interrupted.begin(), view.interrupted.end(),
+                                            [&](const StepCheckpoint& i) { return i.step == s.step; }))
+      newer.push_back(s);
   if (newer.empty()) return;
   if (start_step == 0)
     throwUserError("--checkpoint-dir {} already holds the checkpoints of another run ({}); "
@@ -192,13 +208,13 @@ void checkCheckpointRootBeforeStart(const std::string& root, int64_t start_step,
                    "continue that run with --resume auto, pass another --checkpoint-dir, or "
                    "--overwrite-checkpoints to replace it", root, listNames(steps));
   // `latest` itself may name the older step (edited by hand): the newest is then named.
-  const bool latest_older = published != std::numeric_limits<int64_t>::max() && published < newer.back().step;
+  const bool latest_older = view.published >= 0 && view.published < newer.back().step;
   throwUserError("--checkpoint-dir {} holds checkpoints newer than step {}, where this run "
                  "continues ({}){}; writing there would move `latest` back and prune them.\nHINT: "
                  "resume from the newest (--resume {}), pass another --checkpoint-dir, or "
                  "--overwrite-checkpoints to replace the newer ones", root, start_step,
                  listNames(newer),
-                 latest_older ? fmt::format(", and {}/latest names {}, not the newest", root, latest_name)
+                 latest_older ? fmt::format(", and {}/latest names {}, not the newest", root, view.name)
                               : std::string(),
                  latest_older ? newer.back().dir : root);
 }
@@ -245,23 +261,9 @@ std::string lockCheckpointRoot(const std::string& root) {
 }
 
 std::vector<std::string> setAsideInterruptedPublications(const std::string& root) {
-  using namespace formats;
-  const std::string latest = joinPath(root, "latest");
-  struct stat latest_st {};
-  if (!isRegularFile(latest) || ::stat(latest.c_str(), &latest_st) != 0) return {};
-  const std::string name = readLatestName(latest);
-  const auto steps = listStepCheckpoints(root);
-  int64_t published = -1;
-  for (const auto& s : steps)
-    if (s.name == name) published = s.step;
-  if (published < 0) return {};
   std::vector<std::string> moved;
-  for (const auto& s : steps) {
-    struct stat st {};
-    if (s.step <= published || ::stat(s.dir.c_str(), &st) != 0) continue;
-    const auto ns = [](const timespec& t) { return int64_t{t.tv_sec} * 1000000000 + t.tv_nsec; };
-    if (ns(st.st_ctim) < ns(latest_st.st_mtim)) continue;  // not an interrupted publication
-    const std::string aside = joinPath(root, fmt::format(".{}.interrupted-{}", s.name, ::getpid()));
+  for (const auto& s : viewLatest(root, listStepCheckpoints(root)).interrupted) {
+    const std::string aside = formats::joinPath(root, fmt::format(".{}.interrupted-{}", s.name, ::getpid()));
     if (::rename(s.dir.c_str(), aside.c_str()) != 0)
       throwUserError("--checkpoint-dir {}: cannot move {} aside to {}: {}", root, s.dir, aside,
                      std::strerror(errno));

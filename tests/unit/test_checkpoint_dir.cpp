@@ -21,6 +21,15 @@ void stepDir(const std::string& root, int step) {
   put(d + "/trainer_state.json", "{\"step\": " + std::to_string(step) + "}\n");
   put(d + "/optimizer.safetensors", "x");
 }
+/// root/step-2 published (`latest` names it, written a second earlier), then step-4 renamed
+/// into place: what a job killed before it updated `latest` leaves.
+void interruptedPublication(const std::string& root) {
+  std::system(("rm -rf " + root).c_str());
+  stepDir(root, 2);
+  put(root + "/latest", "step-00000002\n");
+  std::system(("touch -d '-1 second' " + root + "/latest").c_str());
+  stepDir(root, 4);
+}
 }  // namespace
 
 // A kill between a streamed checkpoint's rename into place and the update of `latest` leaves a
@@ -30,12 +39,7 @@ void stepDir(const std::string& root, int step) {
 // still keep an older start out unless overwriting.
 TEST(CheckpointDir, ADirectoryNewerThanLatestIsAnInterruptedPublicationNotAnotherRun) {
   const std::string root = "/tmp/slidedp-ckdir-" + std::to_string(getpid());
-  std::system(("rm -rf " + root).c_str());
-  stepDir(root, 2);
-  put(root + "/latest", "step-00000002\n");
-  // `latest` written a second before step 4's directory was renamed into place
-  std::system(("touch -d '-1 second' " + root + "/latest").c_str());
-  stepDir(root, 4);
+  interruptedPublication(root);
   EXPECT_EQ(resolveCheckpoint(root), root + "/step-00000002");
   EXPECT_NO_THROW(checkCheckpointRootBeforeStart(root, 2, false));
   EXPECT_THROW(checkCheckpointRootBeforeStart(root, 0, false), UserError);  // a new run: step 2 is there
@@ -65,11 +69,7 @@ TEST(CheckpointDir, ADirectoryNewerThanLatestIsAnInterruptedPublicationNotAnothe
 // checkpoint, and a later resume would be refused, pointed at the abandoned one.
 TEST(CheckpointDir, AnInterruptedPublicationIsMovedAsideByTheRunThatContinues) {
   const std::string root = "/tmp/slidedp-ckdir-aside-" + std::to_string(getpid());
-  std::system(("rm -rf " + root).c_str());
-  stepDir(root, 2);
-  put(root + "/latest", "step-00000002\n");
-  std::system(("touch -d '-1 second' " + root + "/latest").c_str());
-  stepDir(root, 4);  // renamed into place after `latest`; the job died before updating it
+  interruptedPublication(root);
   ASSERT_NO_THROW(checkCheckpointRootBeforeStart(root, 2, false));
   const std::vector<std::string> moved = setAsideInterruptedPublications(root);
   ASSERT_EQ(moved.size(), 1u);
