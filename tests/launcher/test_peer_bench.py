@@ -289,6 +289,21 @@ class Report(unittest.TestCase):
         self.assertEqual({r["system"]: r["liger"] for r in jl}["fsdp2_liger_ac"], True)
         self.assertGreater(os.path.getsize(os.path.join(d, "throughput.png")), 20000)
 
+    def test_step_spread_column(self):
+        # two timed steps 1.375 and 1.625 s (median 1.5): spread (1.625 - 1.375) / 1.5 = 16.7%
+        uneven = row("slidedp", 4096, 4, 4 * 4096 / 1.5, step_times=[1.375, 1.625])
+        single = row("deepspeed_liger", 4096, 4, 5990.0, step_times=[2.735])
+        d, p = render([uneven, single])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        text = open(os.path.join(d, "summary.txt")).read()
+        self.assertIn("spread%", text)
+        lines = {ln.split()[0]: ln for ln in text.splitlines()
+                 if ln.split()[:2] in (["slidedp", "4096"], ["deepspeed_liger", "4096"])}
+        cols = lines["slidedp"].split()
+        self.assertEqual(cols[cols.index("1.500") + 1], "16.7")
+        cols = lines["deepspeed_liger"].split()
+        self.assertEqual(cols[cols.index("2.735") + 1], "-")  # one timed step: no spread
+
     def test_published_results_rerender_with_causal_columns(self):
         src = os.path.join(ROOT, "tools", "bench", "results", "2026-12-01-h200x1-qwen3-4b")
         rows = [json.loads(x) for x in open(os.path.join(src, "results.jsonl"))]

@@ -731,10 +731,19 @@ def add_ratios(rows):
             else None)
 
 
+def step_spread(row):
+    """(slowest - fastest) / median timed step of a row, in percent; None with fewer than 2
+    timed steps. A large spread says the row's median rests on a few uneven steps."""
+    ts = [t for t in (row.get("step_times") or []) if t]
+    if len(ts) < 2 or not row.get("step_s"):
+        return None
+    return 100.0 * (max(ts) - min(ts)) / row["step_s"]
+
+
 def table(rows):
     hdr = (f"{'system':<20} {'T':>6} {'B':>4} {'mb x acc':>9} {'status':<8} {'tok/s':>9} "
            f"{'TFLOPS/GPU':>10} {'MFU%':>6} {'TF causal':>9} {'MFU% c':>6} {'step s':>8} "
-           f"{'GPU GiB':>8} {'NVML GiB':>8} {'host GiB':>8} {'slidedp/x':>9}")
+           f"{'spread%':>7} {'GPU GiB':>8} {'NVML GiB':>8} {'host GiB':>8} {'slidedp/x':>9}")
     lines = [hdr, "-" * len(hdr)]
     for r in rows:
         mb = (f"{r['micro_batch']}x{r['accum']}" if r.get("micro_batch") is not None
@@ -746,7 +755,7 @@ def table(rows):
             f"{fmt(r.get('tflops_per_gpu'), '10.1f')} {fmt(None if mfu is None else 100 * mfu, '6.1f')} "
             f"{fmt(r.get('tflops_per_gpu_causal'), '9.1f')} "
             f"{fmt(None if mfuc is None else 100 * mfuc, '6.1f')} {fmt(r.get('step_s'), '8.3f')} "
-            f"{fmt(gib(r.get('gpu_peak_bytes')), '8.1f')} {fmt(gib(r.get('nvml_peak_bytes')), '8.1f')} "
+            f"{fmt(step_spread(r), '7.1f')} {fmt(gib(r.get('gpu_peak_bytes')), '8.1f')} {fmt(gib(r.get('nvml_peak_bytes')), '8.1f')} "
             f"{fmt(gib(r.get('host_peak_bytes')), '8.1f')} "
             f"{fmt(r.get('ratio_slidedp_over_this'), '9.2f')}")
     return "\n".join(lines)
@@ -958,8 +967,9 @@ def report(out_dir, rows, meta, runs):
             "", table(rows), "",
             "GPU GiB: the system's own allocator peak (torch max_memory_reserved; slidedp: its "
             "gpu_peak_bytes); NVML GiB and host GiB: peak above the value before the system "
-            "started (per batch window where known). slidedp/x: slidedp tokens/s over this row's "
-            "at the same T and global batch.", ""]
+            "started (per batch window where known). spread%: (slowest - fastest) / median of "
+            "the row's timed steps. slidedp/x: slidedp tokens/s over this row's at the same T "
+            "and global batch.", ""]
     if meta.get("config_note"):
         text += [meta["config_note"], ""]
     text += summary_lines(rows)
