@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <map>
 #include <vector>
 
@@ -27,7 +28,21 @@ bool sameDirectory(const std::string& a, const std::string& b) {
   return formats::isDirectory(a) && formats::samePath(a, b);
 }
 
-/// mkdir -p `dir`, then creates, writes and removes a probe file in it.
+/// Whether two paths, existing or not yet, name one place: their existing parts resolved
+/// (symbolic links, "..") and the rest compared by name ("./out/ck/" and "out/ck" alike).
+bool samePlace(const std::string& a, const std::string& b) {
+  namespace fs = std::filesystem;
+  if (a.empty() || b.empty()) return false;
+  const auto resolved = [](const std::string& p, std::error_code& ec) {
+    std::string s = fs::weakly_canonical(fs::absolute(p, ec), ec).lexically_normal().string();
+    while (s.size() > 1 && s.back() == '/') s.pop_back();
+    return s;
+  };
+  std::error_code ea, eb;
+  const std::string ra = resolved(a, ea), rb = resolved(b, eb);
+  return !ea && !eb && ra == rb;
+}
+
 /// Creates `dir` (and its missing parents) and writes a probe file there. `value`: what the
 /// option was given (`dir`, or a file in it), for the messages. `leave_no_trace`: the
 /// directories it created are removed again (empty), for an output written only at the end
@@ -168,7 +183,8 @@ void checkOutputPaths(const OutputPlan& p) {
                    "overwrite its weights with the fine-tuned ones.\nHINT: export to a new "
                    "directory, e.g. --export {}-finetuned", p.export_dir, p.model_dir);
   const auto exportIsCheckpointDir = [&] {
-    if (!p.export_dir.empty() && sameDirectory(p.export_dir, p.checkpoint_dir))
+    if (!p.export_dir.empty() && (sameDirectory(p.export_dir, p.checkpoint_dir) ||
+                                  samePlace(p.export_dir, p.checkpoint_dir)))
       throwUserError("--export {} is also the --checkpoint-dir: the exported model would be mixed "
                      "into the checkpoints.\nHINT: export to a directory of its own (a "
                      "subdirectory of the checkpoint directory is fine)", p.export_dir);
@@ -183,7 +199,7 @@ void checkOutputPaths(const OutputPlan& p) {
   };
   if (!p.checkpoint_dir.empty()) {
     probeDirectory("--checkpoint-dir", p.checkpoint_dir, p.checkpoint_dir);
-    exportIsCheckpointDir();  // again, now that it exists: one path not yet made, spelt twice
+    exportIsCheckpointDir();  // again, now that it exists (a symbolic link made meanwhile)
     const int64_t n = std::max<int64_t>(p.checkpoints_written, 1);
     const uint64_t size = p.checkpoint_bytes;
     uint64_t bytes = 0;

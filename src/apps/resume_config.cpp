@@ -36,6 +36,38 @@ std::string unquoted(std::string v) {
   return v;
 }
 
+/// `value` as one shell word: as it is when it holds only characters no shell treats specially,
+/// else in single quotes.
+std::string shellWord(const std::string& value) {
+  const bool plain = !value.empty() && value.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                                               "0123456789_./:@%+,=-") == std::string::npos;
+  if (plain) return value;
+  std::string out = "'";
+  for (char c : value) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+/// The flags of a configuration in --config format (`key=value` lines) as a command line's
+/// words, `--key value` (`--key` for a switch that is on), leaving out `skip` and the flags
+/// `args` gives.
+std::string configAsFlags(const std::string& config, const CLI::App& app, const std::string& skip,
+                          const std::vector<std::string>& args) {
+  std::istringstream in(config);
+  std::string out;
+  for (std::string line; std::getline(in, line);) {
+    const size_t eq = line.find('=');
+    if (eq == std::string::npos) continue;
+    const std::string key = line.substr(0, eq), value = unquoted(line.substr(eq + 1));
+    if (key == skip || flagCount(args, "--" + key) > 0) continue;
+    const CLI::Option* opt = app.get_option_no_throw("--" + key);
+    const bool is_switch = opt != nullptr && opt->get_expected_min() == 0;
+    out += " --" + key;
+    if (is_switch && value == "true") continue;
+    out += is_switch ? "=" + shellWord(value) : " " + shellWord(value);
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string savedConfigValue(const std::string& config, const std::string& key) {
@@ -157,6 +189,22 @@ ResumeConfig savedConfigForResume(const std::vector<std::string>& args, const CL
       }
     }
     kept += line + "\n";
+  }
+  // The model the run trained from, gone since (moved, or a scratch disk cleaned): --model on
+  // the command line means the run's whole command (the saved flags are not read then), so the
+  // fix is that command, which is spelt out here from the saved flags.
+  for (const char* key : {"model", "model-config"}) {
+    const std::string saved = savedConfigValue(kept, key);
+    if (saved.empty()) continue;
+    const std::string path = saved[0] == '/' || run_dir.empty() ? saved : formats::joinPath(run_dir, saved);
+    std::error_code ec;
+    if (std::filesystem::exists(path, ec) || ec) continue;
+    throw ResumeConfigError(fmt::format("the checkpoint {} was trained from --{} {}, which is not there any "
+                                        "more (moved or removed), so --resume alone cannot start.\nHINT: add "
+                                        "the model's place now and the run's flags that this command does "
+                                        "not give (saved in {}):\n  --{} NEW_PLACE{}",
+                                        out.step_dir, key, path, out.state_file, key,
+                                        configAsFlags(kept, app, key, args)), false);
   }
   const char* tmp = std::getenv("TMPDIR");
   std::string path = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/slidedp-resume-XXXXXX";

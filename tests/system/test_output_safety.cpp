@@ -321,6 +321,7 @@ TEST(OutputChecks, AnExportOverTheModelOrIntoTheCheckpointDirIsRefused) {
   Result f = wait(start(train({"--steps", "2", "--checkpoint-dir", fresh, "--export", fresh + "/"})));
   EXPECT_EQ(f.exit_code, 2) << f.output;
   EXPECT_EQ(countOccurrences(f.output, "is also the --checkpoint-dir"), 1) << f.output;
+  EXPECT_FALSE(std::filesystem::exists(fresh)) << "the refused run left " << fresh << " behind";
   std::system(("rm -rf " + m + " " + ck + " " + fresh).c_str());
 }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <fstream>
 #include <map>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -670,6 +671,45 @@ TEST(TrainingJob, ResumeAloneContinuesWithTheSavedConfiguration) {
   EXPECT_NE(o.output.find("saves no configuration (written by an older slidedp), so --resume alone cannot "
                           "bring back the run's flags"), std::string::npos) << o.output;
   std::system(("rm -rf " + d).c_str());
+}
+
+// A model moved (or a scratch disk cleaned) since the run: --resume alone names the saved
+// --model that is gone, and its HINT spells out the flags to add, the run's saved ones that the
+// command line does not give; the command with them (the model at its new place) resumes.
+TEST(TrainingJob, ResumeAloneWithTheModelGoneSpellsOutTheFlags) {
+  const std::string d = tmpDir("resumegone"), model = d + ".model", moved = d + ".moved";
+  std::system(("rm -rf " + model + " " + moved + " && cp -r " + stories() + " " + model).c_str());
+  std::vector<std::string> first = {SLIDEDP_MPIRUN_BIN, "--oversubscribe", "--bind-to", "none", "-np", "3",
+                                    SLIDEDP_WORKER_BIN, "--device", "cpu", "--model", model, "--batch-size", "4",
+                                    "--seq-len", "32", "--lr", "0.0007", "--leader-threads", "1", "--steps", "2",
+                                    "--checkpoint-dir", d};
+  ASSERT_EQ(wait(start(first)).exit_code, 0);
+  ASSERT_EQ(std::rename(model.c_str(), moved.c_str()), 0);
+  std::vector<std::string> again = {SLIDEDP_MPIRUN_BIN, "--oversubscribe", "--bind-to", "none", "-np", "3",
+                                    SLIDEDP_WORKER_BIN, "--device", "cpu", "--resume", d, "--steps", "3"};
+  Result r = wait(start(again));
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_EQ(countOccurrences(r.output, "was trained from --model " + model + ", which is not there any more"), 1)
+      << r.output;
+  const std::string hint = "\n  --model NEW_PLACE ";
+  const size_t at = r.output.find(hint);
+  ASSERT_NE(at, std::string::npos) << r.output;
+  const std::string flags = r.output.substr(at + hint.size(), r.output.find('\n', at + 1) - at - hint.size());
+  // the saved flags this command line lacks, and none it gives (--device, --steps, --resume)
+  for (const char* f : {"--batch-size 4", "--seq-len 32", "--lr 0.0007", "--leader-threads 1", "--checkpoint-dir"})
+    EXPECT_NE(flags.find(f), std::string::npos) << f << " missing in: " << flags;
+  for (const char* f : {"--device", "--steps", "--resume"})
+    EXPECT_EQ(flags.find(f), std::string::npos) << f << " in: " << flags;
+  EXPECT_EQ(r.output.find("step 3/"), std::string::npos) << r.output;
+  // the hint's flags, split on spaces (no value here holds one), with the model's new place
+  again.insert(again.end(), {"--model", moved});
+  std::istringstream words(flags);
+  for (std::string w; words >> w;) again.push_back(w);
+  Result ok = wait(start(again));
+  EXPECT_EQ(ok.exit_code, 0) << ok.output;
+  EXPECT_NE(ok.output.find("step 3/3"), std::string::npos) << ok.output;
+  EXPECT_NE(ok.output.find("lr 7.00e-04"), std::string::npos) << ok.output;
+  std::system(("rm -rf " + d + " " + moved).c_str());
 }
 
 TEST(TrainingJob, ConfigFileWithFlagOverridesAndContradictions) {
