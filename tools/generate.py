@@ -38,6 +38,8 @@ def main(argv=None):
     ap.add_argument("--binary", default=os.environ.get(
         "SLIDEDP_GENERATE", os.path.join(ROOT, "build", "bin", "slidedp_generate")))
     a = ap.parse_args(argv)
+    if not 0 <= a.seed < 2 ** 64:
+        ap.error(f"--seed {a.seed}: expected a whole number from 0 to 2^64-1")
 
     def fail(msg, hint=None):
         print(f"generate: error: {msg}" + (f"\nHINT: {hint}" if hint else ""), file=sys.stderr)

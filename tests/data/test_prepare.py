@@ -365,6 +365,40 @@ class PrepareTest(unittest.TestCase):
         self.assertEqual(self.docs(self.prepare(self.path("bom.txt"), "bom_txt.tok")[0]),
                          self.docs(self.prepare(self.path("nobom.txt"), "nobom_txt.tok")[0]))
 
+    def test_bare_cr_line_ends_are_line_ends(self):
+        # classic-Mac line ends (CR alone): each record is a line of its own, as with LF or CRLF
+        plain, _ = self.prepare(self.write_jsonl("lf.jsonl", [{"messages": c} for c in CONVERSATIONS]), "lf.tok")
+        with open(self.path("lf.jsonl"), "rb") as f:
+            body = f.read()
+        for name, text in (("cr.jsonl", body.replace(b"\n", b"\r")), ("crlf.jsonl", body.replace(b"\n", b"\r\n"))):
+            with open(self.path(name), "wb") as f:
+                f.write(text)
+            got, _ = self.prepare(self.path(name), name + ".tok")
+            self.assertEqual(self.docs(got), self.docs(plain), name)
+        # a bad record among them is named by its line, CRs counted as line ends
+        with open(self.path("crbad.jsonl"), "wb") as f:
+            f.write(body.replace(b"\n", b"\r") + b"{not json\r")
+        n = body.count(b"\n")
+        rc, _, se = run("--tokenizer", self.dir, "--input", self.path("crbad.jsonl"), "--out", self.path("crbad.tok"))
+        self.assertEqual(rc, 2, se)
+        self.assertIn(f"crbad.jsonl:{n + 1}: not valid JSON", se)
+        # text: paragraphs split by bare CRs as by LFs
+        with open(self.path("cr.txt"), "wb") as f:
+            f.write(b"In the beginning God created the heaven.\r\rAnd the earth was without form.\r")
+        with open(self.path("lf.txt"), "wb") as f:
+            f.write(b"In the beginning God created the heaven.\n\nAnd the earth was without form.\n")
+        cr, _ = self.prepare(self.path("cr.txt"), "cr_txt.tok")
+        lf, _ = self.prepare(self.path("lf.txt"), "lf_txt.tok")
+        self.assertEqual(len(self.docs(cr)), 2)
+        self.assertEqual(self.docs(cr), self.docs(lf))
+
+    def test_generate_refuses_a_negative_seed(self):
+        r = subprocess.run([sys.executable, GENERATE, "--model", self.dir, "--prompt", "hi", "--seed", "-1"],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("--seed -1: expected a whole number from 0 to 2^64-1", r.stderr)
+        self.assertNotIn("Traceback", r.stderr)
+
     def test_generate_refuses_a_prompt_that_is_not_utf8(self):
         model = self.path("gen_model")
         os.makedirs(model, exist_ok=True)

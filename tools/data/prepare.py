@@ -120,7 +120,7 @@ def read_records(path, fmt, text_docs):
             if text.strip():
                 yield 1, text
             return
-        lines = text.split("\n")
+        lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")  # CRLF and bare CR too
         if text_docs == "line":
             for i, line in enumerate(lines):
                 if line.strip():
@@ -139,18 +139,35 @@ def read_records(path, fmt, text_docs):
             yield start, "\n".join(doc)
         return
     with open(path, "rb") as f:
+        n = 0  # lines so far, bare-CR line ends (classic Mac) counted as lines
         for i, raw in enumerate(f):
             try:  # per line, to name it; a BOM may start the file
                 line = raw.decode("utf-8-sig" if i == 0 else "utf-8")
             except UnicodeDecodeError as e:
-                raise DataError(f"{path}:{i + 1}: not UTF-8 text ({e})\n{_UTF8_HINT}")
+                raise DataError(f"{path}:{n + 1}: not UTF-8 text ({e})\n{_UTF8_HINT}")
+            n += 1
             if not line.strip():
                 continue
             try:
-                yield i + 1, json.loads(line)
+                yield n, json.loads(line)
+                continue
             except json.JSONDecodeError as e:
-                raise DataError(f"{path}:{i + 1}: not valid JSON ({e})\n"
+                err = e
+            # Records split by bare CRs: a JSON string cannot hold a raw CR, so each piece is a
+            # line of its own (tried only where the whole line is not one JSON value).
+            body = line.rstrip("\r\n")
+            if "\r" not in body:
+                raise DataError(f"{path}:{n}: not valid JSON ({err})\n"
                                 "HINT: JSONL holds one JSON object per line")
+            for k, piece in enumerate(body.split("\r")):
+                n += k > 0
+                if not piece.strip():
+                    continue
+                try:
+                    yield n, json.loads(piece)
+                except json.JSONDecodeError as e:
+                    raise DataError(f"{path}:{n}: not valid JSON ({e})\n"
+                                    "HINT: JSONL holds one JSON object per line")
 
 
 # ---- tokenisation (runs in the worker processes) ------------------------------------------------
