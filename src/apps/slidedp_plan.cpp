@@ -438,7 +438,11 @@ int main(int argc, char** argv) {
   }
   try {
     // the workers' count where the plan is told it (a --nodes-sweep's batch is per node)
-    const int nodes = o.nodes_sweep.empty() ? std::max(o.nodes, 1) : 1;
+    // --nodes 0: the machine file's network.nodes, as run() takes it
+    const int nodes = !o.nodes_sweep.empty() ? 1
+                      : o.nodes > 0          ? o.nodes
+                      : o.machine.empty()    ? 1
+                                             : std::max(loadMachine(o.machine).network.nodes, 1);
     const TrainJobOptions t = checkRunSettings(
         argc, argv, RunSite{plannedCuda(o), o.gpus > 0 && o.nodes_sweep.empty() ? o.gpus * nodes : 0, nodes},
         o.machine.empty());

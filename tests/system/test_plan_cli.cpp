@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "common/fixtures.h"    // tests/common: sharedDir, stories
 #include "common/subprocess.h"  // tests/common
 
@@ -277,6 +279,23 @@ TEST(PlanCli, NodesArePricedWithTheNetworkOrRefusedSayingWhatToAdd) {
   EXPECT_EQ(no_rate.exit_code, 2) << no_rate.output;
   EXPECT_NE(no_rate.output.find("--nodes 2 needs the network's rate: --network-gbps"), std::string::npos)
       << no_rate.output;
+}
+
+// --nodes 0 (the default) takes the machine file's network.nodes, for the run's own checks too:
+// a sweep that changes the update tail between variants, which one node only does, is refused
+// for a 2-node machine file as for --nodes 2.
+TEST(PlanCli, TheMachineFilesNodeCountIsTheRunsNodeCount) {
+  auto m = nlohmann::json::parse(readFile(std::string(SLIDEDP_SOURCE_DIR) + "/tools/machines/h200x8.json"));
+  m["network"] = {{"nodes", 2}, {"gbps", 400}};
+  const std::string file = fmt::format("/tmp/slidedp-plan-2nodes-{}.json", getpid());
+  std::ofstream(file) << m.dump(2);
+  std::vector<std::string> a = plan({"--seq-len", "4096", "--route-sweep", "sharded/gpu@16,sharded/gpu+tail4@16"});
+  *(std::find(a.begin(), a.end(), "--machine") + 1) = file;
+  Result r = wait(start(a));
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("changes the update tail between variants, which one node only does"), std::string::npos)
+      << r.output;
+  std::remove(file.c_str());
 }
 
 TEST(PlanCli, TheNodesSweepTableHasItsColumnsUnderItsHeader) {
