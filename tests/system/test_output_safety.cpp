@@ -412,7 +412,7 @@ TEST(EarlyChecks, BadSettingsAreRefusedBeforeStartUpAndPrintedOnce) {
        "over 2 worker(s) gives some only 2.\nHINT: --gradient-accumulation-steps 2 or fewer, or --batch-size 6 or more"},
       {{"--steps", "2", "--steps", "3"}, "--steps was given 2 times"},
       {{"--steps", "2", "--seed", "-1"}, "--seed: must be a whole number from 0 to 2^64 - 1"},
-      {{"--steps", "2", "--data", ref, "--seq-len", "32"}, "holds batches of 4 rows x 64 tokens, but --batch-size 8 --seq-len 32"},
+      {{"--steps", "2", "--data", ref, "--seq-len", "32"}, "holds batches of 4 rows x 64 tokens, but --seq-len 32 was asked for"},
       {{"--steps", "2", "--layers", "3"}, "--layers sizes the start-up self-check"},
       {{"--steps", "2", "--fail-rank", "1"}, "--fail-rank applies to the start-up self-check only"},
       {{"--steps", "2", "--hold", "30"}, "--hold applies to the start-up self-check only"},
