@@ -456,7 +456,17 @@ int main(int argc, char** argv) {
     return run(o);
   } catch (const UserError& e) {
     std::fflush(stdout);  // what was printed comes first where both go to one file
-    std::fprintf(stderr, "slidedp plan: error: %s\n", e.what());
+    // A GPU-only flag refused on a machine without GPUs (a login node) where the device was
+    // left to auto: the plan for a GPU machine is made with its description, not --device cuda
+    // (which would calibrate GPUs this machine lacks).
+    const std::string what = e.what();
+    const bool gpu_only = what.find("or run with --device cuda") != std::string::npos;
+    std::fprintf(stderr, "slidedp plan: error: %s%s\n", what.c_str(),
+                 gpu_only && o.device == "auto" && o.machine.empty()
+                     ? "\nHINT: this machine has no GPU, so the plan is for its CPU workers; plan a GPU "
+                       "machine from here with its description: --machine FILE (e.g. "
+                       "tools/machines/h200x8.json)"
+                     : "");
     return 2;
   } catch (const std::exception& e) {
     std::fflush(stdout);

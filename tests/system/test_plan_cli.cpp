@@ -284,6 +284,21 @@ TEST(PlanCli, NodesArePricedWithTheNetworkOrRefusedSayingWhatToAdd) {
 // --nodes 0 (the default) takes the machine file's network.nodes, for the run's own checks too:
 // a sweep that changes the update tail between variants, which one node only does, is refused
 // for a 2-node machine file as for --nodes 2.
+// On a machine without GPUs (a login node) --device auto plans CPU workers: a GPU-only flag is
+// refused there with the way to plan a GPU machine from it (its description, --machine), which
+// --device cpu, said on purpose, does not get.
+TEST(PlanCli, AGpuOnlyFlagWithoutAGpuPointsToTheMachineFile) {
+  if (::access("/dev/nvidiactl", F_OK) == 0) GTEST_SKIP() << "this machine has a GPU: --device auto plans it";
+  const std::string tiny = std::string(SLIDEDP_SOURCE_DIR) + "/tools/configs/qwen3-tiny.json";
+  for (const char* device : {"auto", "cpu"}) {
+    Result r = wait(start({SLIDEDP_PLAN_BIN, "--model-config", tiny, "--device", device, "--gpu-profile", "/tmp/p.json"}));
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find("--gpu-profile profiles GPU workers"), std::string::npos) << r.output;
+    EXPECT_EQ(r.output.find("plan a GPU machine from here with its description: --machine FILE") != std::string::npos,
+              std::string(device) == "auto") << device << ":\n" << r.output;
+  }
+}
+
 TEST(PlanCli, TheMachineFilesNodeCountIsTheRunsNodeCount) {
   auto m = nlohmann::json::parse(readFile(std::string(SLIDEDP_SOURCE_DIR) + "/tools/machines/h200x8.json"));
   m["network"] = {{"nodes", 2}, {"gbps", 400}};
