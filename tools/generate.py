@@ -9,14 +9,15 @@ transformers' AutoTokenizer; a tokenizer.model alone by slidedp_generate itself,
 data is, except with --chat): with --chat as a user message through the chat template
 (add_generation_prompt), otherwise as plain text with the tokenizer's special tokens (BOS where
 the tokenizer adds one). The ids go to build/bin/slidedp_generate (--prompt-ids), which runs the
-model (greedy by default); the new ids are decoded back to text and printed (--show-ids: the ids
-too). Exit status 2 with a message for a missing model, tokenizer or binary, or a prompt that is
+model (greedy by default); the new ids are decoded back to text and printed as they come
+(--show-ids: the ids too). Exit status 2 with a message for a missing model, tokenizer or binary, or a prompt that is
 not UTF-8.
 """
 import argparse
 import os
 import subprocess
 import sys
+import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -39,7 +40,7 @@ def main(argv=None):
         "SLIDEDP_GENERATE", os.path.join(ROOT, "build", "bin", "slidedp_generate")))
     a = ap.parse_args(argv)
     if not 0 <= a.seed < 2 ** 64:
-        ap.error(f"--seed {a.seed}: expected a whole number from 0 to 2^64-1")
+        ap.error(f"--seed {a.seed}: must be a whole number from 0 to 2^64 - 1")
 
     def fail(msg, hint=None):
         print(f"generate: error: {msg}" + (f"\nHINT: {hint}" if hint else ""), file=sys.stderr)
@@ -87,19 +88,45 @@ def main(argv=None):
         ids = tok.apply_chat_template(msgs, tokenize=True, add_generation_prompt=True, return_dict=True)["input_ids"]
     else:
         ids = tok(a.prompt, add_special_tokens=True)["input_ids"]
-    cmd = [a.binary, "--model", a.model, "--prompt-ids", ",".join(map(str, ids)), "--print-ids"] + sampling
-    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    if r.returncode != 0:
-        sys.stderr.write(r.stderr)
-        return r.returncode
-    lines = [l for l in r.stdout.strip().split("\n") if l.strip()]
-    last = lines[-1] if lines else ""
+    cmd = [a.binary, "--model", a.model, "--prompt-ids", ",".join(map(str, ids)), "--print-ids",
+           "--stream-ids"] + sampling
+    # The new ids come one '+ID' line each as the model chooses them: the text is printed as it
+    # grows (a long generation shows from its first token on), then the final list of ids.
+    with tempfile.TemporaryFile(mode="w+") as err:
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, text=True)
+        streamed, printed, last, started = [], "", "", False
+        for line in proc.stdout:
+            line = line.strip()
+            if not line.startswith("+"):
+                last = line or last
+                continue
+            if not started:
+                print(a.prompt if not a.chat else f"[user] {a.prompt}")
+                print("[assistant] " if a.chat else "", end="", flush=True)
+                started = True
+            streamed.append(int(line[1:]))
+            text = tok.decode(streamed, skip_special_tokens=True)
+            # held back while the last token ends inside a character (U+FFFD) or the decoding
+            # of the longer sequence changes what was printed
+            if not text.endswith("\ufffd") and text.startswith(printed):
+                print(text[len(printed):], end="", flush=True)
+                printed = text
+        rc = proc.wait()
+        if rc != 0:
+            if started:
+                print(flush=True)
+            err.seek(0)
+            sys.stderr.write(err.read())
+            return rc
     try:
         new = [int(x) for x in last.split(",")] if last else []
     except ValueError:
         return fail(f"unexpected output of {a.binary}: {last[:200]!r}")
-    print(a.prompt if not a.chat else f"[user] {a.prompt}")
-    print(("[assistant] " if a.chat else "") + tok.decode(new, skip_special_tokens=True))
+    text = tok.decode(new, skip_special_tokens=True)
+    if not started:  # no token streamed (none generated, or a binary without --stream-ids)
+        print(a.prompt if not a.chat else f"[user] {a.prompt}")
+        print("[assistant] " if a.chat else "", end="")
+    print(text[len(printed):] if text.startswith(printed) else "\n" + text)
     if a.show_ids:
         print(f"prompt ids: {ids}\ngenerated ids: {new}")
     return 0

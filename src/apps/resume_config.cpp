@@ -56,11 +56,14 @@ std::string configAsFlags(const std::string& config, const CLI::App& app, const 
   std::string out;
   for (std::string line; std::getline(in, line);) {
     const size_t eq = line.find('=');
-    if (eq == std::string::npos) continue;
+    if (line.empty() || line[0] == '#' || eq == std::string::npos) continue;  // a comment
     const std::string key = line.substr(0, eq), value = unquoted(line.substr(eq + 1));
-    if (key == skip || flagCount(args, "--" + key) > 0) continue;
     const CLI::Option* opt = app.get_option_no_throw("--" + key);
-    const bool is_switch = opt != nullptr && opt->get_expected_min() == 0;
+    if (key == skip || opt == nullptr) continue;  // not an option of this binary: not passable
+    bool given = false;  // under any of its names (--shuffle / --no-shuffle)
+    for (const std::string& name : opt->get_lnames()) given |= flagCount(args, "--" + name) > 0;
+    if (given) continue;
+    const bool is_switch = opt->get_expected_min() == 0;
     out += " --" + key;
     if (is_switch && value == "true") continue;
     out += is_switch ? "=" + shellWord(value) : " " + shellWord(value);
@@ -199,11 +202,16 @@ ResumeConfig savedConfigForResume(const std::vector<std::string>& args, const CL
     const std::string path = saved[0] == '/' || run_dir.empty() ? saved : formats::joinPath(run_dir, saved);
     std::error_code ec;
     if (std::filesystem::exists(path, ec) || ec) continue;
-    throw ResumeConfigError(fmt::format("the checkpoint {} was trained from --{} {}, which is not there any "
-                                        "more (moved or removed), so --resume alone cannot start.\nHINT: add "
+    throw ResumeConfigError(fmt::format("the checkpoint {} was trained from --{} {}, which is not there {}, "
+                                        "so --resume alone cannot start.\nHINT: add "
                                         "the model's place now and the run's flags that this command does "
                                         "not give (saved in {}):\n  --{} NEW_PLACE{}",
-                                        out.step_dir, key, path, out.state_file, key,
+                                        out.step_dir, key, path,
+                                        saved[0] != '/' && run_dir.empty()
+                                            ? "from this directory (the checkpoint does not record where "
+                                              "the run started; an older slidedp)"
+                                            : "any more (moved or removed)",
+                                        out.state_file, key,
                                         configAsFlags(kept, app, key, args)), false);
   }
   const char* tmp = std::getenv("TMPDIR");

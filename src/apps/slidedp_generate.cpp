@@ -45,7 +45,7 @@ int run(int argc, char** argv) {
   int64_t maxNewTokens = 64;  // as tools/generate.py (launcher/slidedp-run generate)
   double temperature = 0.0, topP = 1.0;
   uint64_t seed = 0;
-  bool noBos = false, printIds = false, ignoreEos = false;
+  bool noBos = false, printIds = false, ignoreEos = false, streamIds = false;
   app.add_option("--model", modelDir,
                  "model directory: config.json, *.safetensors, "
                  "tokenizer.model")
@@ -69,6 +69,9 @@ int run(int argc, char** argv) {
   app.add_flag("--no-bos", noBos, "do not prepend BOS to a text prompt");
   app.add_flag("--ignore-eos", ignoreEos, "keep generating after an EOS token");
   app.add_flag("--print-ids", printIds, "also print the generated token ids");
+  app.add_flag("--stream-ids", streamIds,
+               "print each generated token id as soon as it is chosen, one '+ID' line each "
+               "(tools/generate.py prints the text from them as it grows)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -151,6 +154,11 @@ int run(int argc, char** argv) {
   o.topP = topP;
   o.seed = seed;
   o.stopAtEos = !ignoreEos;
+  if (streamIds)
+    o.onToken = [](int64_t id) {
+      std::printf("+%ld\n", static_cast<long>(id));
+      std::fflush(stdout);
+    };
   if (static_cast<int64_t>(ids.size()) >= m.config.maxPositionEmbeddings && maxNewTokens > 0)
     throwUserError("the prompt has {} tokens, the model's context {} (max_position_embeddings): "
                    "nothing can be generated after it\nHINT: a shorter prompt", ids.size(),

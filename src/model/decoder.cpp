@@ -881,6 +881,7 @@ std::vector<int64_t> generate(const ModelConfig& c, const ParamLayout& layout,
     }
     out.push_back(next);
     seq.push_back(next);
+    if (o.onToken) o.onToken(next);
     if (o.stopAtEos &&
         std::find(c.eosTokenIds.begin(), c.eosTokenIds.end(), next) != c.eosTokenIds.end())
       break;

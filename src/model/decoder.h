@@ -245,6 +245,9 @@ struct GenerateOptions {
   double topP = 1.0;         // nucleus sampling threshold (1 = off)
   uint64_t seed = 0;
   bool stopAtEos = true;  // stop after any of config.eosTokenIds
+  /// Called with each new token as soon as it is chosen, on the calling thread (streaming
+  /// output); may be empty.
+  std::function<void(int64_t)> onToken;
 };
 
 /// Autoregressive decoding from `prompt` (token ids, e.g. starting with BOS); returns the

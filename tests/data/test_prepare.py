@@ -8,7 +8,8 @@ SHA-256 of tokenizer.json, counts); uint32 above 65,536; the same bytes from 1 a
 processes; every malformed input refused with exit 2 and a message, no traceback, no output or
 temporary file left and the input unchanged (an --out that is the input, unwritable or a
 directory; non-UTF-8 bytes; content that is not text); a UTF-8 BOM and OpenAI-style text parts
-accepted. Also tools/generate.py's refusal of a prompt that is not UTF-8 (before any model runs).
+accepted. Also tools/generate.py's refusal of a prompt that is not UTF-8 (before any model runs),
+of a --seed outside 0..2^64-1, and its text streamed from slidedp_generate's '+ID' lines.
 
     SLIDEDP_SHARED_DIR=../shared python tests/data/test_prepare.py     (CTest: data_prepare)
 """
@@ -391,12 +392,54 @@ class PrepareTest(unittest.TestCase):
         lf, _ = self.prepare(self.path("lf.txt"), "lf_txt.tok")
         self.assertEqual(len(self.docs(cr)), 2)
         self.assertEqual(self.docs(cr), self.docs(lf))
+        # CR CR LF (line ends converted twice) ends a line once, as LF: one paragraph of two lines
+        with open(self.path("crcrlf.txt"), "wb") as f:
+            f.write(b"In the beginning God created the heaven.\r\r\nAnd the earth was without form.\r\r\n")
+        with open(self.path("lf2.txt"), "wb") as f:
+            f.write(b"In the beginning God created the heaven.\nAnd the earth was without form.\n")
+        crcrlf, _ = self.prepare(self.path("crcrlf.txt"), "crcrlf.tok")
+        self.assertEqual(self.docs(crcrlf), self.docs(self.prepare(self.path("lf2.txt"), "lf2.tok")[0]))
+        # a raw CR inside a JSON string is no line end: the whole line's JSON error is named
+        with open(self.path("rawcr.jsonl"), "wb") as f:
+            f.write(b'{"text": "x\ry"}\n')
+        rc, _, se = run("--tokenizer", self.dir, "--input", self.path("rawcr.jsonl"), "--out", self.path("rawcr.tok"))
+        self.assertEqual(rc, 2, se)
+        self.assertIn("rawcr.jsonl:1: not valid JSON (Invalid control character", se)
+
+    def test_generate_streams_the_text_as_the_ids_come(self):
+        model = self.path("stream_model")
+        os.makedirs(model, exist_ok=True)
+        for name in ("tokenizer.json", "tokenizer_config.json"):
+            with open(os.path.join(self.dir, name), "rb") as a, open(os.path.join(model, name), "wb") as b:
+                b.write(a.read())
+        with open(os.path.join(model, "config.json"), "w") as f:
+            f.write("{}")
+        ids = self.tok(" God created the heaven and the earth.", add_special_tokens=False)["input_ids"]
+        want = self.tok.decode(ids, skip_special_tokens=True)
+        binary = self.path("fake_stream.sh")
+        for status in (0, 3):  # a run that ends well, and one that fails after its tokens
+            with open(binary, "w") as f:
+                f.write("#!/bin/sh\n" + "".join(f"echo +{i}\n" for i in ids)
+                        + (f"echo {','.join(map(str, ids))}\n" if status == 0 else "echo 'boom' >&2\n")
+                        + f"exit {status}\n")
+            os.chmod(binary, 0o755)
+            r = subprocess.run([sys.executable, GENERATE, "--model", model, "--binary", binary, "--prompt",
+                                "In the beginning", "--show-ids"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True)
+            self.assertEqual(r.returncode, status, r.stderr)
+            self.assertNotIn("+", r.stdout)  # the '+ID' lines are read, not shown
+            # the text as streamed, complete on its line also when the binary fails after it
+            self.assertEqual(r.stdout.splitlines()[:2], ["In the beginning", want])
+            if status == 0:
+                self.assertIn(f"generated ids: {ids}", r.stdout)
+            else:
+                self.assertIn("boom", r.stderr)
 
     def test_generate_refuses_a_negative_seed(self):
         r = subprocess.run([sys.executable, GENERATE, "--model", self.dir, "--prompt", "hi", "--seed", "-1"],
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         self.assertEqual(r.returncode, 2, r.stderr)
-        self.assertIn("--seed -1: expected a whole number from 0 to 2^64-1", r.stderr)
+        self.assertIn("--seed -1: must be a whole number from 0 to 2^64 - 1", r.stderr)
         self.assertNotIn("Traceback", r.stderr)
 
     def test_generate_refuses_a_prompt_that_is_not_utf8(self):

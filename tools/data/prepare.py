@@ -27,6 +27,7 @@ import hashlib
 import json
 import multiprocessing as mp
 import os
+import re
 import sys
 import tempfile
 
@@ -120,7 +121,7 @@ def read_records(path, fmt, text_docs):
             if text.strip():
                 yield 1, text
             return
-        lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")  # CRLF and bare CR too
+        lines = re.sub(r"\r*\n|\r", "\n", text).split("\n")  # CRLF, CR CR LF and bare CR too
         if text_docs == "line":
             for i, line in enumerate(lines):
                 if line.strip():
@@ -159,6 +160,7 @@ def read_records(path, fmt, text_docs):
             if "\r" not in body:
                 raise DataError(f"{path}:{n}: not valid JSON ({err})\n"
                                 "HINT: JSONL holds one JSON object per line")
+            first = n
             for k, piece in enumerate(body.split("\r")):
                 n += k > 0
                 if not piece.strip():
@@ -166,7 +168,10 @@ def read_records(path, fmt, text_docs):
                 try:
                     yield n, json.loads(piece)
                 except json.JSONDecodeError as e:
-                    raise DataError(f"{path}:{n}: not valid JSON ({e})\n"
+                    # the first piece not JSON either: the line is no CR-separated records (a raw
+                    # CR inside a string, say), and the whole line's error says what is wrong
+                    raise DataError(f"{path}:{first if n == first else n}: not valid JSON "
+                                    f"({err if n == first else e})\n"
                                     "HINT: JSONL holds one JSON object per line")
 
 
