@@ -15,6 +15,7 @@ not UTF-8.
 """
 import argparse
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -69,8 +70,13 @@ def main(argv=None):
         # does (BOS + the pieces). transformers' AutoTokenizer may load it as a backend that
         # drops BOS and the dummy-prefix space (transformers 5.x: "hi" -> [415, 417] instead
         # of [1, 270, 417]), so the model would continue another text.
-        return subprocess.run([a.binary, "--model", a.model, "--prompt", a.prompt] + sampling
-                              + (["--print-ids"] if a.show_ids else [])).returncode
+        # (the text is printed at the end here: slidedp_generate decodes it with SentencePiece)
+        try:
+            rc = subprocess.run([a.binary, "--model", a.model, "--prompt", a.prompt] + sampling
+                                + (["--print-ids"] if a.show_ids else [])).returncode
+        except KeyboardInterrupt:
+            return 130
+        return rc if rc >= 0 else 128 - rc
     try:
         from transformers import AutoTokenizer
         tok = AutoTokenizer.from_pretrained(a.model)
@@ -91,33 +97,49 @@ def main(argv=None):
     cmd = [a.binary, "--model", a.model, "--prompt-ids", ",".join(map(str, ids)), "--print-ids",
            "--stream-ids"] + sampling
     # The new ids come one '+ID' line each as the model chooses them: the text is printed as it
-    # grows (a long generation shows from its first token on), then the final list of ids.
+    # grows (a long generation shows from its first token on), then the list of the ids.
     with tempfile.TemporaryFile(mode="w+") as err:
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, text=True)
         streamed, printed, last, started = [], "", "", False
-        for line in proc.stdout:
-            line = line.strip()
-            if not line.startswith("+"):
-                last = line or last
-                continue
-            if not started:
-                print(a.prompt if not a.chat else f"[user] {a.prompt}")
-                print("[assistant] " if a.chat else "", end="", flush=True)
-                started = True
-            streamed.append(int(line[1:]))
-            text = tok.decode(streamed, skip_special_tokens=True)
-            # held back while the last token ends inside a character (U+FFFD) or the decoding
-            # of the longer sequence changes what was printed
-            if not text.endswith("\ufffd") and text.startswith(printed):
-                print(text[len(printed):], end="", flush=True)
-                printed = text
-        rc = proc.wait()
+        try:
+            for line in proc.stdout:
+                line = line.strip()
+                m = re.fullmatch(r"\+(\d+)", line)
+                if not m:
+                    last = line or last
+                    continue
+                if not started:
+                    print(a.prompt if not a.chat else f"[user] {a.prompt}")
+                    print("[assistant] " if a.chat else "", end="", flush=True)
+                    started = True
+                streamed.append(int(m.group(1)))
+                text = tok.decode(streamed, skip_special_tokens=True)
+                # held back while the last token ends inside a character (U+FFFD) or the decoding
+                # of the longer sequence changes what was printed
+                if not text.endswith("\ufffd") and text.startswith(printed):
+                    print(text[len(printed):], end="", flush=True)
+                    printed = text
+            rc = proc.wait()
+        except KeyboardInterrupt:  # Ctrl-C: the partial reply ends its line, no traceback
+            proc.kill()
+            proc.wait()
+            print(flush=True)
+            return 130
+        except BrokenPipeError:  # the reader went away (| head): stop quietly
+            proc.kill()
+            proc.wait()
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return 1
+        err.seek(0)
+        messages = err.read()
         if rc != 0:
             if started:
                 print(flush=True)
-            err.seek(0)
-            sys.stderr.write(err.read())
-            return rc
+            sys.stderr.write(messages or f"generate: {a.binary} ended with status {rc}\n")
+            return rc if rc > 0 else 128 - rc
+        for line in messages.splitlines():  # on success only its warnings (a full context)
+            if "stopped after" in line:
+                print(line, file=sys.stderr)
     try:
         new = [int(x) for x in last.split(",")] if last else []
     except ValueError:

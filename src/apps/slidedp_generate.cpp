@@ -70,8 +70,8 @@ int run(int argc, char** argv) {
   app.add_flag("--ignore-eos", ignoreEos, "keep generating after an EOS token");
   app.add_flag("--print-ids", printIds, "also print the generated token ids");
   app.add_flag("--stream-ids", streamIds,
-               "print each generated token id as soon as it is chosen, one '+ID' line each "
-               "(tools/generate.py prints the text from them as it grows)");
+               "print each generated token id as soon as it is chosen, one '+ID' line each, then "
+               "the list of them, and no text (tools/generate.py decodes them as they come)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -171,14 +171,14 @@ int run(int argc, char** argv) {
                  "%ld)\n", out.size(), static_cast<long>(maxNewTokens),
                  static_cast<long>(m.config.maxPositionEmbeddings));
 
-  if (haveSp) {
+  if (haveSp && !streamIds) {  // --stream-ids: ids only, the caller decodes them
     std::vector<int> all(ids.begin(), ids.end());
     all.insert(all.end(), out.begin(), out.end());
     std::string text;
     if (!sp.Decode(all, &text).ok()) throwUserError("cannot decode the generated tokens");
     std::printf("%s\n", text.c_str());
   }
-  if (printIds || !haveSp) {
+  if (printIds || streamIds || !haveSp) {
     for (size_t i = 0; i < out.size(); ++i)
       std::printf(i ? ",%ld" : "%ld", static_cast<long>(out[i]));
     std::printf("\n");

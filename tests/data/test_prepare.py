@@ -419,7 +419,8 @@ class PrepareTest(unittest.TestCase):
         binary = self.path("fake_stream.sh")
         for status in (0, 3):  # a run that ends well, and one that fails after its tokens
             with open(binary, "w") as f:
-                f.write("#!/bin/sh\n" + "".join(f"echo +{i}\n" for i in ids)
+                # a text line that starts with '+' is no token id
+                f.write("#!/bin/sh\necho '+5 apples.'\n" + "".join(f"echo +{i}\n" for i in ids)
                         + (f"echo {','.join(map(str, ids))}\n" if status == 0 else "echo 'boom' >&2\n")
                         + f"exit {status}\n")
             os.chmod(binary, 0o755)
