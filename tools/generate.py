@@ -96,6 +96,10 @@ def main(argv=None):
         ids = tok(a.prompt, add_special_tokens=True)["input_ids"]
     cmd = [a.binary, "--model", a.model, "--prompt-ids", ",".join(map(str, ids)), "--print-ids",
            "--stream-ids"] + sampling
+    def header():  # the prompt's line, then the reply's start
+        print(a.prompt if not a.chat else f"[user] {a.prompt}")
+        print("[assistant] " if a.chat else "", end="", flush=True)
+
     # The new ids come one '+ID' line each as the model chooses them: the text is printed as it
     # grows (a long generation shows from its first token on), then the list of the ids.
     with tempfile.TemporaryFile(mode="w+") as err:
@@ -109,8 +113,7 @@ def main(argv=None):
                     last = line or last
                     continue
                 if not started:
-                    print(a.prompt if not a.chat else f"[user] {a.prompt}")
-                    print("[assistant] " if a.chat else "", end="", flush=True)
+                    header()
                     started = True
                 streamed.append(int(m.group(1)))
                 text = tok.decode(streamed, skip_special_tokens=True)
@@ -146,8 +149,7 @@ def main(argv=None):
         return fail(f"unexpected output of {a.binary}: {last[:200]!r}")
     text = tok.decode(new, skip_special_tokens=True)
     if not started:  # no token streamed (none generated, or a binary without --stream-ids)
-        print(a.prompt if not a.chat else f"[user] {a.prompt}")
-        print("[assistant] " if a.chat else "", end="")
+        header()
     print(text[len(printed):] if text.startswith(printed) else "\n" + text)
     if a.show_ids:
         print(f"prompt ids: {ids}\ngenerated ids: {new}")

@@ -160,14 +160,13 @@ void checkReferenceData(data::ReferenceBatches& ref, const TrainJobOptions& o, i
       throwUserError("--data {}: stored step {} holds {} rows, fewer than the {} workers: every "
                      "worker needs at least one row of the global batch.\nHINT: fewer workers "
                      "(launcher/slidedp-run --gpus, mpirun -np)", path, s - 1, b.B, num_workers);
-    if (s == 1 && ((o.batch_size_given && o.batch_size != b.B) || (o.seq_len_given && o.seq_len != b.T)))
+    if (s == 1 && ((o.batch_size_given && o.batch_size != b.B) || (o.seq_len_given && o.seq_len != b.T))) {
+      std::string asked = o.batch_size_given ? fmt::format("--batch-size {}", o.batch_size) : "";
+      if (o.seq_len_given) asked += fmt::format("{}--seq-len {}", asked.empty() ? "" : " ", o.seq_len);
       throwUserError("--data {} holds batches of {} rows x {} tokens, but {} was asked for "
                      "(reference data is used as stored).\nHINT: drop --batch-size/--seq-len, or "
-                     "pass --batch-size {} --seq-len {}", path, b.B, b.T,
-                     fmt::format("{}{}{}", o.batch_size_given ? fmt::format("--batch-size {}", o.batch_size) : "",
-                                 o.batch_size_given && o.seq_len_given ? " " : "",
-                                 o.seq_len_given ? fmt::format("--seq-len {}", o.seq_len) : ""),
-                     b.B, b.T);
+                     "pass --batch-size {} --seq-len {}", path, b.B, b.T, asked, b.B, b.T);
+    }
     for (size_t i = 0; i < b.input_ids.size(); ++i) {
       const int64_t id = b.input_ids[i], l = b.labels[i];
       if (id < 0 || id >= vocab || (l != -100 && (l < 0 || l >= vocab)))

@@ -19,22 +19,25 @@ std::vector<RunVariant> checkRunAtSite(TrainJobOptions& o, const RunSite& site,
                                        const model::ModelConfig& cfg) {
   if (!o.gpu_profile.empty() && !site.cuda)
     throwUserError("--gpu-profile profiles GPU workers, and this run's workers are on the "
-                   "CPU.\nHINT: drop --gpu-profile, or run with --device cuda");
+                   "CPU.\nHINT: drop --gpu-profile, or run with --device cuda{}", site.gpu_only_note);
   if (!o.memory_snapshot.empty() && !site.cuda)
     throwUserError("--memory-snapshot records the CUDA caching allocator of GPU workers, and this "
-                   "run's workers are on the CPU.\nHINT: drop --memory-snapshot, or run with --device cuda");
+                   "run's workers are on the CPU.\nHINT: drop --memory-snapshot, or run with --device "
+                   "cuda{}", site.gpu_only_note);
   std::vector<RunVariant> variants = parseVariants(o);
   for (const auto& v : variants)  // activation offload needs GPU workers
     if (!site.cuda && v.opts.offload_activations)
       throwUserError("{}: --offload-activations (+offload) applies to GPU workers only (CPU workers "
                      "keep activations in host memory already).\nHINT: drop +offload, or run with "
-                     "--device cuda", !o.route_sweep.empty() ? "--route-sweep item '" + v.label + "'"
-                                                              : std::string("the run"));
+                     "--device cuda{}", !o.route_sweep.empty() ? "--route-sweep item '" + v.label + "'"
+                                                                : std::string("the run"),
+                     site.gpu_only_note);
   for (const auto& v : variants)  // CUDA IPC routes need GPU workers
     if (!site.cuda && (usesCudaIpc(v.opts.delivery) || usesCudaIpc(v.opts.reduction)))
       throwUserError("route {}/{}: the CUDA IPC routes (sharded-ipc, gpu-ipc) need GPU workers.\n"
                      "HINT: run with --device cuda, or use sharded / gpu, which exchange through MPI "
-                     "between CPU workers", routeName(v.opts.delivery), routeName(v.opts.reduction));
+                     "between CPU workers{}", routeName(v.opts.delivery), routeName(v.opts.reduction),
+                     site.gpu_only_note);
   // A sweep whose variants all run one update tail (+tailM on every item): the job's, so the
   // chunk plan starts with it and never changes (several nodes take it so too).
   if (std::all_of(variants.begin(), variants.end(), [&](const RunVariant& v) {

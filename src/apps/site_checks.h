@@ -5,6 +5,8 @@
 // would refuse is refused before the plan measures this machine (30 s and more).
 #pragma once
 
+#include <string>
+
 #include <vector>
 
 #include "apps/run_variants.h"
@@ -19,6 +21,9 @@ struct RunSite {
   int num_workers = 0;  // every worker of every node; 0: not known (the plan without --gpus),
                         // the checks that need the count are skipped
   int num_nodes = 1;
+  /// Said after a GPU-only flag's refusal on CPU workers (a "\nHINT: ..." line), e.g. how to
+  /// plan a GPU machine from one without GPUs; "" for none.
+  std::string gpu_only_note;
 };
 
 /// The run's variants (parseVariants: its flags, or each --route-sweep item), checked against

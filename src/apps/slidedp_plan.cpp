@@ -443,9 +443,15 @@ int main(int argc, char** argv) {
                       : o.nodes > 0          ? o.nodes
                       : o.machine.empty()    ? 1
                                              : std::max(loadMachine(o.machine).network.nodes, 1);
-    const TrainJobOptions t = checkRunSettings(
-        argc, argv, RunSite{plannedCuda(o), o.gpus > 0 && o.nodes_sweep.empty() ? o.gpus * nodes : 0, nodes},
-        o.machine.empty());
+    RunSite site{plannedCuda(o), o.gpus > 0 && o.nodes_sweep.empty() ? o.gpus * nodes : 0, nodes, {}};
+    // GPU-only flags on a machine without GPUs (a login node) under --device auto: the plan
+    // for a GPU machine is made with its description, not --device cuda (which would calibrate
+    // GPUs this machine lacks)
+    if (!site.cuda && o.device == "auto" && o.machine.empty())
+      site.gpu_only_note = "\nHINT: this machine has no GPU, so the plan is for its CPU workers; plan a GPU "
+                           "machine from here with its description: --machine FILE (e.g. "
+                           "tools/machines/h200x8.json)";
+    const TrainJobOptions t = checkRunSettings(argc, argv, site, o.machine.empty());
     // reference: data runs its stored rows x tokens (checkReferenceData refused other given ones)
     if (const std::string ref = "reference:";
         t.data.rfind(ref, 0) == 0 && formats::isRegularFile(t.data.substr(ref.size()))) {
@@ -456,17 +462,7 @@ int main(int argc, char** argv) {
     return run(o);
   } catch (const UserError& e) {
     std::fflush(stdout);  // what was printed comes first where both go to one file
-    // A GPU-only flag refused on a machine without GPUs (a login node) where the device was
-    // left to auto: the plan for a GPU machine is made with its description, not --device cuda
-    // (which would calibrate GPUs this machine lacks).
-    const std::string what = e.what();
-    const bool gpu_only = what.find("or run with --device cuda") != std::string::npos;
-    std::fprintf(stderr, "slidedp plan: error: %s%s\n", what.c_str(),
-                 gpu_only && o.device == "auto" && o.machine.empty()
-                     ? "\nHINT: this machine has no GPU, so the plan is for its CPU workers; plan a GPU "
-                       "machine from here with its description: --machine FILE (e.g. "
-                       "tools/machines/h200x8.json)"
-                     : "");
+    std::fprintf(stderr, "slidedp plan: error: %s\n", e.what());
     return 2;
   } catch (const std::exception& e) {
     std::fflush(stdout);

@@ -608,7 +608,7 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
     // The model's config is read here, before any rank allocates: a sequence longer than it
     // covers, a tail beyond its layers, a route sweep the workers cannot run are refused at once.
     const model::ModelConfig cfg = model::ModelConfig::load(o.model.empty() ? o.model_config : o.model);
-    const RunSite site{ctx.device == DeviceKind::kCuda, num_workers, ctx.num_nodes};
+    const RunSite site{ctx.device == DeviceKind::kCuda, num_workers, ctx.num_nodes, {}};
     variants = checkRunAtSite(o, site, cfg);
     const int64_t last_step = o.steps * static_cast<int64_t>(variants.size());
     // Where the run continues from, and what its outputs need: checked by rank 0 (single node:

@@ -93,6 +93,18 @@ class PrepareTest(unittest.TestCase):
         self.assertEqual(rc, 0, se)
         return token_format.read(self.path(out)), so
 
+    def model_for_generate(self, name):
+        """A directory tools/generate.py takes as a model: the fixture's tokenizer and an empty
+        config.json (the tests give it a fake slidedp_generate)."""
+        model = self.path(name)
+        os.makedirs(model, exist_ok=True)
+        for name in ("tokenizer.json", "tokenizer_config.json"):
+            with open(os.path.join(self.dir, name), "rb") as a, open(os.path.join(model, name), "wb") as b:
+                b.write(a.read())
+        with open(os.path.join(model, "config.json"), "w") as f:
+            f.write("{}")
+        return model
+
     def docs(self, prepared):
         h, t, m, o = prepared
         return [(list(map(int, t[o[d]:o[d + 1]])), list(map(int, m[o[d]:o[d + 1]])))
@@ -407,13 +419,7 @@ class PrepareTest(unittest.TestCase):
         self.assertIn("rawcr.jsonl:1: not valid JSON (Invalid control character", se)
 
     def test_generate_streams_the_text_as_the_ids_come(self):
-        model = self.path("stream_model")
-        os.makedirs(model, exist_ok=True)
-        for name in ("tokenizer.json", "tokenizer_config.json"):
-            with open(os.path.join(self.dir, name), "rb") as a, open(os.path.join(model, name), "wb") as b:
-                b.write(a.read())
-        with open(os.path.join(model, "config.json"), "w") as f:
-            f.write("{}")
+        model = self.model_for_generate("stream_model")
         ids = self.tok(" God created the heaven and the earth.", add_special_tokens=False)["input_ids"]
         want = self.tok.decode(ids, skip_special_tokens=True)
         binary = self.path("fake_stream.sh")
@@ -444,13 +450,7 @@ class PrepareTest(unittest.TestCase):
         self.assertNotIn("Traceback", r.stderr)
 
     def test_generate_refuses_a_prompt_that_is_not_utf8(self):
-        model = self.path("gen_model")
-        os.makedirs(model, exist_ok=True)
-        for name in ("tokenizer.json", "tokenizer_config.json"):
-            with open(os.path.join(self.dir, name), "rb") as a, open(os.path.join(model, name), "wb") as b:
-                b.write(a.read())
-        with open(os.path.join(model, "config.json"), "w") as f:
-            f.write("{}")
+        model = self.model_for_generate("gen_model")
         binary, ran = self.path("fake_generate.sh"), self.path("fake_generate.ran")
         with open(binary, "w") as f:
             f.write(f"#!/bin/sh\ntouch '{ran}'\necho 1,2\n")

@@ -170,8 +170,7 @@ def read_records(path, fmt, text_docs):
                 except json.JSONDecodeError as e:
                     # the first piece not JSON either: the line is no CR-separated records (a raw
                     # CR inside a string, say), and the whole line's error says what is wrong
-                    raise DataError(f"{path}:{first if n == first else n}: not valid JSON "
-                                    f"({err if n == first else e})\n"
+                    raise DataError(f"{path}:{n}: not valid JSON ({err if n == first else e})\n"
                                     "HINT: JSONL holds one JSON object per line")
 
 
