@@ -49,15 +49,21 @@ std::string shellWord(const std::string& value) {
 
 /// The flags of a configuration in --config format (`key=value` lines) as a command line's
 /// words, `--key value` (`--key` for a switch that is on), leaving out `skip` and the flags
-/// `args` gives.
+/// `args` gives. A value that is the path `gone` or lies under it (the run's --tokenizer in its
+/// model directory) is written under `NEW_PLACE` instead, as the model's --flag is.
 std::string configAsFlags(const std::string& config, const CLI::App& app, const std::string& skip,
-                          const std::vector<std::string>& args) {
+                          const std::vector<std::string>& args, const std::string& gone) {
+  std::string dir = gone;  // "/x/model/" is the directory "/x/model"
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
   std::istringstream in(config);
   std::string out;
   for (std::string line; std::getline(in, line);) {
     const size_t eq = line.find('=');
     if (line.empty() || line[0] == '#' || eq == std::string::npos) continue;  // a comment
-    const std::string key = line.substr(0, eq), value = unquoted(line.substr(eq + 1));
+    const std::string key = line.substr(0, eq);
+    std::string value = unquoted(line.substr(eq + 1));
+    if (!dir.empty() && value.rfind(dir, 0) == 0 && (value.size() == dir.size() || value[dir.size()] == '/'))
+      value = "NEW_PLACE" + value.substr(dir.size());
     const CLI::Option* opt = app.get_option_no_throw("--" + key);
     if (key == skip || opt == nullptr) continue;  // not an option of this binary: not passable
     bool given = false;  // under any of its names (--shuffle / --no-shuffle)
@@ -212,7 +218,7 @@ ResumeConfig savedConfigForResume(const std::vector<std::string>& args, const CL
                                               "the run started; an older slidedp)"
                                             : "any more (moved or removed)",
                                         out.state_file, key,
-                                        configAsFlags(kept, app, key, args)), false);
+                                        configAsFlags(kept, app, key, args, path)), false);
   }
   const char* tmp = std::getenv("TMPDIR");
   std::string path = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/slidedp-resume-XXXXXX";

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -675,14 +676,16 @@ TEST(TrainingJob, ResumeAloneContinuesWithTheSavedConfiguration) {
 
 // A model moved (or a scratch disk cleaned) since the run: --resume alone names the saved
 // --model that is gone, and its HINT spells out the flags to add, the run's saved ones that the
-// command line does not give; the command with them (the model at its new place) resumes.
+// command line does not give; the command with them (the model at its new place) resumes. A
+// saved path inside the gone model directory (its --tokenizer) is spelt under NEW_PLACE too.
 TEST(TrainingJob, ResumeAloneWithTheModelGoneSpellsOutTheFlags) {
   const std::string d = tmpDir("resumegone"), model = d + ".model", moved = d + ".moved";
   std::system(("rm -rf " + model + " " + moved + " && cp -r " + stories() + " " + model).c_str());
   std::vector<std::string> first = {SLIDEDP_MPIRUN_BIN, "--oversubscribe", "--bind-to", "none", "-np", "3",
                                     SLIDEDP_WORKER_BIN, "--device", "cpu", "--model", model, "--batch-size", "4",
                                     "--seq-len", "32", "--lr", "0.0007", "--leader-threads", "1", "--steps", "2",
-                                    "--checkpoint-dir", d};
+                                    "--checkpoint-dir", d, "--data", sharedDir() + "/data/kjv.txt",
+                                    "--tokenizer", model + "/tokenizer.model"};
   ASSERT_EQ(wait(start(first)).exit_code, 0);
   ASSERT_EQ(std::rename(model.c_str(), moved.c_str()), 0);
   std::vector<std::string> again = {SLIDEDP_MPIRUN_BIN, "--oversubscribe", "--bind-to", "none", "-np", "3",
@@ -696,15 +699,18 @@ TEST(TrainingJob, ResumeAloneWithTheModelGoneSpellsOutTheFlags) {
   ASSERT_NE(at, std::string::npos) << r.output;
   const std::string flags = r.output.substr(at + hint.size(), r.output.find('\n', at + 1) - at - hint.size());
   // the saved flags this command line lacks, and none it gives (--device, --steps, --resume)
-  for (const char* f : {"--batch-size 4", "--seq-len 32", "--lr 0.0007", "--leader-threads 1", "--checkpoint-dir"})
+  for (const char* f : {"--batch-size 4", "--seq-len 32", "--lr 0.0007", "--leader-threads 1", "--checkpoint-dir",
+                        "--tokenizer NEW_PLACE/tokenizer.model"})
     EXPECT_NE(flags.find(f), std::string::npos) << f << " missing in: " << flags;
+  EXPECT_EQ(flags.find(model), std::string::npos) << "the gone model directory in: " << flags;
   for (const char* f : {"--device", "--steps", "--resume"})
     EXPECT_EQ(flags.find(f), std::string::npos) << f << " in: " << flags;
   EXPECT_EQ(r.output.find("step 3/"), std::string::npos) << r.output;
   // the hint's flags, split on spaces (no value here holds one), with the model's new place
   again.insert(again.end(), {"--model", moved});
   std::istringstream words(flags);
-  for (std::string w; words >> w;) again.push_back(w);
+  for (std::string w; words >> w;)
+    again.push_back(w.rfind("NEW_PLACE", 0) == 0 ? moved + w.substr(std::strlen("NEW_PLACE")) : w);
   Result ok = wait(start(again));
   EXPECT_EQ(ok.exit_code, 0) << ok.output;
   EXPECT_NE(ok.output.find("step 3/3"), std::string::npos) << ok.output;
