@@ -70,7 +70,8 @@ def main(argv=None):
         # does (BOS + the pieces). transformers' AutoTokenizer may load it as a backend that
         # drops BOS and the dummy-prefix space (transformers 5.x: "hi" -> [415, 417] instead
         # of [1, 270, 417]), so the model would continue another text.
-        # (the text is printed at the end here: slidedp_generate decodes it with SentencePiece)
+        # slidedp_generate decodes with SentencePiece and prints the text as it grows (--print-ids:
+        # then the prompt's and the generated ids, as below).
         try:
             rc = subprocess.run([a.binary, "--model", a.model, "--prompt", a.prompt] + sampling
                                 + (["--print-ids"] if a.show_ids else [])).returncode

@@ -68,7 +68,7 @@ int run(int argc, char** argv) {
       ->capture_default_str();
   app.add_flag("--no-bos", noBos, "do not prepend BOS to a text prompt");
   app.add_flag("--ignore-eos", ignoreEos, "keep generating after an EOS token");
-  app.add_flag("--print-ids", printIds, "also print the generated token ids");
+  app.add_flag("--print-ids", printIds, "also print the prompt's and the generated token ids, after the text");
   app.add_flag("--stream-ids", streamIds,
                "print each generated token id as soon as it is chosen, one '+ID' line each, then "
                "the list of them, and no text (tools/generate.py decodes them as they come)");
@@ -154,11 +154,34 @@ int run(int argc, char** argv) {
   o.topP = topP;
   o.seed = seed;
   o.stopAtEos = !ignoreEos;
-  if (streamIds)
+  // The text as it grows (with a tokenizer.model, not --stream-ids): the prompt, then each
+  // token's new characters, held back while the last token ends inside a character (U+FFFD)
+  // or the longer sequence decodes to another prefix than was printed.
+  std::vector<int> all(ids.begin(), ids.end());
+  std::string printed;
+  auto printTextGrown = [&] {
+    std::string text;
+    if (!sp.Decode(all, &text).ok()) throwUserError("cannot decode the generated tokens");
+    static const std::string kReplacement = "\xEF\xBF\xBD";
+    const bool partial = text.size() >= kReplacement.size() &&
+                         text.compare(text.size() - kReplacement.size(), kReplacement.size(), kReplacement) == 0;
+    if (partial || text.compare(0, printed.size(), printed) != 0) return;
+    std::fputs(text.c_str() + printed.size(), stdout);
+    std::fflush(stdout);
+    printed = std::move(text);
+  };
+  if (streamIds) {
     o.onToken = [](int64_t id) {
       std::printf("+%ld\n", static_cast<long>(id));
       std::fflush(stdout);
     };
+  } else if (haveSp) {
+    printTextGrown();
+    o.onToken = [&](int64_t id) {
+      all.push_back(static_cast<int>(id));
+      printTextGrown();
+    };
+  }
   if (static_cast<int64_t>(ids.size()) >= m.config.maxPositionEmbeddings && maxNewTokens > 0)
     throwUserError("the prompt has {} tokens, the model's context {} (max_position_embeddings): "
                    "nothing can be generated after it\nHINT: a shorter prompt", ids.size(),
@@ -171,17 +194,20 @@ int run(int argc, char** argv) {
                  "%ld)\n", out.size(), static_cast<long>(maxNewTokens),
                  static_cast<long>(m.config.maxPositionEmbeddings));
 
-  if (haveSp && !streamIds) {  // --stream-ids: ids only, the caller decodes them
-    std::vector<int> all(ids.begin(), ids.end());
-    all.insert(all.end(), out.begin(), out.end());
+  auto list = [](const std::vector<int64_t>& v, const char* sep) {
+    std::string s;
+    for (size_t i = 0; i < v.size(); ++i) s += fmt::format("{}{}", i ? sep : "", v[i]);
+    return s;
+  };
+  if (haveSp && !streamIds) {  // the text streamed above, complete on its line
     std::string text;
     if (!sp.Decode(all, &text).ok()) throwUserError("cannot decode the generated tokens");
-    std::printf("%s\n", text.c_str());
-  }
-  if (printIds || streamIds || !haveSp) {
-    for (size_t i = 0; i < out.size(); ++i)
-      std::printf(i ? ",%ld" : "%ld", static_cast<long>(out[i]));
-    std::printf("\n");
+    std::printf("%s\n", text.compare(0, printed.size(), printed) == 0 ? text.c_str() + printed.size()
+                                                                      : ("\n" + text).c_str());
+    if (printIds)  // as tools/generate.py shows them
+      std::printf("prompt ids: [%s]\ngenerated ids: [%s]\n", list(ids, ", ").c_str(), list(out, ", ").c_str());
+  } else {  // --stream-ids (the caller decodes them) or no tokenizer: the generated ids
+    std::printf("%s\n", list(out, ",").c_str());
   }
   return 0;
 }
