@@ -101,6 +101,14 @@ bool plannedCuda(const Options& o) {
   return o.device == "cuda";
 }
 
+/// The planned run's workers per node: --gpus, or where it is 0 the machine's: the --machine
+/// file's GPUs, else 1 GPU or 2 CPU workers.
+int plannedWorkersPerNode(const Options& o) {
+  if (o.gpus > 0) return o.gpus;
+  if (!o.machine.empty()) return loadMachine(o.machine).gpus;
+  return plannedCuda(o) ? 1 : 2;
+}
+
 int run(const Options& o) {
   if (o.model.empty() == o.model_config.empty())
     throwUserError("give exactly one of --model (a Hugging Face directory) and --model-config (a config.json)");
@@ -112,7 +120,7 @@ int run(const Options& o) {
   const model::ModelConfig config = model::ModelConfig::load(r.model_path);
   config.checkSequenceLength(o.seq_len);
   r.model_name = r.model_path.substr(r.model_path.find_last_of('/') + 1);
-  r.G = o.gpus > 0 ? o.gpus : (o.machine.empty() ? (cuda ? 1 : 2) : loadMachine(o.machine).gpus);
+  r.G = plannedWorkersPerNode(o);
   r.global_rows = o.batch_size;
   r.T = o.seq_len;
   r.cuda = cuda;
@@ -348,7 +356,7 @@ int main(int argc, char** argv) {
         return "must be a finite number >= 0, got " + v;
       },
       "NUMBER >= 0");
-  app.add_option("--gpus", o.gpus, "Workers (GPUs, or CPU workers); 0: the machine's (1 GPU, or 2 CPU workers)")->check(CLI::NonNegativeNumber)->capture_default_str();
+  app.add_option("--gpus", o.gpus, "Workers per node (GPUs, or CPU workers); 0: the machine's (the --machine file's GPUs; without it 1 GPU, or 2 CPU workers)")->check(CLI::NonNegativeNumber)->capture_default_str();
   app.add_option("--device", o.device, "auto, cuda or cpu")->check(CLI::IsMember({"auto", "cuda", "cpu"}))->capture_default_str();
   app.add_option("--gpu-memory-budget", o.gpu_budget_gib, "GiB per GPU (0: memory - 3)")->check(kFiniteNonNegative)->capture_default_str();
   app.add_option("--max-grad-norm", o.max_grad_norm, "> 0: exact clipping (its barrier is priced)")->check(kFiniteNonNegative)->capture_default_str();
@@ -443,7 +451,7 @@ int main(int argc, char** argv) {
                       : o.nodes > 0          ? o.nodes
                       : o.machine.empty()    ? 1
                                              : std::max(loadMachine(o.machine).network.nodes, 1);
-    RunSite site{plannedCuda(o), o.gpus > 0 && o.nodes_sweep.empty() ? o.gpus * nodes : 0, nodes, {}};
+    RunSite site{plannedCuda(o), o.nodes_sweep.empty() ? plannedWorkersPerNode(o) * nodes : 0, nodes, {}};
     // GPU-only flags on a machine without GPUs (a login node) under --device auto: the plan
     // for a GPU machine is made with its description, not --device cuda (which would calibrate
     // GPUs this machine lacks)

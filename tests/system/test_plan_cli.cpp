@@ -82,8 +82,8 @@ TEST(PlanCli, AccumulationStepsArePricedOrRefusedAsTheRunWould) {
   EXPECT_NE(two.output.find(" ga2 "), std::string::npos) << two.output;
   for (const auto& [n, want] : std::vector<std::pair<std::string, std::string>>{
            {"0", "--gradient-accumulation-steps must be >= 1 (1: one forward + backward per step), got 0"},
-           {"3", "--gradient-accumulation-steps 3 needs at least that many rows on every worker, but 16 rows "
-                 "over 8 worker(s) give some only 2"}}) {
+           {"3", "--gradient-accumulation-steps 3 needs at least that many rows on every worker, but "
+                 "--batch-size 16 over 8 worker(s) gives some only 2"}}) {
     Result r = wait(start(plan({"--seq-len", "4096", "--evaluate", "--gradient-accumulation-steps", n})));
     EXPECT_EQ(r.exit_code, 2) << r.output;
     EXPECT_NE(r.output.find("slidedp plan: error: " + want), std::string::npos) << r.output;
@@ -311,6 +311,18 @@ TEST(PlanCli, TheMachineFilesNodeCountIsTheRunsNodeCount) {
   EXPECT_NE(r.output.find("changes the update tail between variants, which one node only does"), std::string::npos)
       << r.output;
   std::remove(file.c_str());
+}
+
+// Without --gpus the plan is for the machine's workers (the --machine file's 8 GPUs here), and
+// the run's checks that need their count take it too: 16 rows over 8 workers leave 2 a worker,
+// fewer than 4 accumulation steps (the checks were skipped before, and the plan went on).
+TEST(PlanCli, WithoutGpusTheMachinesWorkersAreTheRunsWorkers) {
+  Result r = wait(start(plan({"--seq-len", "4096", "--gradient-accumulation-steps", "4"})));
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("--gradient-accumulation-steps 4 needs at least that many rows on every worker, but "
+                          "--batch-size 16 over 8 worker(s) gives some only 2"), std::string::npos) << r.output;
+  Result ok = wait(start(plan({"--seq-len", "4096", "--gradient-accumulation-steps", "2"})));
+  EXPECT_EQ(ok.exit_code, 0) << ok.output;
 }
 
 TEST(PlanCli, TheNodesSweepTableHasItsColumnsUnderItsHeader) {
