@@ -1,8 +1,9 @@
 // slidedp_generate: text from a Hugging Face model directory (e.g. one slidedp exported), to
 // check a fine-tuned model by eye. Single process, no MPI.
 // Design decision: it runs the same unit-by-unit LibTorch code as training (model/decoder.h),
-// recomputing the whole prefix per token (no KV cache), so what it prints is what the trained
-// weights compute, at the price of speed.
+// so what it prints is what the trained weights compute; each new token runs over the earlier
+// tokens' cached keys and values (model/kv_cache.h; the same logits as recomputing the prefix,
+// FamilyParity.CachedDecodingEqualsTheWholePrefix). One sequence, no batching.
 #include <sentencepiece_processor.h>  // defines: SentencePieceProcessor (tokenizer.model)
 #include <torch/cuda.h>               // defines: torch::cuda::is_available
 

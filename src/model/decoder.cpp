@@ -21,6 +21,7 @@
 #include "kernels/layer_ops.h"
 #include "kernels/residual_gemm.h"
 #include "model/decoder_parts.h"
+#include "model/kv_cache.h"
 #include "model/mlp_tiles.h"
 
 namespace slidedp::model {
@@ -555,6 +556,7 @@ MlpWeights mlpWeights(const ModelConfig& c, const LayerParams& p) {
 at::Tensor layerForward(const ModelConfig& c, const UnitLayout& unit, const at::Tensor& flat,
                         const at::Tensor& x, const AttentionContext& ctx, LayerActivations* keep,
                         const LayerActivations* saved, bool output = true) {
+  SLIDEDP_ASSERT(!ctx.kvCache || (!keep && !saved), "layerForward: the KV cache is for forward-only decoding");
   SLIDEDP_ASSERT(output ? !saved : keep != nullptr,
                  "layerForward: a kept attention output is only recomputed around (no output), and a "
                  "forward without its output must keep its activations");
@@ -578,6 +580,9 @@ at::Tensor layerForward(const ModelConfig& c, const UnitLayout& unit, const at::
   if (saved) {  // the attention-output policy: the kept output and its log-sum-exp
     attn = saved->attn;
     if (keep) keep->copyAttention(*saved);
+  } else if (ctx.kvCache) {  // incremental decoding: over the cached tokens and the new ones
+    attn = cachedAttention(qk.q, qk.k, qkv.narrow(1, Q + KV * D, KV * D), B, T, H, KV, D, s.scale,
+                           *ctx.kvCache, unit.index);
   } else {
     attn = scoped("fwd.attention", [&] {
       return attentionForward(qk.q, qk.k, qkv.narrow(1, Q + KV * D, KV * D), s, ctx, keep);
@@ -853,40 +858,6 @@ at::Tensor modelLogits(const ModelConfig& c, const ParamLayout& layout,
   }
   int hu = layout.headUnit();
   return headLogits(c, layout.units[hu], units[hu], units[0], h);
-}
-
-std::vector<int64_t> generate(const ModelConfig& c, const ParamLayout& layout,
-                              const std::vector<at::Tensor>& units,
-                              const std::vector<int64_t>& prompt, const GenerateOptions& o) {
-  if (prompt.empty()) throwUserError("generate: the prompt needs at least one token (e.g. BOS)");
-  std::vector<int64_t> seq = prompt, out;
-  auto gen = at::make_generator<at::CPUGeneratorImpl>(o.seed);
-  for (int64_t i = 0; i < o.maxNewTokens; ++i) {
-    if (static_cast<int64_t>(seq.size()) >= c.maxPositionEmbeddings) break;
-    auto ids = at::tensor(seq, at::kLong).unsqueeze(0);
-    auto logits = modelLogits(c, layout, units, ids).select(1, ids.size(1) - 1)[0].cpu();
-    int64_t next;
-    if (o.temperature <= 0) {
-      next = logits.argmax().item<int64_t>();
-    } else {
-      auto probs = at::softmax(logits.to(at::kDouble) / o.temperature, -1);
-      if (o.topP < 1.0) {
-        auto sorted = probs.sort(-1, /*descending=*/true);
-        auto sp = std::get<0>(sorted), idx = std::get<1>(sorted);
-        auto keep = (sp.cumsum(-1) - sp) < o.topP;  // always keeps the first
-        sp = sp * keep.to(sp.scalar_type());
-        probs = at::zeros_like(probs).scatter_(0, idx, sp);
-      }
-      next = at::multinomial(probs, 1, false, gen).item<int64_t>();
-    }
-    out.push_back(next);
-    seq.push_back(next);
-    if (o.onToken) o.onToken(next);
-    if (o.stopAtEos &&
-        std::find(c.eosTokenIds.begin(), c.eosTokenIds.end(), next) != c.eosTokenIds.end())
-      break;
-  }
-  return out;
 }
 
 }  // namespace slidedp::model

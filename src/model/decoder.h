@@ -29,6 +29,8 @@
 
 namespace slidedp::model {
 
+struct KvCache;  // model/kv_cache.h
+
 /// Label value that contributes no loss (transformers' ignore_index).
 constexpr int64_t kIgnoreIndex = -100;
 
@@ -43,6 +45,10 @@ struct AttentionContext {
   // document's tokens. Undefined otherwise.
   at::Tensor cuSeqlens;
   int64_t maxSeqlen = 0;
+  // Incremental decoding (generate): the rows' earlier tokens' keys and values; the layers'
+  // attention runs over them and the new tokens and appends these (kv_cache.h). Forward only;
+  // null otherwise.
+  KvCache* kvCache = nullptr;
 };
 
 /// Builds the context of a micro-batch of B rows of T tokens. `positionIds` [B, T] int64
@@ -251,8 +257,9 @@ struct GenerateOptions {
 };
 
 /// Autoregressive decoding from `prompt` (token ids, e.g. starting with BOS); returns the
-/// new tokens only. Recomputes the whole prefix each step (no KV cache): meant for checking
-/// trained models, not for serving.
+/// new tokens only. The prompt runs once, then each new token over itself with the earlier
+/// tokens' keys and values cached (kv_cache.h); one sequence, no batching: meant for checking
+/// trained models, not for serving (generate.cpp).
 std::vector<int64_t> generate(const ModelConfig& config, const ParamLayout& layout,
                               const std::vector<at::Tensor>& units,
                               const std::vector<int64_t>& prompt, const GenerateOptions& options);

@@ -23,6 +23,7 @@
 #include "formats/safetensors.h"
 #include "model/decoder.h"
 #include "model/hf_checkpoint.h"
+#include "model/kv_cache.h"
 #include "model_test_util.h"
 
 using namespace slidedp::model;
@@ -118,6 +119,32 @@ TEST_P(FamilyParity, RopeTablesMatchTransformers) {
       EXPECT_GT(relMaxError(cs.select(0, 0), cs0.select(0, 0)), 1e-3);
       EXPECT_EQ(relMaxError(cs.select(0, 1), cs0.select(0, 1)), 0.0);
     }
+  }
+}
+
+// generate's incremental decoding (kv_cache.h): the logits after a prompt of 8 tokens and after
+// each of 6 greedy tokens run one at a time over the cached keys and values equal the whole
+// prefix's recomputed by modelLogits, within the logits' tolerance.
+TEST_P(FamilyParity, CachedDecodingEqualsTheWholePrefix) {
+  const std::string dir = caseDir(GetParam());
+  ASSERT_TRUE(slidedp::formats::pathExists(dir + "/reference.safetensors")) << dir << " is missing";
+  auto m = loadHostModel(dir + "/model");
+  auto units = unitTensors(m, at::kFloat, at::kCPU);
+  auto ref = slidedp::formats::SafetensorsFile::open(dir + "/reference.safetensors");
+  auto row = readTensor(ref, "input_ids")[0];  // row 0: one document
+  std::vector<int64_t> seq(row.data_ptr<int64_t>(), row.data_ptr<int64_t>() + std::min<int64_t>(8, row.numel()));
+  std::vector<int64_t> pending = seq;
+  KvCache cache;
+  for (int step = 0; step < 7; ++step) {
+    at::Tensor got = decodeStep(m.config, m.layout, units, pending, cache);
+    at::Tensor want = modelLogits(m.config, m.layout, units, at::tensor(seq, at::kLong).unsqueeze(0))
+                          .select(1, static_cast<int64_t>(seq.size()) - 1)[0];
+    ASSERT_EQ(got.sizes(), want.sizes());
+    EXPECT_EQ(cache.past, static_cast<int64_t>(seq.size()));
+    const double err = (got - want).abs().max().item<double>(), scale = want.abs().max().item<double>();
+    EXPECT_LE(err, kLogitRelTol * scale) << "after " << seq.size() << " tokens";
+    seq.push_back(want.argmax().item<int64_t>());
+    pending = {seq.back()};
   }
 }
 
