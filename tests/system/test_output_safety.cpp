@@ -804,11 +804,17 @@ TEST(Generate, TheTextIsPrintedAsItGrows) {
   EXPECT_EQ(waitpid(p.pid, &status, WNOHANG), 0) << "the text came only at the end";
   Result r = wait(p);
   EXPECT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_EQ(countOccurrences(r.output, "Once upon a time, there was a little girl named Lily."), 1) << r.output;
   EXPECT_NE(r.output.find("\nprompt ids: [1]\ngenerated ids: ["), std::string::npos) << r.output;
   const size_t ids = r.output.find("generated ids: [");
   ASSERT_NE(ids, std::string::npos);
   EXPECT_EQ(countOccurrences(r.output.substr(ids), ", "), 510) << r.output.substr(ids);
+  // the streamed text is the text once, on one line (40 tokens: before the story's end, after
+  // which --ignore-eos lets it start again)
+  Result s = wait(start({SLIDEDP_GENERATE_BIN, "--model", stories(), "--max-new-tokens", "40"}));
+  EXPECT_EQ(s.exit_code, 0) << s.output;
+  EXPECT_EQ(countOccurrences(s.output, "Once upon a time"), 1) << s.output;
+  EXPECT_NE(s.output.find("\nOnce upon a time, there was a little girl named Lily. She loved to play outside in "
+                          "the park. One day, she saw a big, r\n"), std::string::npos) << s.output;
 }
 
 // A resume with another model directory of the same shape passes the shape checks; the log says
