@@ -141,15 +141,34 @@ std::unique_ptr<DataLoader> DataLoader::open(const DataSpec& spec) {
 
 void DataLoader::buildPieces(const int64_t* offsets, int64_t D) {
   const int64_t T = spec_.seq_len;
+  // Whether tokens [b, b + len) of a document ending at `end` predict a trained token (as
+  // fillDocumentRow labels them). A piece without one (the prompt-only start of a long
+  // conversation split at T, a fully masked document) would only cost compute, and a step of
+  // such pieces alone would have nothing to average the loss over: it is left out.
+  auto hasTarget = [&](int64_t b, int64_t len, int64_t end) {
+    for (int64_t g = b; g < b + len; ++g)
+      if (prepared_ ? g + 1 < end && prepared_->trained(g + 1) : docs_.targets[g] != -100) return true;
+    return false;
+  };
   docPieces_.reserve(D + 1);
   docPieces_.push_back(0);
   for (int64_t doc = 0; doc < D; ++doc) {
     for (int64_t b = offsets[doc]; b < offsets[doc + 1]; b += T) {
+      const int64_t len = std::min<int64_t>(T, offsets[doc + 1] - b);
+      if (!hasTarget(b, len, offsets[doc + 1])) {
+        ++untrainedPieces_;
+        continue;
+      }
       pieceBegin_.push_back(b);
-      pieceLen_.push_back(static_cast<int32_t>(std::min<int64_t>(T, offsets[doc + 1] - b)));
+      pieceLen_.push_back(static_cast<int32_t>(len));
     }
     docPieces_.push_back(static_cast<int64_t>(pieceBegin_.size()));
   }
+  if (pieceBegin_.empty())
+    throwUserError("data file {}: no token of its {} documents is a trained target (every label is "
+                   "-100), there is nothing to learn\nHINT: check the loss mask (tools/data/prepare.py: "
+                   "replies are trained, prompts are not; --train-on-all trains every token)",
+                   spec_.path, D);
 }
 
 uint64_t DataLoader::epochKey(int64_t epoch) const {
@@ -354,10 +373,15 @@ std::string DataLoader::describe() const {
                            ? fmt::format(", documents start at token {}", spec_.stream_doc_start)
                            : std::string());
   }
-  return fmt::format("data: {} {}: {} documents, {} tokens ({} pieces of <= T), packed into "
+  return fmt::format("data: {} {}: {} documents, {} tokens ({} pieces of <= T{}), packed into "
                      "rows without splitting documents, B = {}, T = {}, {}{}", format_, spec_.path,
-                     numDocuments(), numTokens(), pieceBegin_.size(), spec_.batch_size,
-                     spec_.seq_len, order, prepared_ ? "; " + prepared_->describe() : std::string());
+                     numDocuments(), numTokens(), pieceBegin_.size(),
+                     untrainedPieces_ > 0 ? fmt::format("; {} more without a trained target left out "
+                                                        "(prompt-only pieces, fully masked documents)",
+                                                        untrainedPieces_)
+                                          : std::string(),
+                     spec_.batch_size, spec_.seq_len, order,
+                     prepared_ ? "; " + prepared_->describe() : std::string());
 }
 
 }  // namespace slidedp::data

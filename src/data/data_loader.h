@@ -123,7 +123,8 @@ class DataLoader : public slidedp::BatchSource {
   };
   explicit DataLoader(const DataSpec& spec) : spec_(spec) {}
   uint64_t epochKey(int64_t epoch) const;
-  /// Pieces of at most T tokens of D documents with boundaries offsets[0..D].
+  /// Pieces of at most T tokens of D documents with boundaries offsets[0..D], those without a
+  /// trained target left out. Throws UserError when none has one.
   void buildPieces(const int64_t* offsets, int64_t D);
   const EpochPlan& plan(int64_t epoch);
   /// (epoch, row within the epoch) of global row g.
@@ -143,6 +144,7 @@ class DataLoader : public slidedp::BatchSource {
   std::vector<int64_t> pieceBegin_;  // token offset of each piece
   std::vector<int32_t> pieceLen_;    // its length, 1..T
   std::vector<int64_t> docPieces_;   // document d's pieces are [docPieces_[d], docPieces_[d+1])
+  int64_t untrainedPieces_ = 0;      // pieces left out: none of their tokens predicts a trained one
   // Planning state (a cache: batch() results never depend on it).
   std::map<int64_t, int64_t> epochBegin_;  // epoch -> its first global row (known so far)
   std::vector<EpochPlan> plans_;           // the last two epochs planned
