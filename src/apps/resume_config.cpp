@@ -36,16 +36,6 @@ std::string unquoted(std::string v) {
   return v;
 }
 
-/// `value` as one shell word: as it is when it holds only characters no shell treats specially,
-/// else in single quotes.
-std::string shellWord(const std::string& value) {
-  const bool plain = !value.empty() && value.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-                                                               "0123456789_./:@%+,=-") == std::string::npos;
-  if (plain) return value;
-  std::string out = "'";
-  for (char c : value) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
 
 /// The flags of a configuration in --config format (`key=value` lines) as a command line's
 /// words, `--key value` (`--key` for a switch that is on), leaving out `skip` and the flags
@@ -78,6 +68,15 @@ std::string configAsFlags(const std::string& config, const CLI::App& app, const 
 }
 
 }  // namespace
+
+std::string shellWord(const std::string& value) {
+  const bool plain = !value.empty() && value.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                                               "0123456789_./:@%+,=-") == std::string::npos;
+  if (plain) return value;
+  std::string out = "'";
+  for (char c : value) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
 
 std::string savedConfigValue(const std::string& config, const std::string& key) {
   std::istringstream in(config);

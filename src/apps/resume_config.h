@@ -61,4 +61,8 @@ struct ResumeConfig {
 /// --route-sweep benchmark and the command line gives no --route-sweep).
 ResumeConfig savedConfigForResume(const std::vector<std::string>& args, const CLI::App& app);
 
+/// `value` as one shell word for a HINT's command: as it is when it holds only characters no
+/// shell treats specially, else in single quotes.
+std::string shellWord(const std::string& value);
+
 }  // namespace slidedp

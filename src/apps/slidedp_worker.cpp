@@ -445,6 +445,7 @@ int main(int argc, char** argv) {
   const char* kShapeFlags[] = {"--layers", "--hidden", "--intermediate", "--heads", "--kv-heads",
                                "--head-dim", "--vocab"};
   opts.train.batch_size_given = app.count("--batch-size") > 0;
+  opts.train.data_given = app.count("--data") > 0;
   opts.train.trace_step_given = app.count("--trace-step") > 0;
   opts.train.seq_len_given = app.count("--seq-len") > 0;
   opts.train.policy_given = app.count("--policy") > 0;

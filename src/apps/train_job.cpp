@@ -32,7 +32,7 @@
 #include "apps/output_checks.h"
 #include "apps/policy_choice.h"
 #include "apps/run_variants.h"
-#include "apps/resume_config.h"  // savedConfigValue
+#include "apps/resume_config.h"  // savedConfigValue, shellWord
 #include "apps/settings_checks.h"
 #include "apps/site_checks.h"
 #include "apps/prediction_watch.h"
@@ -657,6 +657,20 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
       }
       if (!resume.empty()) {
         const nlohmann::json st = readTrainerState(resume);
+        // Trained on a data file, resumed without --data (with --model given, the command line is
+        // the run's whole command): it would go on with random tokens, without a word.
+        if (!o.data_given && st.contains("data") && st["data"].contains("spec") && st["data"]["spec"].is_string()) {
+          const std::string was = st["data"]["spec"].get<std::string>();
+          if (was != "synthetic" && was.rfind("synthetic-packed:", 0) != 0)
+            throwUserError("--resume {}: the run was trained on --data {}, and this command gives no --data, "
+                           "so it would go on with random tokens.\nHINT: add --data {} (with --model on the "
+                           "command line the command line is the run's whole command: give the run's other "
+                           "flags too, saved in {}/trainer_state.json), or --data synthetic for random tokens",
+                           resume, was, shellWord(was), resume);
+        }
+        if (o.checkpoint_dir.empty())
+          SLIDEDP_LOG_WARN("this resumed run writes no checkpoint (no --checkpoint-dir): to keep its "
+                           "steps, add --checkpoint-dir (e.g. the one it resumes from)");
         if (st.contains("configuration") && st["configuration"].is_string())
           if (const std::string note = scheduleChangeNote(st["configuration"].get<std::string>(),
                                                           o.train, start); !note.empty())

@@ -706,8 +706,16 @@ TEST(TrainingJob, ResumeAloneWithTheModelGoneSpellsOutTheFlags) {
   for (const char* f : {"--device", "--steps", "--resume"})
     EXPECT_EQ(flags.find(f), std::string::npos) << f << " in: " << flags;
   EXPECT_EQ(r.output.find("step 3/"), std::string::npos) << r.output;
-  // the hint's flags, split on spaces (no value here holds one), with the model's new place
+  // --model alone (the command line is then the run's whole command): without --data the run
+  // would go on with random tokens; refused before start-up, naming the data
   again.insert(again.end(), {"--model", moved});
+  Result bare = wait(start(again));
+  EXPECT_EQ(bare.exit_code, 2) << bare.output;
+  EXPECT_NE(bare.output.find("the run was trained on --data " + sharedDir() + "/data/kjv.txt, and this command "
+                             "gives no --data, so it would go on with random tokens"), std::string::npos)
+      << bare.output;
+  EXPECT_EQ(bare.output.find("step 3/"), std::string::npos) << bare.output;
+  // the hint's flags, split on spaces (no value here holds one), with the model's new place
   std::istringstream words(flags);
   for (std::string w; words >> w;)
     again.push_back(w.rfind("NEW_PLACE", 0) == 0 ? moved + w.substr(std::strlen("NEW_PLACE")) : w);
