@@ -10,8 +10,11 @@ namespace slidedp {
 /// read: CLI11 has reported that already):
 ///  - a value that opens a quote it does not close (`model = "/data/m`: CLI11 keeps the quote as
 ///    part of the value, so the run would fail later on a path that begins with '"');
-///  - a quoted value holding '#' (CLI11 cuts it there, taking the rest for a comment).
-/// Multi-line strings (`"""`, `'''`) are not checked. Any thread.
+///  - a quoted value holding '#' (CLI11 cuts it there, taking the rest for a comment);
+///  - a JSON file (its first line opens an object), a UTF-8 byte-order mark (CLI11 reads it as
+///    part of the first key), a triple-quoted string (CLI11 keeps its quotes) and a backslash in
+///    a double-quoted value (CLI11 does not process TOML's escapes).
+/// Any thread.
 std::string configFileProblem(const std::string& path);
 
 }  // namespace slidedp

@@ -414,6 +414,11 @@ int main(int argc, char** argv) {
                  "(slidedp_worker --help) are accepted too\n");
     return 2;
   } catch (const CLI::ConfigError& e) {
+    // a file-level cause (JSON, a byte-order mark) explains the unknown key it led to
+    if (const std::string why = configFileProblem(app.get_option("--config")->as<std::string>()); !why.empty()) {
+      std::fprintf(stderr, "slidedp plan: error: %s\n", why.c_str());
+      return 2;
+    }
     const std::string msg = explainRepeatedOption(
         explainConfigError(e.what(), app.get_option("--config")->as<std::string>(), known),
         std::vector<std::string>(argv + 1, argv + argc));

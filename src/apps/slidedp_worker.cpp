@@ -313,7 +313,10 @@ int reportParseError(const CLI::App& app, const CLI::ParseError& e,
   if (e.get_exit_code() == 0) return worldRankFromEnv() == 0 ? app.exit(e) : 0;  // --help
   std::string msg = e.what();
   if (dynamic_cast<const CLI::ConfigError*>(&e) != nullptr) {
-    msg = explainConfigError(msg, app.get_option("--config")->as<std::string>(), longFlagNames(app));
+    const std::string config = app.get_option("--config")->as<std::string>();
+    // a file-level cause (JSON, a byte-order mark) explains the unknown key it led to
+    if (const std::string why = configFileProblem(config); !why.empty()) return exitOnPreMpiError(why);
+    msg = explainConfigError(msg, config, longFlagNames(app));
   }
   msg = explainRepeatedOption(msg, args);  // an option given twice, or a --config list
   // A bare word that is a file: a configuration file given where a flag was expected (e.g. after

@@ -755,6 +755,22 @@ TEST(TrainingJob, ConfigFileWithFlagOverridesAndContradictions) {
   Result h = wait(start(train({"--config", cfg})));
   EXPECT_EQ(h.exit_code, 2) << h.output;
   EXPECT_NE(h.output.find("line 2: the value of 'checkpoint-dir' holds '#'"), std::string::npos) << h.output;
+  // What CLI11 would read otherwise than TOML does (break-it helper): a JSON file (an unknown key
+  // '"model": ...' before), a byte-order mark (an unknown key that printed as 'steps'), a
+  // triple-quoted string and a backslash escape (both kept in the path as typed).
+  const std::vector<std::pair<std::string, std::string>> unlike_toml = {
+      {"{\n  \"steps\": 2\n}\n", "line 1: this looks like JSON; a config file is TOML"},
+      {"\xEF\xBB\xBFsteps = 2\n", "starts with a UTF-8 byte-order mark"},
+      {"steps = 2\nmetrics = \"\"\"/tmp/m.jsonl\"\"\"\n", "line 2: the value of 'metrics' is a triple-quoted string"},
+      {"steps = 2\nmetrics = \"/tmp/a\\\\b.jsonl\"\n", "line 2: the value of 'metrics' holds a backslash in double quotes"}};
+  for (const auto& [body, want] : unlike_toml) {
+    { std::ofstream(cfg) << body; }
+    Result u = wait(start(train({"--config", cfg})));
+    EXPECT_EQ(u.exit_code, 2) << u.output;
+    EXPECT_EQ(countOccurrences(u.output, want), 1) << body << "\n" << u.output;
+    EXPECT_NE(u.output.find("HINT: "), std::string::npos) << u.output;
+    EXPECT_EQ(u.output.find("step 1/"), std::string::npos) << u.output;
+  }
   std::remove(cfg.c_str());
 }
 
