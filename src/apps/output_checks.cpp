@@ -43,6 +43,21 @@ bool samePlace(const std::string& a, const std::string& b) {
   return !ea && !eb && ra == rb;
 }
 
+/// `path` relative to `dir` where it lies inside it, both existing or not yet (resolved as
+/// samePlace does); "" otherwise.
+std::string placeInside(const std::string& dir, const std::string& path) {
+  namespace fs = std::filesystem;
+  if (dir.empty() || path.empty()) return "";
+  std::error_code ed, ep;
+  const fs::path d = fs::weakly_canonical(fs::absolute(dir, ed), ed).lexically_normal();
+  const fs::path f = fs::weakly_canonical(fs::absolute(path, ep), ep).lexically_normal();
+  if (ed || ep) return "";
+  const fs::path rel = f.lexically_relative(d);
+  const std::string r = rel.string();
+  if (r.empty() || r == "." || r.rfind("..", 0) == 0) return "";
+  return r;
+}
+
 /// Creates `dir` (and its missing parents) and writes a probe file there. `value`: what the
 /// option was given (`dir`, or a file in it), for the messages. `leave_no_trace`: the
 /// directories it created are removed again (empty), for an output written only at the end
@@ -178,6 +193,27 @@ void checkNotAnInput(const char* option, const std::string& file, const OutputPl
 void checkOutputPaths(const OutputPlan& p) {
   checkNotAnInput("--metrics", p.metrics, p);
   checkNotAnInput("--trace", p.trace, p);
+  // Outputs over each other: the later writer would replace the earlier one's file.
+  if (!p.metrics.empty() && !p.trace.empty() &&
+      samePlace(p.metrics, p.trace))
+    throwUserError("--metrics and --trace are the same file {}: the trace would replace the metrics."
+                   "\nHINT: give each a file of its own (e.g. metrics.jsonl and trace.json)", p.metrics);
+  for (const auto& [option, file] : {std::pair<const char*, const std::string&>{"--metrics", p.metrics},
+                                     std::pair<const char*, const std::string&>{"--trace", p.trace}}) {
+    if (file.empty()) continue;
+    if (!placeInside(p.export_dir, file).empty())
+      throwUserError("{} {} is inside the --export directory {}, which the export writes (and clears of "
+                     "an earlier model's files) at the end.\nHINT: write {} outside it", option, file,
+                     p.export_dir, option);
+    // the checkpoint directory's own names: `latest`, the step-* checkpoints and their
+    // temporaries (a file of the user's beside them, e.g. metrics.jsonl, is fine)
+    const std::string inside = placeInside(p.checkpoint_dir, file);
+    const std::string top = inside.substr(0, inside.find('/'));
+    if (top == "latest" || top.rfind("step-", 0) == 0 || top.rfind(".step-", 0) == 0)
+      throwUserError("{} {} is the --checkpoint-dir's own {} {}, which checkpoints write.\nHINT: "
+                     "write {} to another name (e.g. {})", option, file, top == "latest" ? "file" : "entry",
+                     top, option, formats::joinPath(p.checkpoint_dir, "metrics.jsonl"));
+  }
   if (!p.export_dir.empty() && sameDirectory(p.export_dir, p.model_dir))
     throwUserError("--export {} is the --model directory the run starts from: the export would "
                    "overwrite its weights with the fine-tuned ones.\nHINT: export to a new "

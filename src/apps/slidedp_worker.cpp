@@ -449,6 +449,7 @@ int main(int argc, char** argv) {
                                "--head-dim", "--vocab"};
   opts.train.batch_size_given = app.count("--batch-size") > 0;
   opts.train.data_given = app.count("--data") > 0;
+  opts.train.config_file = app.get_option("--config")->as<std::string>();
   opts.train.trace_step_given = app.count("--trace-step") > 0;
   opts.train.seq_len_given = app.count("--seq-len") > 0;
   opts.train.policy_given = app.count("--policy") > 0;

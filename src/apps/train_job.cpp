@@ -717,7 +717,8 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
       plan.inputs = {{"--model", o.model}, {"--model-config", o.model_config},
                      {"--data", o.data.rfind(reference, 0) == 0 ? o.data.substr(reference.size()) : o.data},
                      {"--eval-data", o.eval_data}, {"--tokenizer", o.tokenizer},
-                     {"--resume", o.resume}, {"--checkpoint-dir", o.checkpoint_dir}};
+                     {"--resume", o.resume}, {"--checkpoint-dir", o.checkpoint_dir},
+                     {"--config", o.config_file}};
       checkOutputPaths(plan);
       if (!o.checkpoint_dir.empty()) {
         if (unlocked.empty()) unlocked = lockCheckpointRoot(o.checkpoint_dir);

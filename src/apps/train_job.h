@@ -41,6 +41,7 @@ struct TrainJobOptions {
   std::string gpu_profile;         // torch-profiler trace + table of step trace_step's GPU work
   std::string memory_snapshot;     // the caching allocator's snapshot after step trace_step
   int64_t trace_step = 2;
+  std::string config_file;         // --config FILE ("" = none): an input the outputs must not overwrite
   bool data_given = false;         // --data given (flag or config file): a resume without it
                                    //   of a run trained on a file is refused
   bool trace_step_given = false;   // --trace-step given: beyond --steps it is an error (the

@@ -325,6 +325,32 @@ TEST(OutputChecks, AnExportOverTheModelOrIntoTheCheckpointDirIsRefused) {
   std::system(("rm -rf " + m + " " + ck + " " + fresh).c_str());
 }
 
+// Outputs over an input or over each other (break-it helper): --metrics over the --config
+// file (the job file was replaced by metrics), --metrics and --trace one file, --metrics inside
+// the --export directory or on the --checkpoint-dir's `latest`: refused before the first step,
+// the file left as it was. A metrics file beside the checkpoints is fine.
+TEST(OutputChecks, OutputsOverTheConfigOrEachOtherAreRefused) {
+  const std::string d = tmpDir("outputs-over");
+  std::system(("rm -rf " + d + " && mkdir -p " + d).c_str());
+  const std::string cfg = d + "/job.toml";
+  { std::ofstream(cfg) << "steps = 2\n"; }
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--config", cfg, "--metrics", cfg}, "--metrics " + cfg + " is the --config file the run reads"},
+      {{"--metrics", d + "/m.jsonl", "--trace", d + "/./m.jsonl"}, "--metrics and --trace are the same file"},
+      {{"--export", d + "/ex", "--metrics", d + "/ex/config.json"}, "is inside the --export directory " + d + "/ex"},
+      {{"--checkpoint-dir", d + "/ck", "--metrics", d + "/ck/latest"}, "is the --checkpoint-dir's own file latest"}};
+  for (const auto& [args, want] : cases) {
+    Result r = wait(start(train(args)));
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_EQ(countOccurrences(r.output, want), 1) << want << "\n" << r.output;
+    EXPECT_EQ(r.output.find("step 1/"), std::string::npos) << r.output;
+  }
+  EXPECT_EQ(readFile(cfg), "steps = 2\n");
+  Result ok = wait(start(train({"--steps", "2", "--checkpoint-dir", d + "/ck", "--metrics", d + "/ck/metrics.jsonl"})));
+  EXPECT_EQ(ok.exit_code, 0) << ok.output;
+  std::system(("rm -rf " + d).c_str());
+}
+
 // An output path that cannot be written is refused before the data is read: tokenising a
 // large text corpus takes minutes, and the check used to come after it.
 TEST(OutputChecks, AnUnwritableExportIsRefusedBeforeTheCorpusIsTokenised) {
