@@ -32,6 +32,7 @@
 #include "apps/output_checks.h"
 #include "apps/policy_choice.h"
 #include "apps/run_variants.h"
+#include "apps/metrics_resume.h"  // dropMetricsFromStep
 #include "apps/resume_config.h"  // savedConfigValue, shellWord
 #include "apps/settings_checks.h"
 #include "apps/site_checks.h"
@@ -181,6 +182,12 @@ int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trai
   const bool csv = o.metrics.size() > 4 && o.metrics.compare(o.metrics.size() - 4, 4, ".csv") == 0;
   if (ctx.world_rank == 0 && !o.metrics.empty()) {
     if (const std::string dir = formats::parentPath(o.metrics); !dir.empty()) formats::makeDirectories(dir);
+    // a resume after a crash: the steps after its checkpoint are in the file already, and run again
+    if (trainer.firstStep() > 1)
+      if (const int64_t n = dropMetricsFromStep(o.metrics, trainer.firstStep(), csv); n > 0)
+        SLIDEDP_LOG_WARN("--metrics {}: {} line(s) of step {} or later dropped (written after the checkpoint "
+                         "this run resumes from, by a run that ended later); those steps run again",
+                         o.metrics, n, trainer.firstStep());
     metrics.open(o.metrics, trainer.firstStep() > 1 ? std::ios::app : std::ios::trunc);
     if (!metrics) throw std::runtime_error(fmt::format("cannot write --metrics file {}", o.metrics));
   }

@@ -774,6 +774,27 @@ TEST(TrainingJob, ConfigFileWithFlagOverridesAndContradictions) {
   std::remove(cfg.c_str());
 }
 
+// A run that ended after its last checkpoint (a crash) wrote the later steps' metrics already:
+// its resume drops them, and a torn last line, before it runs those steps again, so the file
+// has every step once (break-it helper: steps 61-88 twice after a kill -9 and a resume).
+TEST(TrainingJob, AResumeDropsTheMetricsOfTheStepsItRunsAgain) {
+  const std::string d = tmpDir("metrics-resume"), m = d + ".metrics.jsonl";
+  std::system(("rm -rf " + d + " " + m).c_str());
+  ASSERT_EQ(wait(start(train({"--steps", "6", "--checkpoint-dir", d, "--checkpoint-every", "4", "--metrics", m})))
+                .exit_code, 0);
+  // as if the run had died after step 6 with its last checkpoint at step 4, cutting a write
+  std::system(("rm -rf " + d + "/step-00000006 && echo step-00000004 > " + d + "/latest").c_str());
+  { std::ofstream(m, std::ios::app) << "{\"step\": 7, \"loss\": 1."; }
+  Result r = wait(start(train({"--steps", "8", "--resume", d, "--metrics", m})));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(countOccurrences(r.output, "3 line(s) of step 5 or later dropped"), 1) << r.output;
+  std::ifstream in(m);
+  std::vector<int64_t> steps;
+  for (std::string line; std::getline(in, line);) steps.push_back(nlohmann::json::parse(line).at("step").get<int64_t>());
+  EXPECT_EQ(steps, (std::vector<int64_t>{1, 2, 3, 4, 5, 6, 7, 8}));
+  std::system(("rm -rf " + d + " " + m).c_str());
+}
+
 TEST(TrainingJob, TraceHasEveryRanksPipeline) {
   const std::string trace = fmt::format("/tmp/slidedp-systest-{}.trace.json", getpid());
   Result r = wait(start(train({"--steps", "3", "--trace", trace, "--trace-step", "2"})));
