@@ -30,7 +30,7 @@ size_t closingQuote(const std::string& value) {
 
 }  // namespace
 
-std::string configFileProblem(const std::string& path) {
+std::string configFileProblem(const std::string& path, bool written_by_cli11) {
   std::ifstream in(path);
   std::string line;
   bool first = true;  // the first line that is not empty or a comment
@@ -51,7 +51,7 @@ std::string configFileProblem(const std::string& path) {
     if (eq == std::string::npos) continue;
     const std::string key = trim(t.substr(0, eq)), value = trim(t.substr(eq + 1));
     if (value.empty() || (value[0] != '"' && value[0] != '\'')) continue;
-    if (value.rfind("\"\"\"", 0) == 0 || value.rfind("'''", 0) == 0)
+    if (!written_by_cli11 && (value.rfind("\"\"\"", 0) == 0 || value.rfind("'''", 0) == 0))
       return fmt::format("--config {} line {}: the value of '{}' is a triple-quoted string, which this "
                          "config reader does not read as TOML does (its quotes would stay in the "
                          "value).\nHINT: one pair of quotes: {} = \"text\"", path, n, key, key);
@@ -61,7 +61,7 @@ std::string configFileProblem(const std::string& path) {
                          "not close.\nHINT: close it: {} = \"text\"", path, n, key, value[0], key);
     // CLI11 keeps a '"' string's backslashes as typed: "a\\b" would be the path a\\b, not
     // TOML's a\b.
-    if (value[0] == '"' && value.find('\\') < close)
+    if (!written_by_cli11 && value[0] == '"' && value.find('\\') < close)
       return fmt::format("--config {} line {}: the value of '{}' holds a backslash in double quotes, "
                          "whose escapes this config reader does not process (the value would keep "
                          "them as typed).\nHINT: single quotes, which TOML and this reader both take "

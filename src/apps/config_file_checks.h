@@ -14,7 +14,9 @@ namespace slidedp {
 ///  - a JSON file (its first line opens an object), a UTF-8 byte-order mark (CLI11 reads it as
 ///    part of the first key), a triple-quoted string (CLI11 keeps its quotes) and a backslash in
 ///    a double-quoted value (CLI11 does not process TOML's escapes).
-/// Any thread.
-std::string configFileProblem(const std::string& path);
+/// `written_by_cli11`: the configuration a `--resume DIR` alone saved (CLI11's own writer, whose
+/// double-quoted values keep backslashes and which CLI11 reads back as written): the backslash
+/// and triple-quote rules do not apply. Any thread.
+std::string configFileProblem(const std::string& path, bool written_by_cli11 = false);
 
 }  // namespace slidedp

@@ -34,7 +34,7 @@ int64_t dropMetricsFromStep(const std::string& path, int64_t first_step, bool cs
     int64_t step = -1;
     bool readable = false;
     if (csv) {
-      if (n > 0) {
+      if (n > 0 || line.rfind("step,", 0) != 0) {  // the header, where the file has one
         try {
           size_t used = 0;
           step = std::stoll(line.substr(0, line.find(',')), &used);

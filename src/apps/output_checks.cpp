@@ -201,10 +201,12 @@ void checkOutputPaths(const OutputPlan& p) {
   for (const auto& [option, file] : {std::pair<const char*, const std::string&>{"--metrics", p.metrics},
                                      std::pair<const char*, const std::string&>{"--trace", p.trace}}) {
     if (file.empty()) continue;
-    if (!placeInside(p.export_dir, file).empty())
-      throwUserError("{} {} is inside the --export directory {}, which the export writes (and clears of "
-                     "an earlier model's files) at the end.\nHINT: write {} outside it", option, file,
-                     p.export_dir, option);
+    // the export's own files (config.json, the weights, the tokenizer's); a file of the user's
+    // beside them is fine
+    if (const std::string in_export = placeInside(p.export_dir, file); !in_export.empty() && isModelFile(in_export))
+      throwUserError("{} {} is one of the files the export writes (or clears of an earlier model) in "
+                     "--export {} at the end.\nHINT: write {} to a file of its own (e.g. {})", option, file,
+                     p.export_dir, option, formats::joinPath(p.export_dir, "metrics.jsonl"));
     // the checkpoint directory's own names: `latest`, the step-* checkpoints and their
     // temporaries (a file of the user's beside them, e.g. metrics.jsonl, is fine)
     const std::string inside = placeInside(p.checkpoint_dir, file);

@@ -18,7 +18,7 @@ namespace slidedp {
 /// Where a run's workers are, as far as its checks need.
 struct RunSite {
   bool cuda = false;    // GPU workers (false: CPU workers)
-  int num_workers = 0;  // every worker of every node; 0: not known (the plan without --gpus),
+  int num_workers = 0;  // every worker of every node; 0: not known (a plan's --nodes-sweep),
                         // the checks that need the count are skipped
   int num_nodes = 1;
   /// Said after a GPU-only flag's refusal on CPU workers (a "\nHINT: ..." line), e.g. how to

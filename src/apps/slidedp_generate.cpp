@@ -177,7 +177,6 @@ int run(int argc, char** argv) {
       std::fflush(stdout);
     };
   } else if (haveSp) {
-    printTextGrown();
     o.onToken = [&](int64_t id) {
       all.push_back(static_cast<int>(id));
       printTextGrown();
@@ -187,6 +186,7 @@ int run(int argc, char** argv) {
     throwUserError("the prompt has {} tokens, the model's context {} (max_position_embeddings): "
                    "nothing can be generated after it\nHINT: a shorter prompt", ids.size(),
                    m.config.maxPositionEmbeddings);
+  if (haveSp && !streamIds) printTextGrown();  // the prompt, once it is known to fit
   auto out = model::generate(m.config, m.layout, units, ids, o);
   if (static_cast<int64_t>(out.size()) < maxNewTokens &&
       static_cast<int64_t>(ids.size() + out.size()) >= m.config.maxPositionEmbeddings)

@@ -309,13 +309,14 @@ int exitOnPreMpiError(const std::string& text, bool local = false) {
 /// Command-line errors: --help and friends as CLI11 prints them; anything else as one line
 /// from rank 0 naming the option, with exit status 2 like every other configuration error.
 int reportParseError(const CLI::App& app, const CLI::ParseError& e,
-                     const std::vector<std::string>& args) {
+                     const std::vector<std::string>& args, bool config_written_by_cli11 = false) {
   if (e.get_exit_code() == 0) return worldRankFromEnv() == 0 ? app.exit(e) : 0;  // --help
   std::string msg = e.what();
   if (dynamic_cast<const CLI::ConfigError*>(&e) != nullptr) {
     const std::string config = app.get_option("--config")->as<std::string>();
     // a file-level cause (JSON, a byte-order mark) explains the unknown key it led to
-    if (const std::string why = configFileProblem(config); !why.empty()) return exitOnPreMpiError(why);
+    if (const std::string why = configFileProblem(config, config_written_by_cli11); !why.empty())
+      return exitOnPreMpiError(why);
     msg = explainConfigError(msg, config, longFlagNames(app));
   }
   msg = explainRepeatedOption(msg, args);  // an option given twice, or a --config list
@@ -369,6 +370,7 @@ int main(int argc, char** argv) {
   app.allow_config_extras(CLI::config_extras_mode::error);  // a misspelt key is refused, named
   std::vector<std::string> line_args(argv + 1, argv + argc);
   std::vector<char*> parse_argv(argv, argv + argc);
+  std::string saved_config;  // the --config file a --resume alone wrote from the checkpoint ("" = none)
 #ifdef SLIDEDP_WITH_TRAINING
   // An empty --resume on the command line (a script's unset variable, `--resume "$CKPT"`) would
   // start a fresh run, or the self-check, where a continuation was meant: refused.
@@ -390,6 +392,7 @@ int main(int argc, char** argv) {
   }
   std::string config_flag = "--config";
   if (!saved.file.empty()) {
+    saved_config = saved.file;
     parse_argv.insert(parse_argv.begin() + 1, {config_flag.data(), saved.file.data()});
     if (worldRankFromEnv() == 0) {
       std::fprintf(stderr, "slidedp: --resume without the run's flags: continuing with the "
@@ -428,10 +431,10 @@ int main(int argc, char** argv) {
                    "give the run's command with --resume added instead\n", saved.file.c_str(),
                    saved.state_file.c_str());
 #endif
-    return reportParseError(app, e, line_args);
+    return reportParseError(app, e, line_args, /*config_written_by_cli11=*/!saved_config.empty());
   }
   if (const std::string config = app.get_option("--config")->as<std::string>(); !config.empty())
-    if (const std::string why = configFileProblem(config); !why.empty()) {
+    if (const std::string why = configFileProblem(config, config == saved_config); !why.empty()) {
       std::string text = why;
 #ifdef SLIDEDP_WITH_TRAINING
       if (!saved.file.empty())

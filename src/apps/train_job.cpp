@@ -183,7 +183,8 @@ int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trai
   if (ctx.world_rank == 0 && !o.metrics.empty()) {
     if (const std::string dir = formats::parentPath(o.metrics); !dir.empty()) formats::makeDirectories(dir);
     // a resume after a crash: the steps after its checkpoint are in the file already, and run again
-    if (trainer.firstStep() > 1)
+    // (only where steps run: a resume past its last step, e.g. to export, keeps the file whole)
+    if (trainer.firstStep() > 1 && trainer.firstStep() <= o.steps * static_cast<int64_t>(variants.size()))
       if (const int64_t n = dropMetricsFromStep(o.metrics, trainer.firstStep(), csv); n > 0)
         SLIDEDP_LOG_WARN("--metrics {}: {} line(s) of step {} or later dropped (written after the checkpoint "
                          "this run resumes from, by a run that ended later); those steps run again",

@@ -312,6 +312,7 @@ nlohmann::json DataLoader::cursorJson() const {
                         {"shuffle", spec_.shuffle},
                         {"num_tokens", numTokens()},
                         {"num_documents", numDocuments()},
+                        {"num_pieces", stream_ ? windows_ : static_cast<int64_t>(pieceBegin_.size())},
                         {"format", format_}};
 }
 
@@ -341,6 +342,19 @@ void DataLoader::restore(const nlohmann::json& c) {
                      now.at(f).dump());
     }
   }
+  // Pieces (since 2026-12-07; the rows follow them): a cursor without the count was saved by a
+  // slidedp that kept the pieces without a trained target, whose rows differ where there are any.
+  if (c.contains("num_pieces") && c.at("num_pieces") != now.at("num_pieces"))
+    throwUserError("data cursor does not match this run: num_pieces was {} at the checkpoint, is {} now"
+                   "\nHINT: resume with the same data file and sequence length", c.at("num_pieces").dump(),
+                   now.at("num_pieces").dump());
+  if (!c.contains("num_pieces") && untrainedPieces_ > 0)
+    throwUserError("data cursor of an older slidedp, which packed the {} pieces of {} without a trained "
+                   "target into its rows (they are left out now): the rows of its epoch {} differ, so "
+                   "the resume would skip or repeat documents of that epoch.\nHINT: finish the run with "
+                   "the slidedp that wrote the checkpoint, or export its weights (--resume with --export) "
+                   "and start a new run with --model on them", untrainedPieces_, spec_.path,
+                   c.at("epoch").dump());
   const int64_t step = c.at("step").get<int64_t>();
   const int64_t epoch = c.at("epoch").get<int64_t>();
   const int64_t first = c.at("epoch_first_row").get<int64_t>();

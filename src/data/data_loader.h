@@ -103,7 +103,8 @@ class DataLoader : public slidedp::BatchSource {
   nlohmann::json cursorJson() const;
   /// Restores a cursor of cursorJson(); batch(step + 1), ... then continue exactly as an
   /// uninterrupted run. Throws UserError when a field is missing or the fingerprint differs
-  /// (other data, seed, B, T or shuffle).
+  /// (other data, seed, B, T, shuffle or pieces; a cursor saved before pieces without a trained
+  /// target were left out, on data that has such pieces).
   void restore(const nlohmann::json& cursor);
 
   /// Tokens in the data (streams: the file's tokens; documents: the sum of their lengths).

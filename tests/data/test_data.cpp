@@ -455,6 +455,13 @@ TEST(Documents, PiecesWithoutATrainedTargetAreLeftOut) {
   }
   EXPECT_NE(L->describe().find("(1 pieces of <= T; 3 more without a trained target left out"), std::string::npos)
       << L->describe();
+  // A cursor saved before they were left out (no "num_pieces"): its epoch's rows differ, refused.
+  nlohmann::json old = L->cursorJson();
+  EXPECT_EQ(old.at("num_pieces"), 1);
+  auto R = DataLoader::open(spec(dir.path("sft.jsonl"), 1, 8, 1000));
+  R->restore(old);
+  old.erase("num_pieces");
+  expectUserError([&] { R->restore(old); }, {"data cursor of an older slidedp", "3 pieces", "HINT"});
 }
 
 // ---------------------------------------------------------------- determinism and cursor

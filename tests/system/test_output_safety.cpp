@@ -326,8 +326,8 @@ TEST(OutputChecks, AnExportOverTheModelOrIntoTheCheckpointDirIsRefused) {
 }
 
 // Outputs over an input or over each other (break-it helper): --metrics over the --config
-// file (the job file was replaced by metrics), --metrics and --trace one file, --metrics inside
-// the --export directory or on the --checkpoint-dir's `latest`: refused before the first step,
+// file (the job file was replaced by metrics), --metrics and --trace one file, --metrics on a
+// file the export writes or on the --checkpoint-dir's `latest`: refused before the first step,
 // the file left as it was. A metrics file beside the checkpoints is fine.
 TEST(OutputChecks, OutputsOverTheConfigOrEachOtherAreRefused) {
   const std::string d = tmpDir("outputs-over");
@@ -337,7 +337,7 @@ TEST(OutputChecks, OutputsOverTheConfigOrEachOtherAreRefused) {
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
       {{"--config", cfg, "--metrics", cfg}, "--metrics " + cfg + " is the --config file the run reads"},
       {{"--metrics", d + "/m.jsonl", "--trace", d + "/./m.jsonl"}, "--metrics and --trace are the same file"},
-      {{"--export", d + "/ex", "--metrics", d + "/ex/config.json"}, "is inside the --export directory " + d + "/ex"},
+      {{"--export", d + "/ex", "--metrics", d + "/ex/config.json"}, "is one of the files the export writes (or clears of an earlier model) in --export " + d + "/ex"},
       {{"--checkpoint-dir", d + "/ck", "--metrics", d + "/ck/latest"}, "is the --checkpoint-dir's own file latest"}};
   for (const auto& [args, want] : cases) {
     Result r = wait(start(train(args)));
