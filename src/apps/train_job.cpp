@@ -33,6 +33,7 @@
 #include "apps/policy_choice.h"
 #include "apps/run_variants.h"
 #include "apps/metrics_resume.h"  // dropMetricsFromStep
+#include "apps/resume_model_checks.h"
 #include "apps/resume_config.h"  // savedConfigValue, shellWord
 #include "apps/settings_checks.h"
 #include "apps/site_checks.h"
@@ -209,6 +210,8 @@ int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trai
     }
     return nlohmann::json{{"model", o.model.empty() ? o.model_config : o.model},
                           {"random_init", !o.model_config.empty()},
+                          // the architecture trained (a resume refuses another head layout)
+                          {"model_config", cfg.raw},
                           {"seed", o.seed},
                           {"data", {{"spec", o.data}, {"cursor", cursor}}},
                           {"configuration", o.resolved_config},
@@ -675,6 +678,24 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
                            "command line the command line is the run's whole command: give the run's other "
                            "flags too, saved in {}/trainer_state.json), or --data synthetic for random tokens",
                            resume, was, shellWord(was), resume);
+        }
+        // Same parameter counts, other architecture (e.g. 8 heads of 8 read as 4 of 16): the
+        // weights would mean something else. (Checkpoints of an older slidedp lack the record.)
+        if (st.contains("model_config") && st["model_config"].is_object()) {
+          const model::ModelConfig was =
+              model::ModelConfig::fromJson(st["model_config"], resume + "/trainer_state.json's model_config");
+          const ModelChange change = compareResumedModel(was, cfg);
+          const std::string now = o.model.empty() ? o.model_config : o.model;
+          if (!change.refusal.empty())
+            throwUserError("--resume {}: the checkpoint was trained as another architecture than {} ({}): "
+                           "its weights would be read as other matrices.\nHINT: resume with the model the "
+                           "checkpoint was trained from (its config.json is in {}/trainer_state.json, "
+                           "\"model_config\"), or start a fresh run from {} with a new --checkpoint-dir",
+                           resume, now, change.refusal, resume, now);
+          if (!change.warning.empty())
+            SLIDEDP_LOG_WARN("--resume {}: {} computes another function than the model the checkpoint was "
+                             "trained as ({}); training goes on from the checkpoint's weights with {}'s",
+                             resume, now, change.warning, now);
         }
         if (o.checkpoint_dir.empty())
           SLIDEDP_LOG_WARN("this resumed run writes no checkpoint (no --checkpoint-dir): to keep its "

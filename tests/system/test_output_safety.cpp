@@ -845,7 +845,9 @@ TEST(Generate, TheTextIsPrintedAsItGrows) {
 
 // A resume with another model directory of the same shape passes the shape checks; the log says
 // whose weights the run continues from, and whose config and tokenizer the export takes. A
-// resume whose data cursor differs names a way that exists (not "start the data afresh").
+// resume whose data cursor differs names a way that exists (not "start the data afresh"). One
+// whose model has the checkpoint's parameter counts as another head layout is refused; one with
+// another rope_theta is warned.
 TEST(ResumeNotes, AnotherModelDirectoryIsNamedAndADataMismatchHintIsActionable) {
   const std::string d = tmpDir("resume-notes");
   const std::string other = d + ".model";
@@ -879,7 +881,27 @@ TEST(ResumeNotes, AnotherModelDirectoryIsNamedAndADataMismatchHintIsActionable) 
       << other_shape.output;
   EXPECT_NE(other_shape.output.find("than this run's " + small), std::string::npos) << other_shape.output;
   EXPECT_EQ(other_shape.output.find("the shapes match"), std::string::npos) << other_shape.output;
-  std::system(("rm -rf " + d + " " + other + " " + small).c_str());
+  // the same parameter counts as another head layout (8 heads of 8 -> 4 heads of 16): refused;
+  // another rope_theta (the same weights, another function): warned, and the run goes on
+  const std::string heads = d + ".heads", theta = d + ".theta";
+  std::system(("cp -r " + stories() + " " + heads + " && sed -i -e 's/\"num_attention_heads\": 8/"
+               "\"num_attention_heads\": 4/' -e 's/\"num_key_value_heads\": 4/\"num_key_value_heads\": 2/' "
+               "-e 's/\"head_dim\": 8/\"head_dim\": 16/' " + heads + "/config.json").c_str());
+  std::system(("cp -r " + stories() + " " + theta + " && sed -i 's/\"rope_theta\": 10000.0/"
+               "\"rope_theta\": 500000.0/' " + theta + "/config.json").c_str());
+  std::vector<std::string> e = train({"--steps", "5", "--resume", d, "--checkpoint-dir", d, "--data", kjv});
+  e[std::find(e.begin(), e.end(), stories()) - e.begin()] = heads;
+  Result layout = wait(start(e));
+  EXPECT_EQ(layout.exit_code, 2) << layout.output;
+  EXPECT_NE(layout.output.find("the checkpoint was trained as another architecture than " + heads +
+                               " (num_attention_heads 8 -> 4, num_key_value_heads 4 -> 2, head_dim 8 -> 16)"),
+            std::string::npos) << layout.output;
+  e[std::find(e.begin(), e.end(), heads) - e.begin()] = theta;
+  Result rope = wait(start(e));
+  EXPECT_EQ(rope.exit_code, 0) << rope.output;
+  EXPECT_NE(rope.output.find(theta + " computes another function than the model the checkpoint was trained "
+                             "as (rope_theta 10000 -> 500000)"), std::string::npos) << rope.output;
+  std::system(("rm -rf " + d + " " + other + " " + small + " " + heads + " " + theta).c_str());
 }
 
 // Malformed --config files are named for what they are (a list or a value with a space, a
