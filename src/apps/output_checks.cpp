@@ -28,32 +28,30 @@ bool sameDirectory(const std::string& a, const std::string& b) {
   return formats::isDirectory(a) && formats::samePath(a, b);
 }
 
-/// Whether two paths, existing or not yet, name one place: their existing parts resolved
-/// (symbolic links, "..") and the rest compared by name ("./out/ck/" and "out/ck" alike).
-bool samePlace(const std::string& a, const std::string& b) {
+/// `p` absolute, its existing part resolved (symbolic links, ".."), the rest normalised by name,
+/// without a trailing '/' ("./out/ck/" and "out/ck" alike); "" when it cannot be resolved.
+std::string resolvedPlace(const std::string& p) {
   namespace fs = std::filesystem;
-  if (a.empty() || b.empty()) return false;
-  const auto resolved = [](const std::string& p, std::error_code& ec) {
-    std::string s = fs::weakly_canonical(fs::absolute(p, ec), ec).lexically_normal().string();
-    while (s.size() > 1 && s.back() == '/') s.pop_back();
-    return s;
-  };
-  std::error_code ea, eb;
-  const std::string ra = resolved(a, ea), rb = resolved(b, eb);
-  return !ea && !eb && ra == rb;
+  if (p.empty()) return "";
+  std::error_code ec;
+  std::string s = fs::weakly_canonical(fs::absolute(p, ec), ec).lexically_normal().string();
+  if (ec) return "";
+  while (s.size() > 1 && s.back() == '/') s.pop_back();
+  return s;
 }
 
-/// `path` relative to `dir` where it lies inside it, both existing or not yet (resolved as
-/// samePlace does); "" otherwise.
+/// Whether two paths, existing or not yet, name one place (resolvedPlace).
+bool samePlace(const std::string& a, const std::string& b) {
+  const std::string ra = resolvedPlace(a), rb = resolvedPlace(b);
+  return !ra.empty() && ra == rb;
+}
+
+/// `path` relative to `dir` where it lies inside it, both existing or not yet (resolvedPlace);
+/// "" otherwise.
 std::string placeInside(const std::string& dir, const std::string& path) {
-  namespace fs = std::filesystem;
-  if (dir.empty() || path.empty()) return "";
-  std::error_code ed, ep;
-  const fs::path d = fs::weakly_canonical(fs::absolute(dir, ed), ed).lexically_normal();
-  const fs::path f = fs::weakly_canonical(fs::absolute(path, ep), ep).lexically_normal();
-  if (ed || ep) return "";
-  const fs::path rel = f.lexically_relative(d);
-  const std::string r = rel.string();
+  const std::string d = resolvedPlace(dir), f = resolvedPlace(path);
+  if (d.empty() || f.empty()) return "";
+  const std::string r = std::filesystem::path(f).lexically_relative(d).string();
   if (r.empty() || r == "." || r.rfind("..", 0) == 0) return "";
   return r;
 }

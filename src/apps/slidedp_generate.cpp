@@ -156,20 +156,32 @@ int run(int argc, char** argv) {
   o.seed = seed;
   o.stopAtEos = !ignoreEos;
   // The text as it grows (with a tokenizer.model, not --stream-ids): the prompt, then each
-  // token's new characters, held back while the last token ends inside a character (U+FFFD)
-  // or the longer sequence decodes to another prefix than was printed.
+  // token's new characters, held back while the last token ends inside a character (U+FFFD).
+  // Incremental, as text-generation-inference's decode_token: only the tokens since
+  // `prefix_at` are decoded (a few before those not yet printed, `read_at`, so that a piece's
+  // leading space decodes as in the whole text), not the whole sequence at each token.
   std::vector<int> all(ids.begin(), ids.end());
-  std::string printed;
-  auto printTextGrown = [&] {
+  size_t prefix_at = 0, read_at = 0;
+  auto decodeFrom = [&](size_t from, size_t to) {
     std::string text;
-    if (!sp.Decode(all, &text).ok()) throwUserError("cannot decode the generated tokens");
+    if (!sp.Decode(std::vector<int>(all.begin() + static_cast<std::ptrdiff_t>(from),
+                                    all.begin() + static_cast<std::ptrdiff_t>(to)), &text).ok())
+      throwUserError("cannot decode the generated tokens");
+    return text;
+  };
+  // `last`: at the end, print what is left even where it ends inside a character
+  auto printTextGrown = [&](bool last) {
     static const std::string kReplacement = "\xEF\xBF\xBD";
+    const std::string before = decodeFrom(prefix_at, read_at), text = decodeFrom(prefix_at, all.size());
     const bool partial = text.size() >= kReplacement.size() &&
                          text.compare(text.size() - kReplacement.size(), kReplacement.size(), kReplacement) == 0;
-    if (partial || text.compare(0, printed.size(), printed) != 0) return;
-    std::fputs(text.c_str() + printed.size(), stdout);
+    if (!last && (partial || text.size() <= before.size() || text.compare(0, before.size(), before) != 0)) return;
+    if (text.compare(0, before.size(), before) == 0) std::fputs(text.c_str() + before.size(), stdout);
+    else std::fputs(("\n" + decodeFrom(0, all.size())).c_str(), stdout);  // (last) the decode of the
+                                                                           // printed tokens changed
     std::fflush(stdout);
-    printed = std::move(text);
+    prefix_at = read_at > 6 ? read_at - 6 : 0;  // a few tokens of context for the next decode
+    read_at = all.size();
   };
   if (streamIds) {
     o.onToken = [](int64_t id) {
@@ -179,14 +191,14 @@ int run(int argc, char** argv) {
   } else if (haveSp) {
     o.onToken = [&](int64_t id) {
       all.push_back(static_cast<int>(id));
-      printTextGrown();
+      printTextGrown(false);
     };
   }
   if (static_cast<int64_t>(ids.size()) >= m.config.maxPositionEmbeddings && maxNewTokens > 0)
     throwUserError("the prompt has {} tokens, the model's context {} (max_position_embeddings): "
                    "nothing can be generated after it\nHINT: a shorter prompt", ids.size(),
                    m.config.maxPositionEmbeddings);
-  if (haveSp && !streamIds) printTextGrown();  // the prompt, once it is known to fit
+  if (haveSp && !streamIds) printTextGrown(false);  // the prompt, once it is known to fit
   auto out = model::generate(m.config, m.layout, units, ids, o);
   if (static_cast<int64_t>(out.size()) < maxNewTokens &&
       static_cast<int64_t>(ids.size() + out.size()) >= m.config.maxPositionEmbeddings)
@@ -201,10 +213,8 @@ int run(int argc, char** argv) {
     return s;
   };
   if (haveSp && !streamIds) {  // the text streamed above, complete on its line
-    std::string text;
-    if (!sp.Decode(all, &text).ok()) throwUserError("cannot decode the generated tokens");
-    std::printf("%s\n", text.compare(0, printed.size(), printed) == 0 ? text.c_str() + printed.size()
-                                                                      : ("\n" + text).c_str());
+    if (read_at < all.size()) printTextGrown(true);
+    std::printf("\n");
     if (printIds)  // as tools/generate.py shows them
       std::printf("prompt ids: [%s]\ngenerated ids: [%s]\n", list(ids, ", ").c_str(), list(out, ", ").c_str());
   } else {  // --stream-ids (the caller decodes them) or no tokenizer: the generated ids

@@ -130,11 +130,6 @@ std::unique_ptr<DataLoader> DataLoader::open(const DataSpec& spec) {
                    prepareCommand(spec), spec.path);
   }
   const DocumentSet& d = L->docs_;
-  if (std::all_of(d.targets.begin(), d.targets.end(), [](int32_t t) { return t == -100; })) {
-    throwUserError("data file {}: every label is -100 ({} documents, {} tokens), there is "
-                   "nothing to learn\nHINT: single-token documents have no target; check the "
-                   "labels.", spec.path, d.numDocuments(), d.numTokens());
-  }
   L->buildPieces(d.offsets.data(), d.numDocuments());
   return L;
 }
@@ -167,7 +162,8 @@ void DataLoader::buildPieces(const int64_t* offsets, int64_t D) {
   if (pieceBegin_.empty())
     throwUserError("data file {}: no token of its {} documents is a trained target (every label is "
                    "-100), there is nothing to learn\nHINT: check the loss mask (tools/data/prepare.py: "
-                   "replies are trained, prompts are not; --train-on-all trains every token)",
+                   "replies are trained, prompts are not; --train-on-all trains every token; a "
+                   "document of one token has no target)",
                    spec_.path, D);
 }
 

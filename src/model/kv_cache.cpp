@@ -3,6 +3,8 @@
 
 #include <ATen/core/grad_mode.h>
 
+#include <algorithm>
+
 #include "model/decoder.h"
 
 namespace slidedp::model {
@@ -11,26 +13,31 @@ at::Tensor cachedAttention(const at::Tensor& q, const at::Tensor& k, const at::T
                            int64_t T, int64_t H, int64_t KV, int64_t D, double scale, KvCache& cache,
                            int unit) {
   auto heads = [&](const at::Tensor& t, int64_t n) { return t.reshape({B, T, n, D}).transpose(1, 2); };
-  at::Tensor q4 = heads(q, H), k4 = heads(k, KV), v4 = heads(v, KV);
-  auto it = cache.k.find(unit);
-  if (it != cache.k.end()) {
-    k4 = at::cat({it->second, k4}, 2);
-    v4 = at::cat({cache.v.at(unit), v4}, 2);
+  const at::Tensor q4 = heads(q, H), k_new = heads(k, KV), v_new = heads(v, KV);
+  const int64_t past = cache.past, S = past + T;  // keys: the cached tokens and the new ones
+  at::Tensor& kb = cache.k[unit];
+  at::Tensor& vb = cache.v[unit];
+  if (!kb.defined() || kb.size(2) < S) {  // grow: at least double, keep what is cached
+    const int64_t cap = std::max<int64_t>({S, kb.defined() ? 2 * kb.size(2) : 0, 16});
+    at::Tensor k2 = at::empty({B, KV, cap, D}, k_new.options()), v2 = at::empty({B, KV, cap, D}, v_new.options());
+    if (past > 0) {
+      k2.narrow(2, 0, past).copy_(kb.narrow(2, 0, past));
+      v2.narrow(2, 0, past).copy_(vb.narrow(2, 0, past));
+    }
+    kb = k2;
+    vb = v2;
   }
-  cache.k[unit] = k4.contiguous();
-  cache.v[unit] = v4.contiguous();
-  const int64_t S = k4.size(2);  // keys: the cached tokens and the new ones
-  if (H != KV) {  // grouped-query attention: each key/value head serves H / KV query heads
-    k4 = k4.repeat_interleave(H / KV, 1);
-    v4 = v4.repeat_interleave(H / KV, 1);
-  }
+  kb.narrow(2, past, T).copy_(k_new);
+  vb.narrow(2, past, T).copy_(v_new);
+  const at::Tensor k4 = kb.narrow(2, 0, S), v4 = vb.narrow(2, 0, S);
   std::optional<at::Tensor> mask;
   if (T > 1 && S > T) {  // new token i sees keys 0 .. S - T + i
     auto opts = at::TensorOptions().dtype(at::kLong).device(q.device());
     mask = at::arange(S, opts).unsqueeze(0) <= (at::arange(T, opts) + (S - T)).unsqueeze(1);
   }
+  // grouped-query attention: each key/value head serves H / KV query heads (enable_gqa)
   at::Tensor out = at::scaled_dot_product_attention(q4, k4, v4, mask, 0.0, /*is_causal=*/T > 1 && S == T,
-                                                    scale);
+                                                    scale, /*enable_gqa=*/H != KV);
   return out.transpose(1, 2).reshape({B * T, H * D});
 }
 

@@ -13,10 +13,11 @@
 
 namespace slidedp::model {
 
-/// Per decoder unit (UnitLayout::index): k and v [B, KV, T_past, D] in the compute dtype, on the
-/// model's device, RoPE already applied to k. Filled by the layers' forward when an
-/// AttentionContext points at it (AttentionContext::kvCache). Not thread-safe; one sequence
-/// batch at a time.
+/// Per decoder unit (UnitLayout::index): k and v buffers [B, KV, capacity, D] in the compute
+/// dtype, on the model's device, RoPE already applied to k; their first `past` positions are
+/// the tokens seen. The capacity at least doubles when full (an append copies only the new
+/// tokens, amortised O(1) per token). Filled by the layers' forward when an AttentionContext
+/// points at it (AttentionContext::kvCache). Not thread-safe; one sequence batch at a time.
 struct KvCache {
   std::map<int, at::Tensor> k, v;
   int64_t past = 0;  // tokens cached (the next token's position)

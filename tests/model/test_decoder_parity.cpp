@@ -122,9 +122,10 @@ TEST_P(FamilyParity, RopeTablesMatchTransformers) {
   }
 }
 
-// generate's incremental decoding (kv_cache.h): the logits after a prompt of 8 tokens and after
-// each of 6 greedy tokens run one at a time over the cached keys and values equal the whole
-// prefix's recomputed by modelLogits, within the logits' tolerance.
+// generate's incremental decoding (kv_cache.h): the logits after each chunk of a document run
+// over the cached keys and values (a prompt in two parts, then single tokens and short runs,
+// past the cache's first capacity) equal the whole prefix's recomputed by modelLogits, within
+// the logits' tolerance.
 TEST_P(FamilyParity, CachedDecodingEqualsTheWholePrefix) {
   const std::string dir = caseDir(GetParam());
   ASSERT_TRUE(slidedp::formats::pathExists(dir + "/reference.safetensors")) << dir << " is missing";
@@ -132,19 +133,26 @@ TEST_P(FamilyParity, CachedDecodingEqualsTheWholePrefix) {
   auto units = unitTensors(m, at::kFloat, at::kCPU);
   auto ref = slidedp::formats::SafetensorsFile::open(dir + "/reference.safetensors");
   auto row = readTensor(ref, "input_ids")[0];  // row 0: one document
-  std::vector<int64_t> seq(row.data_ptr<int64_t>(), row.data_ptr<int64_t>() + std::min<int64_t>(8, row.numel()));
-  std::vector<int64_t> pending = seq;
+  // chunks of the row: a prompt in two parts (several new tokens over a non-empty cache), then
+  // single tokens and short runs, past the cache's first capacity (16 positions)
+  // (up to max_position_embeddings, where generate stops: 16 in llama_dynamic_new, whose
+  // dynamic rope would rescale beyond it, which a cache of earlier keys cannot follow)
+  const std::vector<int64_t> chunks = {3, 5, 1, 1, 2, 1, 4, 1, 1};
+  ASSERT_LE(std::accumulate(chunks.begin(), chunks.end(), int64_t{0}), row.numel());
+  std::vector<int64_t> seq;
   KvCache cache;
-  for (int step = 0; step < 7; ++step) {
+  for (int64_t n : chunks) {
+    if (static_cast<int64_t>(seq.size()) + n > m.config.maxPositionEmbeddings) break;
+    std::vector<int64_t> pending;
+    for (int64_t i = 0; i < n; ++i) pending.push_back(row[static_cast<int64_t>(seq.size() + pending.size())].item<int64_t>());
+    seq.insert(seq.end(), pending.begin(), pending.end());
     at::Tensor got = decodeStep(m.config, m.layout, units, pending, cache);
     at::Tensor want = modelLogits(m.config, m.layout, units, at::tensor(seq, at::kLong).unsqueeze(0))
                           .select(1, static_cast<int64_t>(seq.size()) - 1)[0];
     ASSERT_EQ(got.sizes(), want.sizes());
     EXPECT_EQ(cache.past, static_cast<int64_t>(seq.size()));
     const double err = (got - want).abs().max().item<double>(), scale = want.abs().max().item<double>();
-    EXPECT_LE(err, kLogitRelTol * scale) << "after " << seq.size() << " tokens";
-    seq.push_back(want.argmax().item<int64_t>());
-    pending = {seq.back()};
+    EXPECT_LE(err, kLogitRelTol * scale) << "after " << seq.size() << " tokens (" << n << " new)";
   }
 }
 
