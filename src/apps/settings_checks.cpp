@@ -46,6 +46,10 @@ void checkSettings(const TrainJobOptions& o, int num_workers) {
   const TrainOptions& t = o.train;
   optimizerStateInLeaderMemory(true);  // SLIDEDP_OPTIMIZER_STATE's value, refused when bad
   if (o.steps < 1) throwUserError("--steps must be >= 1, got {}", o.steps);
+  // (a value past int64's range reads as 9223372036854775807: a typo, not a run)
+  if (o.steps > 1'000'000'000'000)
+    throwUserError("--steps {} is beyond 10^12 steps (a typo?)\nHINT: the number of optimizer steps to "
+                   "run, e.g. --steps 1000", o.steps);
   if (t.mlp_tile_tokens < -1)
     throwUserError("--mlp-tile-tokens must be > 0, 0 (auto) or -1 (never tiled); got {}",
                    t.mlp_tile_tokens);

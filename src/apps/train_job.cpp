@@ -121,7 +121,8 @@ std::string scheduleChangeNote(const std::string& saved, const TrainOptions& now
 std::string formatDuration(double s) {
   if (s < 60) return fmt::format("{:.0f}s", s);
   if (s < 3600) return fmt::format("{}m{:02d}s", static_cast<int>(s / 60), static_cast<int>(s) % 60);
-  return fmt::format("{}h{:02d}m", static_cast<int>(s / 3600), static_cast<int>(s / 60) % 60);
+  if (s < 100 * 3600) return fmt::format("{}h{:02d}m", static_cast<int>(s / 3600), static_cast<int>(s / 60) % 60);
+  return fmt::format("{:.0f}d", s / 86400);
 }
 
 /// The step --trace, --gpu-profile and --memory-snapshot record: --trace-step, or the last step
@@ -790,7 +791,18 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
       spec.stream_doc_start = o.doc_start_token;
       spec.model_dir = o.model;
       auto loader = data::DataLoader::open(spec);
-      if (ctx.world_rank == 0) SLIDEDP_LOG_INFO("{}", loader->describe());
+      if (ctx.world_rank == 0) {
+        SLIDEDP_LOG_INFO("{}", loader->describe());
+        // how far the run goes through the data (epoch 0's rows; a shuffled epoch's count
+        // differs by a few), and a set smaller than one batch, whose steps repeat rows
+        const int64_t rows = loader->rowsInEpoch(0), steps = o.train.total_steps;
+        SLIDEDP_LOG_INFO("data: {} row(s) of T = {} per epoch; the run's {} step(s) of {} row(s) cover {:.3g} epoch(s)",
+                         rows, o.seq_len, steps, o.batch_size,
+                         static_cast<double>(steps) * static_cast<double>(o.batch_size) / static_cast<double>(rows));
+        if (rows < o.batch_size)
+          SLIDEDP_LOG_WARN("data {} fills {} row(s) of T = {}, fewer than one step's --batch-size {}: every "
+                           "step repeats rows of it", o.data, rows, o.seq_len, o.batch_size);
+      }
       loader_ptr = loader.get();
       data = std::move(loader);
       if (!o.eval_data.empty()) {

@@ -923,3 +923,24 @@ TEST(ConfigFile, ListsSpacesAndSectionsGetTheirOwnMessage) {
   }
   std::system(("rm -rf " + d).c_str());
 }
+
+// The data line says how far the run goes through the data (rows per epoch, epochs covered);
+// a data set of fewer rows than one step's batch is warned (every step repeats its rows).
+TEST(DataCoverage, TheEpochsAreSaidAndASetSmallerThanABatchIsWarned) {
+  const std::string d = tmpDir("coverage");
+  std::system(("mkdir -p " + d).c_str());
+  const std::string small = d + "/small.jsonl";
+  { std::ofstream(small) << "{\"input_ids\": [1, 5, 6, 7, 8]}\n{\"input_ids\": [1, 9, 10, 11]}\n"; }
+  Result r = wait(start(train({"--steps", "3", "--data", small})));  // B 4, T 32: both in one row
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("data: 1 row(s) of T = 32 per epoch; the run's 3 step(s) of 4 row(s) cover 12 epoch(s)"),
+            std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("fills 1 row(s) of T = 32, fewer than one step's --batch-size 4: every step repeats "
+                          "rows of it"), std::string::npos) << r.output;
+  const std::string kjv = sharedDir() + "/data/kjv.txt";
+  Result big = wait(start(train({"--steps", "2", "--data", kjv})));
+  EXPECT_EQ(big.exit_code, 0) << big.output;
+  EXPECT_NE(big.output.find("per epoch; the run's 2 step(s) of 4 row(s) cover"), std::string::npos) << big.output;
+  EXPECT_EQ(big.output.find("every step repeats rows"), std::string::npos) << big.output;
+  std::system(("rm -rf " + d).c_str());
+}

@@ -177,6 +177,8 @@ TEST(PlanCli, TheRunsOwnRefusalsComeBeforeCalibration) {
   };
   for (const Bad& bad : {Bad{{"--lr", "-1"}, "--lr must be a finite number >= 0, got -1"},
                          Bad{{"--steps", "10", "--warmup", "50"}, "--warmup 50 is longer than the run (--steps 10)"},
+                         // past int64 (read as 9223372036854775807): refused, not an ETA of -2147483648h
+                         Bad{{"--steps", "99999999999999999999"}, "--steps 9223372036854775807 is beyond 10^12 steps"},
                          Bad{{"--route-sweep", "replicated/cpu+x@4"}, "unknown modifier '+x'"},
                          Bad{{"--delivery", "bogus"}, "unknown delivery route 'bogus'"},
                          Bad{{"--schedule", "sine"}, "unknown lr schedule 'sine'"},
