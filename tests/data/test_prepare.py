@@ -7,8 +7,10 @@ the tokenizer's; prompt/completion and text masks; EOS appended once; the header
 SHA-256 of tokenizer.json, counts); uint32 above 65,536; the same bytes from 1 and 2 worker
 processes; every malformed input refused with exit 2 and a message, no traceback, no output or
 temporary file left and the input unchanged (an --out that is the input, unwritable or a
-directory; non-UTF-8 bytes; content that is not text); a UTF-8 BOM and OpenAI-style text parts
-accepted. Also tools/generate.py's refusal of a prompt that is not UTF-8 (before any model runs),
+directory; non-UTF-8 bytes; content that is not text; a token file already prepared); records
+with nothing to predict (empty text, no assistant reply) left out and counted; Ctrl-C to the
+process group ends with exit 130, no traceback and no output; a UTF-8 BOM and OpenAI-style text
+parts accepted. Also tools/generate.py's refusal of a prompt that is not UTF-8 (before any model runs),
 of a --seed outside 0..2^64-1, and its text streamed from slidedp_generate's '+ID' lines.
 
     SLIDEDP_SHARED_DIR=../shared python tests/data/test_prepare.py     (CTest: data_prepare)
@@ -18,6 +20,7 @@ import hashlib
 import io
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -252,6 +255,53 @@ class PrepareTest(unittest.TestCase):
         rc, _, se = run("--tokenizer", notpl, "--input", inp, "--out", self.path("y.tok"))
         self.assertEqual(rc, 2, se)
         self.assertIn("no chat template", se)
+
+    def test_records_with_nothing_to_predict_are_left_out_and_counted(self):
+        # empty text and a conversation without an assistant reply are left out, named in the
+        # summary; the other records are prepared as they would be alone
+        inp = self.write_jsonl("sparse.jsonl", [{"messages": CONVERSATIONS[0]},
+                                                {"messages": [{"role": "user", "content": "hi"}]},
+                                                {"messages": CONVERSATIONS[1]}])
+        prepared, so = self.prepare(inp, "sparse.tok")
+        alone, _ = self.prepare(self.write_jsonl("dense.jsonl", [{"messages": CONVERSATIONS[0]},
+                                                                {"messages": CONVERSATIONS[1]}]), "dense.tok")
+        self.assertEqual(self.docs(prepared), self.docs(alone))
+        self.assertIn(f"left out 1 record(s) with nothing to predict: 1 no assistant message with content "
+                      f"(first {inp}:2)", so)
+        text = self.write_jsonl("empty.jsonl", [{"text": "In the beginning"}, {"text": ""}, {"text": "  "},
+                                                {"text": "God created"}])
+        prepared, so = self.prepare(text, "empty.tok")
+        self.assertEqual(prepared[0]["num_documents"], 2)
+        self.assertIn(f"left out 2 record(s) with nothing to predict: 2 empty text (first {text}:2)", so)
+
+    def test_a_token_file_as_input_points_to_data(self):
+        self.prepare(self.write_jsonl("t.jsonl", [{"text": "In the beginning"}]), "t.tok")
+        rc, _, se = run("--tokenizer", self.dir, "--input", self.path("t.tok"), "--out", self.path("t2.tok"))
+        self.assertEqual(rc, 2, se)
+        self.assertIn(f"is a slidedp token file already (prepared)\nHINT: train on it as it is: --data "
+                      f"{self.path('t.tok')}", se)
+        self.assertFalse(os.path.exists(self.path("t2.tok")))
+
+    def test_ctrl_c_ends_without_a_traceback_or_an_output(self):
+        # Ctrl-C reaches the whole process group (the tokeniser processes too)
+        with open(self.path("big.txt"), "w") as f:
+            for i in range(400000):
+                f.write(f"And God said, Let there be light: and there was light {i}.\n\n")
+        out = self.path("big.tok")
+        p = subprocess.Popen([sys.executable, PREPARE, "--tokenizer", self.dir, "--input", self.path("big.txt"),
+                              "--out", out, "--workers", "2", "--chunk", "64"], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, start_new_session=True)
+        seen = ""
+        while "tokenising" not in seen:  # the progress bar: the workers are running
+            ch = p.stderr.read(1)
+            self.assertTrue(ch, "prepare ended before tokenising: " + seen)
+            seen += ch
+        os.killpg(p.pid, signal.SIGINT)
+        _, se = p.communicate(timeout=60)
+        self.assertEqual(p.returncode, 130, seen + se)
+        self.assertIn(f"prepare: interrupted; {out} was not written", se)
+        self.assertNotIn("Traceback", seen + se)
+        self.assertFalse(os.path.exists(out) or os.path.exists(out + ".tmp"))
 
     def test_out_is_the_input(self):
         inp = self.write_jsonl("self.jsonl", [{"messages": CONVERSATIONS[0]}])

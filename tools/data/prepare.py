@@ -28,6 +28,7 @@ import json
 import multiprocessing as mp
 import os
 import re
+import signal
 import sys
 import tempfile
 
@@ -39,6 +40,11 @@ import token_format  # noqa: E402
 
 class DataError(Exception):
     """A problem with the user's input: printed as 'prepare: error: ...' with a hint."""
+
+
+class NothingToPredict(Exception):
+    """A record without a next-token target (empty text, one token, a conversation without an
+    assistant reply): left out and counted, as datasets of real records hold a few such."""
 
 
 # ---- the tokenizer ----------------------------------------------------------------------------
@@ -181,6 +187,8 @@ _OPT = None
 
 def _init(tok_path, opt):
     global _TOK, _OPT
+    if mp.current_process().name != "MainProcess":  # a pool worker: Ctrl-C is the parent's to
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # handle (it stops the pool), no tracebacks
     _TOK = load_tokenizer(tok_path)
     _OPT = opt
 
@@ -266,8 +274,7 @@ def tokenize_chat(tok, messages, where):
     except DataError as e:
         raise DataError(f"{where}: {e}")
     if not spans:
-        raise DataError(f"{where}: the conversation has no assistant message with content, nothing to train on\n"
-                        "HINT: drop it, or use --train-on-all")
+        raise NothingToPredict("no assistant message with content")
     mask = []
     for a, b in enc["offset_mapping"]:
         mask.append(int(any(a < e and b > s for s, e in spans) if b > a else
@@ -293,6 +300,8 @@ def tokenize_record(item):
                     raise incomplete_pair(rec, where)
                 raise DataError(f"{where}: no string field \"{opt['text_field']}\"\n"
                                 "HINT: set --text-field, or give chat (messages) or prompt/completion records")
+            if not text.strip():
+                raise NothingToPredict("empty text")
             ids = tok(text, add_special_tokens=True)["input_ids"]
             mask = [1] * len(ids)
         elif fmt == "chat":
@@ -318,24 +327,28 @@ def tokenize_record(item):
         ids = ids + [eos]
         mask = mask + [1]
     if len(ids) < 2:
-        raise DataError(f"{where}: the document has {len(ids)} token(s); nothing to predict")
+        raise NothingToPredict(f"{len(ids)} token")
     return ids, mask
 
 
 def _work(chunk):
-    """A chunk of records -> (ids int64 [n], mask uint8 [n], lengths int64 [docs]), compact
-    arrays (5-9 bytes a token) rather than Python lists; or the first error's message."""
-    ids, mask, lengths = [], [], []
+    """A chunk of records -> (ids int64 [n], mask uint8 [n], lengths int64 [docs], left out:
+    [(where, why)] of the records with nothing to predict), compact arrays (5-9 bytes a token)
+    rather than Python lists; or the first error's message."""
+    ids, mask, lengths, left_out = [], [], [], []
     for item in chunk:
         try:
             i, m = tokenize_record(item)
+        except NothingToPredict as e:
+            left_out.append((item[0], str(e)))
+            continue
         except DataError as e:
             return str(e)
         ids.extend(i)
         mask.extend(m)
         lengths.append(len(i))
     return (np.asarray(ids, dtype=np.int64), np.asarray(mask, dtype=np.uint8),
-            np.asarray(lengths, dtype=np.int64))
+            np.asarray(lengths, dtype=np.int64), left_out)
 
 
 # ---- main ---------------------------------------------------------------------------------------
@@ -404,6 +417,12 @@ def prepare(args):
         bar.close()
         if workers > 1:
             pool.terminate()
+    left_out = [x for r in results for x in r[3]]
+    if len(left_out) == len(items):
+        raise DataError(f"{args.input}: none of its {len(items)} record(s) has anything to predict "
+                        f"(first: {left_out[0][0]}: {left_out[0][1]})\n"
+                        "HINT: check --format and --text-field; chat records need an assistant reply "
+                        "(or --train-on-all)")
     lengths = np.concatenate([r[2] for r in results])
     offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
     tokens = np.concatenate([r[0] for r in results])
@@ -432,6 +451,12 @@ def prepare(args):
           f"{header['dtype']} ids, vocab {vocab}, tokenizer {info['file']} sha256 {info['sha256'][:12]}")
     print(f"document length (tokens): min {lengths.min()}, median {int(np.median(lengths))}, "
           f"max {lengths.max()}, mean {lengths.mean():.1f}\n{histogram(lengths)}")
+    if left_out:
+        reasons = {}
+        for where, why in left_out:
+            reasons.setdefault(why, []).append(where)
+        print(f"left out {len(left_out)} record(s) with nothing to predict: " +
+              "; ".join(f"{len(w)} {why} (first {w[0]})" for why, w in sorted(reasons.items())))
     if args.seq_len and (lengths > args.seq_len).any():
         print(f"note: {(lengths > args.seq_len).sum()} document(s) are longer than --seq-len {args.seq_len}; "
               "the runtime splits them into pieces of T tokens")
@@ -450,6 +475,10 @@ def check_paths(inp, out):
                         "HINT: pass a .txt or .jsonl file (save a stream to one first)")
     if not os.access(inp, os.R_OK):
         raise DataError(f"cannot read {inp}: permission denied")
+    with open(inp, "rb") as f:
+        if f.read(len(token_format.MAGIC)) == token_format.MAGIC:
+            raise DataError(f"--input {inp} is a slidedp token file already (prepared)\n"
+                            f"HINT: train on it as it is: --data {inp}")
     if not out:
         raise DataError("--out is empty\nHINT: name the token file to write, e.g. --out train.tok")
     if os.path.isdir(out) or out.endswith(os.sep):
@@ -519,6 +548,9 @@ def main(argv=None):
     except DataError as e:
         print(f"prepare: error: {e}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # the output is written whole or not at all (a temporary renamed)
+        print(f"\nprepare: interrupted; {args.out} was not written", file=sys.stderr)
+        return 130
     return 0
 
 
