@@ -139,18 +139,6 @@ uint64_t freeBytesAt(const std::string& path) {
 
 namespace {
 
-/// A file a model directory holds for the run (and for transformers): its config, weights
-/// (safetensors and their index) and the tokenizer files an export copies
-/// (model::tokenizerFileNames). `name` is relative to the directory.
-bool isModelFile(const std::string& name) {
-  const auto& tok = model::tokenizerFileNames();
-  if (name == "config.json" || std::find(tok.begin(), tok.end(), name) != tok.end()) return true;
-  const auto endsWith = [&](const std::string& suffix) {
-    return name.size() >= suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
-  };
-  return name.find('/') == std::string::npos && (endsWith(".safetensors") || endsWith(".safetensors.index.json"));
-}
-
 /// An output file that would overwrite what the run reads: the input file itself, or an
 /// existing file inside an input directory (a model's weights, a checkpoint's state). A new
 /// file beside them is fine.
@@ -175,7 +163,7 @@ void checkNotAnInput(const char* option, const std::string& file, const OutputPl
       const std::string inside = formats::pathInside(path, file);
       // A model directory: the files the run loads from it (a file of the user's own beside
       // them, e.g. this run's metrics appended to on a resume, is fine); a checkpoint: all.
-      if (inside.empty() || (input == "--model" && !isModelFile(inside))) continue;
+      if (inside.empty() || (input == "--model" && !model::isHfModelFile(inside))) continue;
       throwUserError("{} {} is a file inside the {} directory {}: the run would overwrite it "
                      "(it reads that directory).\nHINT: write {} to a file of its own outside it",
                      option, file, input, path, option);
@@ -201,7 +189,7 @@ void checkOutputPaths(const OutputPlan& p) {
     if (file.empty()) continue;
     // the export's own files (config.json, the weights, the tokenizer's); a file of the user's
     // beside them is fine
-    if (const std::string in_export = placeInside(p.export_dir, file); !in_export.empty() && isModelFile(in_export))
+    if (const std::string in_export = placeInside(p.export_dir, file); !in_export.empty() && model::isHfModelFile(in_export))
       throwUserError("{} {} is one of the files the export writes (or clears of an earlier model) in "
                      "--export {} at the end.\nHINT: write {} to a file of its own (e.g. {})", option, file,
                      p.export_dir, option, formats::joinPath(p.export_dir, "metrics.jsonl"));

@@ -283,6 +283,12 @@ std::vector<std::string> writeCheckpoint(const std::string& dir,
                                          const std::vector<TensorToWrite>& tensors,
                                          uint64_t maxShardBytes,
                                          const std::map<std::string, std::string>& metadata) {
+  {  // across shards too (each file's writer sees only its own names)
+    std::set<std::string> names;
+    for (const auto& t : tensors)
+      if (!names.insert(t.name).second)
+        throwUserError("{}: tensor name '{}' is given twice", dir, t.name);
+  }
   makeDirectories(dir);
   uint64_t total = 0;
   for (const auto& t : tensors) total += tensorBytes(t);

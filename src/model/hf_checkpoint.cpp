@@ -1,12 +1,14 @@
 // HF model directories <-> unit buffers (see hf_checkpoint.h).
 #include "model/hf_checkpoint.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 
 #include "common/errors.h"
 #include "formats/fs_util.h"
+#include "formats/staged_dir.h"
 
 namespace slidedp::model {
 
@@ -79,6 +81,15 @@ const std::vector<std::string>& tokenizerFileNames() {
   return kNames;
 }
 
+bool isHfModelFile(const std::string& name) {
+  const auto& tok = tokenizerFileNames();
+  if (name == "config.json" || std::find(tok.begin(), tok.end(), name) != tok.end()) return true;
+  const auto endsWith = [&](const std::string& suffix) {
+    return name.size() >= suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+  };
+  return name.find('/') == std::string::npos && (endsWith(".safetensors") || endsWith(".safetensors.index.json"));
+}
+
 void exportHfModel(const std::string& outDir, const ModelConfig& config, const ParamLayout& layout,
                    const std::vector<const float*>& unitBuffers, formats::DType dtype,
                    uint64_t maxShardBytes, const std::string& tokenizerSrcDir) {
@@ -91,30 +102,37 @@ void exportHfModel(const std::string& outDir, const ModelConfig& config, const P
     for (const auto& p : u.params)
       tensors.push_back(
           {p.name, dtype, p.shape, unitBuffers[u.index] + p.offset, formats::DType::F32});
-  formats::writeCheckpoint(outDir, tensors, maxShardBytes);
-  nlohmann::json raw = config.raw;
-  const char* dtypeString = dtype == formats::DType::F32    ? "float32"
-                            : dtype == formats::DType::BF16 ? "bfloat16"
-                                                            : "float16";
-  bool named = false;
-  for (const char* key : {"dtype", "torch_dtype"}) {
-    if (raw.contains(key)) {
-      raw[key] = dtypeString;
-      named = true;
+  // Written beside outDir first, then put in place by renames: a failed write (a full disk, a
+  // kill) leaves outDir as it was, not weights of this run beside an earlier export's config.
+  const std::string staging = formats::stagingDirFor(outDir, "export");
+  try {
+    formats::makeDirectories(staging);
+    formats::writeCheckpoint(staging, tensors, maxShardBytes);
+    nlohmann::json raw = config.raw;
+    const char* dtypeString = dtype == formats::DType::F32    ? "float32"
+                              : dtype == formats::DType::BF16 ? "bfloat16"
+                                                              : "float16";
+    bool named = false;
+    for (const char* key : {"dtype", "torch_dtype"}) {
+      if (raw.contains(key)) {
+        raw[key] = dtypeString;
+        named = true;
+      }
     }
-  }
-  if (!named) raw["torch_dtype"] = dtypeString;
-  formats::writeFileAtomic(formats::joinPath(outDir, "config.json"), raw.dump(2) + "\n");
-  // The tokenizer files are the source model's, and only those: one an earlier export left in
-  // outDir (another model's, or a damaged one) would be loaded beside these weights.
-  for (const auto& name : tokenizerFileNames()) {
-    const std::string dst = formats::joinPath(outDir, name);
-    const std::string src = tokenizerSrcDir.empty() ? std::string() : formats::joinPath(tokenizerSrcDir, name);
-    if (!src.empty() && formats::isRegularFile(src))
-      formats::writeFileAtomic(dst, formats::readFileBytes(src));
-    else if (formats::isRegularFile(dst) && std::remove(dst.c_str()) != 0)
-      throwUserError("{}: cannot remove a tokenizer file of an earlier export: {}", dst,
-                     std::strerror(errno));
+    if (!named) raw["torch_dtype"] = dtypeString;
+    formats::writeFileAtomic(formats::joinPath(staging, "config.json"), raw.dump(2) + "\n");
+    // The tokenizer files are the source model's, and only those: one an earlier export left in
+    // outDir (another model's, or a damaged one) would be loaded beside these weights (it is
+    // removed as the new files are put in place: isHfModelFile).
+    for (const auto& name : tokenizerFileNames()) {
+      const std::string src = tokenizerSrcDir.empty() ? std::string() : formats::joinPath(tokenizerSrcDir, name);
+      if (!src.empty() && formats::isRegularFile(src))
+        formats::writeFileAtomic(formats::joinPath(staging, name), formats::readFileBytes(src));
+    }
+    formats::publishStagedDirectory(staging, outDir, isHfModelFile);
+  } catch (...) {
+    formats::removeTree(staging);
+    throw;
   }
 }
 

@@ -51,13 +51,22 @@ HostModel loadHostModel(const std::string& dir, bool checkDType = true);
 /// Files copied through from the source directory on export, when present.
 const std::vector<std::string>& tokenizerFileNames();
 
+/// Whether `name` (relative to a model directory) is a file the model directory holds for
+/// slidedp and transformers: config.json, weights (*.safetensors and their index) and
+/// tokenizerFileNames(). A file of the user's beside them (metrics, notes) is not.
+bool isHfModelFile(const std::string& name);
+
 /// Writes a Hugging Face model directory `outDir`: config.json (config.raw unchanged except
 /// its "dtype"/"torch_dtype", set to the dtype written, so the directory validates again),
 /// safetensors in `dtype` (F32, BF16 or F16; converted on the fly from the fp32 unit
 /// buffers, round to nearest even), sharded with model.safetensors.index.json when the
 /// weights exceed `maxShardBytes`, and tokenizerFileNames() copied from `tokenizerSrcDir`
-/// (none when empty); a tokenizer file already in `outDir` that the source lacks is removed. Tied embeddings write only model.embed_tokens.weight, as
-/// transformers does. Throws UserError on I/O failure.
+/// (none when empty); a model file already in `outDir` that this export does not write (a
+/// tokenizer file the source lacks, the shards of an earlier larger export) is removed, the
+/// user's other files stay. Tied embeddings write only model.embed_tokens.weight, as
+/// transformers does. Written in a staging directory beside `outDir` and put in place by
+/// renames (formats/staged_dir.h): on failure `outDir` is as it was and the staging directory
+/// is removed. Throws UserError on I/O failure.
 void exportHfModel(const std::string& outDir, const ModelConfig& config, const ParamLayout& layout,
                    const std::vector<const float*>& unitBuffers, formats::DType dtype,
                    uint64_t maxShardBytes = 5ull << 30, const std::string& tokenizerSrcDir = "");

@@ -5,11 +5,13 @@
 #include <fstream>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 
 #include "common/errors.h"
 #include "formats/checkpoint.h"
+#include "formats/fs_util.h"
 #include "model/config.h"
 #include "model/hf_checkpoint.h"
 #include "model/param_layout.h"
@@ -373,6 +375,36 @@ TEST(HfCheckpoint, LoadUnitsAndExportRoundTrip) {
                 kStories);
   EXPECT_FALSE(fs::exists(dir + "/f32/tokenizer.json")) << "a stale tokenizer file stayed";
   EXPECT_TRUE(fs::exists(dir + "/f32/tokenizer.model"));
+  // The export is written beside and put in place by renames: a failed one (here a duplicate
+  // tensor name, refused by the writer) leaves the
+  // directory as it was, and no staging directory.
+  auto listing = [](const std::string& d) {
+    std::vector<std::string> names;
+    for (const auto& e : fs::directory_iterator(d)) names.push_back(e.path().filename().string());
+    std::sort(names.begin(), names.end());
+    return names;
+  };
+  { std::ofstream(dir + "/f32/notes.txt") << "the user's own file"; }
+  const auto before = listing(dir + "/f32");
+  const std::string index_before = slidedp::formats::readFileBytes(dir + "/f32/model.safetensors.index.json");
+  ParamLayout bad = m.layout;
+  bad.units.back().params.back().name = bad.units[1].params[0].name;
+  EXPECT_THROW(exportHfModel(dir + "/f32", m.config, bad, ptrs, slidedp::formats::DType::BF16, 1ull << 40, kStories),
+               slidedp::UserError);
+  EXPECT_THROW(exportHfModel(dir + "/f32", m.config, bad, ptrs, slidedp::formats::DType::BF16, 100000, kStories),
+               slidedp::UserError);  // sharded: the two names in different files
+  EXPECT_EQ(listing(dir + "/f32"), before);
+  EXPECT_EQ(slidedp::formats::readFileBytes(dir + "/f32/model.safetensors.index.json"), index_before);
+  EXPECT_THROW(exportHfModel(dir + "/new", m.config, bad, ptrs, slidedp::formats::DType::BF16, 1ull << 40, kStories),
+               slidedp::UserError);
+  EXPECT_FALSE(fs::exists(dir + "/new")) << "a failed export left a directory";
+  EXPECT_EQ(listing(dir), (std::vector<std::string>{"f32"}));
+  // One file over the shards of the earlier export: the shards and their index go, the user's
+  // file stays.
+  exportHfModel(dir + "/f32", m.config, m.layout, ptrs, slidedp::formats::DType::F32, 1ull << 40, kStories);
+  EXPECT_EQ(listing(dir + "/f32"), (std::vector<std::string>{"config.json", "generation_config.json",
+                                                             "model.safetensors", "notes.txt", "tokenizer.model"}));
+  EXPECT_EQ(loadHostModel(dir + "/f32").units, m.units);
   // bf16: the config's dtype follows, and values are the rounded fp32 values.
   exportHfModel(dir + "/bf16", m.config, m.layout, ptrs, slidedp::formats::DType::BF16);
   auto b = loadHostModel(dir + "/bf16");
