@@ -98,14 +98,16 @@ void checkSettings(const TrainJobOptions& o, int num_workers) {
   if (!(t.max_grad_norm >= 0) || !std::isfinite(t.max_grad_norm))
     throwUserError("--max-grad-norm must be a finite number >= 0 (0: no clipping), got {}", t.max_grad_norm);
   if (t.warmup_steps < 0) throwUserError("--warmup must be >= 0, got {}", t.warmup_steps);
-  if (t.warmup_steps > t.total_steps)
-    throwUserError("--warmup {} is longer than the run ({}): the learning rate would never reach "
-                   "--lr.\nHINT: --warmup {} or fewer (a few percent of the steps is usual)",
-                   t.warmup_steps,
+  // (the lr of step s is --lr x (s - 1) / warmup during the warm-up, as transformers' schedules:
+  // it reaches --lr at step warmup + 1)
+  if (t.warmup_steps >= t.total_steps && t.warmup_steps > 0)
+    throwUserError("--warmup {} is {} the run ({}): the learning rate would never reach "
+                   "--lr (it does at step warmup + 1).\nHINT: --warmup {} or fewer (a few percent of the steps is usual)",
+                   t.warmup_steps, t.warmup_steps == t.total_steps ? "as long as" : "longer than",
                    t.total_steps == o.steps ? fmt::format("--steps {}", o.steps)
                                             : fmt::format("{} steps: --steps {} for each --route-sweep item",
                                                           t.total_steps, o.steps),
-                   t.total_steps);
+                   t.total_steps - 1);
   if (t.leader_threads < 0) throwUserError("--leader-threads must be >= 0 (0: all), got {}", t.leader_threads);
   if (o.warmup_steps < 0) throwUserError("--warmup-steps must be >= 0, got {}", o.warmup_steps);
   if (o.trace_step < 1) throwUserError("--trace-step must be >= 1, got {}", o.trace_step);

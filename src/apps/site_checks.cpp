@@ -114,6 +114,7 @@ void checkDataInputs(const TrainJobOptions& o, const RunSite& site, const model:
     data::resolveDataFormat(spec);
     if (!o.eval_data.empty()) {
       spec.path = o.eval_data;
+      spec.option = "--eval-data";
       data::resolveDataFormat(spec);
     }
   }

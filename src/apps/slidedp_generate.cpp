@@ -23,18 +23,37 @@ using namespace slidedp;
 
 namespace {
 
+/// --prompt-ids: token ids separated by commas and/or blanks ("1,450,37", "1 450 37", or as
+/// tools/generate.py prints them, "[1, 450, 37]"); each id digits only. Throws UserError naming
+/// the item for anything else (a sign, a fraction, hex, a letter, an empty item between commas).
 std::vector<int64_t> parseIds(const std::string& s) {
+  auto trim = [](std::string t) {
+    const size_t a = t.find_first_not_of(" \t\n"), b = t.find_last_not_of(" \t\n");
+    return a == std::string::npos ? std::string() : t.substr(a, b - a + 1);
+  };
+  std::string t = trim(s);
+  if (t.size() >= 2 && t.front() == '[' && t.back() == ']') t = t.substr(1, t.size() - 2);
   std::vector<int64_t> ids;
-  std::stringstream ss(s);
-  std::string item;
-  while (std::getline(ss, item, ',')) {
-    if (item.empty())
-      throwUserError("--prompt-ids '{}': an empty item (two commas, or one at an end); expected "
-                     "e.g. 1,450,37", s);
-    try {
-      ids.push_back(std::stoll(item));
-    } catch (const std::exception&) {
-      throwUserError("--prompt-ids: '{}' is not an integer (expected e.g. 1,450,37)", item);
+  if (t.empty()) return ids;
+  std::vector<std::string> items;
+  for (size_t start = 0;;) {
+    const size_t comma = t.find(',', start);
+    items.push_back(t.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  for (const auto& item : items) {
+    if (trim(item).empty())
+      throwUserError("--prompt-ids '{}': an empty item (two commas, or one at an end); expected e.g. "
+                     "1,450,37 or \"1 450 37\"", s);
+    std::stringstream words(item);
+    for (std::string w; words >> w;) {
+      if (w.find_first_not_of("0123456789") == std::string::npos && w.size() > 18)
+        throwUserError("--prompt-ids: {} is beyond any vocabulary", w);
+      if (w.find_first_not_of("0123456789") != std::string::npos)
+        throwUserError("--prompt-ids: '{}' is not a token id (digits only; expected e.g. 1,450,37 or "
+                       "\"1 450 37\")", w);
+      ids.push_back(std::stoll(w));
     }
   }
   return ids;
@@ -99,6 +118,10 @@ int run(int argc, char** argv) {
                    "step> --export OUT (nothing is trained; the run's flags come from the checkpoint), "
                    "then pass --model OUT",
                    modelDir, modelDir);
+  if (formats::isRegularFile(modelDir))
+    throwUserError("--model {} is a file; it takes the model's directory (config.json, *.safetensors, "
+                   "tokenizer.model)\nHINT: --model {}", modelDir,
+                   formats::parentPath(modelDir).empty() ? "." : formats::parentPath(modelDir));
   auto m = model::loadHostModel(modelDir, /*checkDType=*/false);
   std::fprintf(stderr,
                "slidedp_generate: model %s (%s, L=%ld, C=%ld, V=%ld), device %s, dtype %s, "
@@ -200,13 +223,6 @@ int run(int argc, char** argv) {
                    m.config.maxPositionEmbeddings);
   if (haveSp && !streamIds) printTextGrown(false);  // the prompt, once it is known to fit
   auto out = model::generate(m.config, m.layout, units, ids, o);
-  if (static_cast<int64_t>(out.size()) < maxNewTokens &&
-      static_cast<int64_t>(ids.size() + out.size()) >= m.config.maxPositionEmbeddings)
-    std::fprintf(stderr, "slidedp_generate: stopped after %zu of --max-new-tokens %ld: the prompt "
-                 "and the generated tokens fill the model's context (max_position_embeddings "
-                 "%ld)\n", out.size(), static_cast<long>(maxNewTokens),
-                 static_cast<long>(m.config.maxPositionEmbeddings));
-
   auto list = [](const std::vector<int64_t>& v, const char* sep) {
     std::string s;
     for (size_t i = 0; i < v.size(); ++i) s += fmt::format("{}{}", i ? sep : "", v[i]);
@@ -220,6 +236,13 @@ int run(int argc, char** argv) {
   } else {  // --stream-ids (the caller decodes them) or no tokenizer: the generated ids
     std::printf("%s\n", list(out, ",").c_str());
   }
+  std::fflush(stdout);  // the text ends its line before the note on stderr
+  if (static_cast<int64_t>(out.size()) < maxNewTokens &&
+      static_cast<int64_t>(ids.size() + out.size()) >= m.config.maxPositionEmbeddings)
+    std::fprintf(stderr, "slidedp_generate: stopped after %zu of --max-new-tokens %ld: the prompt "
+                 "and the generated tokens fill the model's context (max_position_embeddings "
+                 "%ld)\n", out.size(), static_cast<long>(maxNewTokens),
+                 static_cast<long>(m.config.maxPositionEmbeddings));
   return 0;
 }
 

@@ -34,6 +34,7 @@
 #include "apps/run_variants.h"
 #include "apps/metrics_resume.h"  // dropMetricsFromStep
 #include "apps/resume_model_checks.h"
+#include "apps/data_tokenizer_checks.h"
 #include "apps/resume_config.h"  // savedConfigValue, shellWord
 #include "apps/settings_checks.h"
 #include "apps/site_checks.h"
@@ -793,6 +794,10 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
       auto loader = data::DataLoader::open(spec);
       if (ctx.world_rank == 0) {
         SLIDEDP_LOG_INFO("{}", loader->describe());
+        if (loader->prepared())
+          if (const std::string w = unverifiedTokenizerWarning("--data", o.data, *loader->prepared(), cfg, o.model);
+              !w.empty())
+            SLIDEDP_LOG_WARN("{}", w);
         // how far the run goes through the data (epoch 0's rows; a shuffled epoch's count
         // differs by a few), and a set smaller than one batch, whose steps repeat rows
         const int64_t rows = loader->rowsInEpoch(0), steps = o.train.total_steps;
@@ -807,12 +812,25 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
       data = std::move(loader);
       if (!o.eval_data.empty()) {
         spec.path = o.eval_data;
+        spec.option = "--eval-data";
         spec.shuffle = false;
-        eval = std::make_unique<EvalBatches>(data::DataLoader::open(spec), o.batch_size, o.eval_batches);
+        auto eval_loader = data::DataLoader::open(spec);
+        if (eval_loader->prepared() && loader_ptr->prepared())
+          checkSameTokenizer(o.data, *loader_ptr->prepared(), o.eval_data, *eval_loader->prepared());
+        if (ctx.world_rank == 0) {
+          if (eval_loader->prepared() && !loader_ptr->prepared())
+            if (const std::string w = unverifiedTokenizerWarning("--eval-data", o.eval_data, *eval_loader->prepared(),
+                                                                 cfg, o.model); !w.empty())
+              SLIDEDP_LOG_WARN("{}", w);
+          if (formats::samePath(o.eval_data, o.data))
+            SLIDEDP_LOG_WARN("--eval-data {} is the --data file: the held-out loss is measured on the training "
+                             "data (not held out)", o.eval_data);
+        }
+        eval = std::make_unique<EvalBatches>(std::move(eval_loader), o.batch_size, o.eval_batches);
         if (ctx.world_rank == 0)
-          SLIDEDP_LOG_INFO("eval {}; {} batch(es) per evaluation, every {}", eval->loader().describe(),
-                           eval->numBatches(), o.eval_every > 0 ? fmt::format("{} steps and at the end", o.eval_every)
-                                                                : std::string("run, at the end"));
+          SLIDEDP_LOG_INFO("eval {}; {} batch(es) per evaluation, {}", eval->loader().describe(),
+                           eval->numBatches(), o.eval_every > 0 ? fmt::format("every {} steps and at the end", o.eval_every)
+                                                                : std::string("once, at the end"));
       }
     }
   } catch (const AgreedError&) {

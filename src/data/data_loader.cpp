@@ -34,8 +34,8 @@ std::string prepareCommand(const DataSpec& spec) {
 
 std::string resolveDataFormat(const DataSpec& spec) {
   if (!formats::isRegularFile(spec.path))
-    throwUserError("data file {} {}.\nHINT: check the --data path", spec.path,
-                   formats::isDirectory(spec.path) ? "is a directory, not a file" : "does not exist");
+    throwUserError("data file {} {}.\nHINT: check the {} path", spec.path,
+                   formats::isDirectory(spec.path) ? "is a directory, not a file" : "does not exist", spec.option);
   std::string f = spec.format;
   if (f == "txt") f = "text";
   if (f == "auto" && PreparedFile::detect(spec.path)) return "prepared";
@@ -110,8 +110,8 @@ std::unique_ptr<DataLoader> DataLoader::open(const DataSpec& spec) {
       ::access((spec.model_dir + "/tokenizer.json").c_str(), R_OK) == 0)
     throwUserError("text data {}: the model {} has a Hugging Face tokenizer.json (no SentencePiece "
                    "tokenizer.model), which the runtime does not run\nHINT: tokenise it first, with "
-                   "the model's own tokenizer:\n  {}\nthen train with --data {}.tok", spec.path,
-                   spec.model_dir, prepareCommand(spec), spec.path);
+                   "the model's own tokenizer:\n  {}\nthen pass {} {}.tok", spec.path,
+                   spec.model_dir, prepareCommand(spec), spec.option, spec.path);
   try {
     L->docs_ = L->format_ == "jsonl" ? readJsonl(spec.path, spec.vocab_size)
                                      : readText(spec.path, spec.tokenizer, spec.vocab_size);
@@ -123,11 +123,11 @@ std::unique_ptr<DataLoader> DataLoader::open(const DataSpec& spec) {
       throwUserError("{}\nHINT: records are tokenised with the model's Hugging Face tokenizer and its "
                      "chat template, and {} has only a SentencePiece tokenizer.model: use a model "
                      "directory with tokenizer.json and tokenizer_config.json (its Hugging Face "
-                     "export), or write the records' text to a .txt file and train on that (--data "
-                     "FILE.txt, plain text, no chat template)", e.what(), spec.model_dir);
+                     "export), or write the records' text to a .txt file and pass that ({} "
+                     "FILE.txt, plain text, no chat template)", e.what(), spec.model_dir, spec.option);
     throwUserError("{}\nHINT: tokenise it with the model's tokenizer (chat template applied, only "
-                   "the replies trained):\n  {}\nthen train with --data {}.tok", e.what(),
-                   prepareCommand(spec), spec.path);
+                   "the replies trained):\n  {}\nthen pass {} {}.tok", e.what(),
+                   prepareCommand(spec), spec.option, spec.path);
   }
   const DocumentSet& d = L->docs_;
   L->buildPieces(d.offsets.data(), d.numDocuments());
@@ -160,11 +160,11 @@ void DataLoader::buildPieces(const int64_t* offsets, int64_t D) {
     docPieces_.push_back(static_cast<int64_t>(pieceBegin_.size()));
   }
   if (pieceBegin_.empty())
-    throwUserError("data file {}: no token of its {} documents is a trained target (every label is "
-                   "-100), there is nothing to learn\nHINT: check the loss mask (tools/data/prepare.py: "
+    throwUserError("data file {} ({}): no token of its {} documents is a trained target (every label is "
+                   "-100), there is nothing to {}\nHINT: check the loss mask (tools/data/prepare.py: "
                    "replies are trained, prompts are not; --train-on-all trains every token; a "
                    "document of one token has no target)",
-                   spec_.path, D);
+                   spec_.path, spec_.option, D, spec_.option == "--eval-data" ? "measure" : "learn");
 }
 
 uint64_t DataLoader::epochKey(int64_t epoch) const {
@@ -387,7 +387,7 @@ std::string DataLoader::describe() const {
                      "rows without splitting documents, B = {}, T = {}, {}{}", format_, spec_.path,
                      numDocuments(), numTokens(), pieceBegin_.size(),
                      untrainedPieces_ > 0 ? fmt::format("; {} more without a trained target left out "
-                                                        "(prompt-only pieces, fully masked documents)",
+                                                        "(prompt-only pieces, fully masked documents, last pieces of one token)",
                                                         untrainedPieces_)
                                           : std::string(),
                      spec_.batch_size, spec_.seq_len, order,

@@ -52,6 +52,7 @@ namespace slidedp::data {
 /// What to read and how to batch it. Every knob with its default and meaning.
 struct DataSpec {
   std::string path;               // the data file
+  std::string option = "--data";  // the option that gave it (--eval-data), for messages
   std::string format = "auto";    // auto (a prepared token file by its magic, else by extension:
                                   // .bin .npy .jsonl .txt), prepared, bin, npy, jsonl, text
   std::string tokenizer;          // SentencePiece tokenizer.model (text only)
@@ -89,6 +90,9 @@ class DataLoader : public slidedp::BatchSource {
   /// tokenizer (a model with tokenizer.json: the HINT names the prepare command); documents
   /// whose every target is -100.
   static std::unique_ptr<DataLoader> open(const DataSpec& spec);
+
+  /// The prepared token file behind this loader (format "prepared"), else nullptr.
+  const PreparedFile* prepared() const { return prepared_.get(); }
 
   /// The global batch of step `step` (>= 1): B rows of T, row-major int64 input_ids, labels
   /// (-100 = ignored) and position_ids, by the rules above. Pure in (data, spec, step); costs

@@ -137,6 +137,7 @@ PreparedFile PreparedFile::open(const std::string& path, int64_t vocab_size,
                      "the model's {} has {}\n{}", path, tfile, tsha.substr(0, 16),
                      tok.value("name_or_path", "?"), mine, got.substr(0, 16), prepareHint(model_dir));
     f.tokenizerCheck_ = fmt::format("tokenizer {} matches the model's (sha256 {})", tfile, got.substr(0, 12));
+    f.tokenizerVerified_ = true;
   } else {
     f.tokenizerCheck_ = fmt::format("tokenizer {} sha256 {} (not checked: the model has no {})",
                                     tfile, tsha.substr(0, 12), tfile.empty() ? "tokenizer file" : tfile);
@@ -206,6 +207,23 @@ std::string PreparedFile::describe() const {
   return fmt::format("{} ids, tokenizer vocabulary {}, {} of {} next-token positions trained; {}",
                      u32_ ? "uint32" : "uint16", header_.value("vocab_size", int64_t{0}), targets_,
                      n_ - d_, tokenizerCheck_);
+}
+
+std::string PreparedFile::tokenizerFile() const {
+  const nlohmann::json tok = header_.value("tokenizer", nlohmann::json::object());
+  return tok.is_object() && tok.contains("file") && tok["file"].is_string() ? tok["file"].get<std::string>() : "";
+}
+
+std::string PreparedFile::tokenizerSha256() const {
+  const nlohmann::json tok = header_.value("tokenizer", nlohmann::json::object());
+  return tok.is_object() && tok.contains("sha256") && tok["sha256"].is_string() ? tok["sha256"].get<std::string>() : "";
+}
+
+int64_t PreparedFile::tokenizerEosId() const {
+  const nlohmann::json tok = header_.value("tokenizer", nlohmann::json::object());
+  return tok.is_object() && tok.contains("eos_token_id") && tok["eos_token_id"].is_number_integer()
+             ? tok["eos_token_id"].get<int64_t>()
+             : -1;
 }
 
 }  // namespace slidedp::data

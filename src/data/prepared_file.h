@@ -52,6 +52,15 @@ class PreparedFile {
   const nlohmann::json& header() const { return header_; }
   /// One line for the start-up print: dtype, counts, tokenizer identity and whether it was checked.
   std::string describe() const;
+  /// Whether the header's tokenizer was compared with the model's own file (open's `model_dir`
+  /// held the file the header names) and matched; false: not checked (open throws on a mismatch).
+  bool tokenizerVerified() const { return tokenizerVerified_; }
+  /// The header's tokenizer: its file name ("tokenizer.json", "tokenizer.model"; "" when the
+  /// header has none) and the SHA-256 of that file (hex; "" when none).
+  std::string tokenizerFile() const;
+  std::string tokenizerSha256() const;
+  /// The header's tokenizer EOS id (-1 when the header has none).
+  int64_t tokenizerEosId() const;
 
  private:
   PreparedFile() = default;
@@ -67,6 +76,7 @@ class PreparedFile {
   bool u32_ = false;
   int64_t n_ = 0, d_ = 0, targets_ = 0;
   std::string tokenizerCheck_;
+  bool tokenizerVerified_ = false;
 };
 
 }  // namespace slidedp::data

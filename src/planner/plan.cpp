@@ -1,5 +1,7 @@
 #include "planner/plan.h"
 
+#include <cmath>
+
 #include "common/errors.h"
 #include "model/config.h"
 #include "model/memory_terms.h"
@@ -54,6 +56,13 @@ Plan makePlan(const PlanRequest& r, const std::function<MachineDescription(const
     }
   }
   if (r.leader_cores > 0) p.machine.host.leader_cores = r.leader_cores;
+  // as the worker refuses it (worker.cpp): a plan within a budget the card lacks would run out
+  // of GPU memory
+  if (r.gpu_budget_gib > 0 && p.machine.gpu.memory_gib > 0 && r.gpu_budget_gib > p.machine.gpu.memory_gib)
+    throwUserError("--gpu-memory-budget {} GiB exceeds the GPU's {:.1f} GiB ({}, {})\nHINT: --gpu-memory-budget "
+                   "{:.0f} or less, or leave it out (the GPU's memory less 3 GiB)", r.gpu_budget_gib,
+                   p.machine.gpu.memory_gib, p.machine.gpu.model.empty() ? "the machine's" : p.machine.gpu.model,
+                   p.machine_from, std::floor(p.machine.gpu.memory_gib));
   p.gpu_budget_bytes = r.gpu_budget_gib > 0 ? r.gpu_budget_gib * double(1ull << 30) : p.machine.usableGpuBytes();
   if (!search) return p;
   SearchOptions so;

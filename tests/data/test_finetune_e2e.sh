@@ -13,7 +13,9 @@
 #      exported model, and the text is their decoding; and generate on a model with only a
 #      SentencePiece tokenizer.model (stories260K) prints text, no traceback;
 #   5. the chat JSONL given to the runtime directly, and text with this tokenizer.json model,
-#      are refused before the first step with the prepare command in the message.
+#      are refused before the first step with the prepare command in the message;
+#   6. a held-out token file of another tokenizer is refused; a model directory without the
+#      tokenizer file a token file names is warned that it cannot be checked.
 #
 #   tests/data/test_finetune_e2e.sh PYTHON SLIDEDP_WORKER SHARED_DIR    (CTest: data_finetune_e2e)
 # Environment (tools/gpu-check.sh finetune sets both): SLIDEDP_E2E_LAUNCH, the launcher's
@@ -158,5 +160,27 @@ bad() {  # bad NAME MESSAGE DATA
 bad "chat JSONL to the runtime" "slidedp-run prepare --model" "$TMP/train.jsonl"
 printf 'In the beginning God created the heaven and the earth.\n' > "$TMP/plain.txt"
 bad "text with a tokenizer.json model" "slidedp-run prepare --model" "$TMP/plain.txt"
+
+# 6. the tokenizer behind token files where the model cannot vouch for it (a model directory
+# without the tokenizer.json the files name; with it, another tokenizer is refused against the
+# model's): a held-out file of another tokenizer (vocabulary 512, the same text) is refused
+# against the training file's, and the training file is warned that it is not checked
+"$PY" "$ROOT/tests/data/make_hf_fixture.py" "$TMP/other" --kjv "$SHARED/data/kjv.txt" --vocab 512 \
+  > "$TMP/fixture-other.log" 2>&1 || fail "fixture (vocabulary 512)"
+"$RUN" prepare --model "$TMP/other" --input "$TMP/eval.jsonl" --out "$TMP/eval-other.tok" --quiet \
+  > /dev/null 2>&1 || fail "prepare with the other tokenizer: exit $?"
+mkdir -p "$TMP/notok" && cp "$TMP/base/config.json" "$TMP/base/"*.safetensors "$TMP/notok/"
+out=$("$RUN" --cpu-workers 2 -- --model "$TMP/notok" --data "$TMP/train.tok" --eval-data "$TMP/eval-other.tok" \
+      --steps 2 --batch-size 2 --seq-len 64 --shm-name "slidedp-e2e-tok-$$" 2>&1); rc=$?
+echo "eval file of another tokenizer (exit $rc): $(echo "$out" | grep -m1 "error")"
+[ "$rc" -ne 0 ] || fail "eval file of another tokenizer: exit 0"
+[[ "$out" == *"was prepared with another tokenizer than --data"* ]] || fail "eval file of another tokenizer: no message"
+[[ "$out" != *"step 1/"* ]] || fail "eval file of another tokenizer: a step ran"
+out=$("$RUN" --cpu-workers 2 -- --model "$TMP/notok" --data "$TMP/train.tok" --steps 1 --batch-size 2 \
+      --seq-len 64 --shm-name "slidedp-e2e-notok-$$" 2>&1); rc=$?
+echo "model without tokenizer.json (exit $rc): $(echo "$out" | grep -m1 "cannot be checked")"
+[ "$rc" -eq 0 ] || { echo "$out" | tail -5; fail "model without tokenizer.json: exit $rc"; }
+[[ "$out" == *"was prepared with a tokenizer.json (sha256 "*") that cannot be checked against the model"* ]] \
+  || fail "model without tokenizer.json: no warning"
 
 if [ "$FAILS" -eq 0 ]; then echo "finetune e2e: passed"; else echo "finetune e2e: $FAILS FAILED"; exit 1; fi

@@ -416,6 +416,8 @@ TEST(EarlyChecks, BadSettingsAreRefusedBeforeStartUpAndPrintedOnce) {
       {{"--steps", "2", "--weight-decay", "-1"}, "--weight-decay must be"},
       {{"--steps", "2", "--lr", "-1"}, "--lr must be"},
       {{"--steps", "5", "--warmup", "10"}, "--warmup 10 is longer than the run (--steps 5)"},
+      {{"--steps", "5", "--warmup", "5"}, "--warmup 5 is as long as the run (--steps 5): the learning rate "
+                                          "would never reach --lr (it does at step warmup + 1).\nHINT: --warmup 4 or fewer"},
       {{"--steps", "2", "--gradient-accumulation-steps", "0"}, "--gradient-accumulation-steps must be >= 1"},
       {{"--steps", "2", "--gradient-accumulation-steps", "99999999999999999999"},
        "--gradient-accumulation-steps 9223372036854775807 is beyond 999999999"},

@@ -104,6 +104,11 @@ TEST(PlanCli, ValuesTheRunRefusesAreRefusedBeforePlanning) {
   EXPECT_EQ(len.exit_code, 2) << len.output;
   EXPECT_NE(len.output.find("sequence length 200000 exceeds what the model config covers"), std::string::npos)
       << len.output;
+  // a GPU memory budget beyond the machine file's card (140 GiB): refused as the worker refuses
+  // it, not a plan that would run out of GPU memory
+  Result budget = wait(start(plan({"--seq-len", "4096", "--gpu-memory-budget", "1000"})));
+  EXPECT_EQ(budget.exit_code, 2) << budget.output;
+  EXPECT_NE(budget.output.find("--gpu-memory-budget 1000 GiB exceeds the GPU's"), std::string::npos) << budget.output;
   // without a machine file (this machine would be calibrated, and the entry cached): refused
   // before calibration, so no cache file comes to exist
   const std::string cache = fmt::format("/tmp/slidedp-plan-cli-cal-{}.json", getpid());
