@@ -1021,14 +1021,15 @@ int runTrainJob(const RankContext& ctx, TrainJobOptions o) {
     if (loader_ptr) {
       // The data must be the same (file, seed, B, T, shuffle): restore() checks the fingerprint.
       const nlohmann::json st = readTrainerState(resume);
-      std::string why;
+      std::string why, warning;
       try {
         if (st.contains("data") && st["data"].contains("cursor") && st["data"]["cursor"].contains("seed"))
-          loader_ptr->restore(st["data"]["cursor"]);
+          warning = loader_ptr->restore(st["data"]["cursor"]);
       } catch (const UserError& e) {
         why = e.what();
       }
       agreeOrThrow(ctx.world, why.empty(), why);
+      if (!warning.empty() && ctx.world_rank == 0) SLIDEDP_LOG_WARN("--resume: {}", warning);
     }
   }
   const int64_t last = o.steps * static_cast<int64_t>(variants.size());

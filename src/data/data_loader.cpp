@@ -11,6 +11,7 @@
 
 #include "common/errors.h"
 #include "data/permutation.h"
+#include "formats/file_digest.h"
 #include "formats/fs_util.h"
 
 namespace slidedp::data {
@@ -91,6 +92,7 @@ std::unique_ptr<DataLoader> DataLoader::open(const DataSpec& spec) {
     }
     L->stream_->checkIds(spec.vocab_size);
     L->windows_ = (n - 1) / T;
+    L->content_ = L->contentFingerprint();
     return L;
   }
   if (L->format_ == "prepared") {
@@ -100,6 +102,7 @@ std::unique_ptr<DataLoader> DataLoader::open(const DataSpec& spec) {
     L->prepared_ = std::make_unique<PreparedFile>(
         PreparedFile::open(spec.path, spec.vocab_size, spec.model_dir));
     L->buildPieces(L->prepared_->docOffsets(), L->prepared_->numDocuments());
+    L->content_ = L->contentFingerprint();
     return L;
   }
   if (spec.token_dtype != "auto") {
@@ -131,6 +134,7 @@ std::unique_ptr<DataLoader> DataLoader::open(const DataSpec& spec) {
   }
   const DocumentSet& d = L->docs_;
   L->buildPieces(d.offsets.data(), d.numDocuments());
+  L->content_ = L->contentFingerprint();
   return L;
 }
 
@@ -298,6 +302,34 @@ GlobalBatch DataLoader::batch(int64_t step) {
   return out;
 }
 
+std::string DataLoader::contentFingerprint() const {
+  const int64_t n = numTokens();
+  constexpr int64_t kAll = int64_t{1} << 22, kRuns = 64, kRun = kAll / kRuns;
+  formats::StreamDigest digest;
+  std::vector<int64_t> buf;
+  auto feed = [&](int64_t begin, int64_t count) {
+    buf.resize(static_cast<size_t>(2 * count));
+    int64_t* ids = buf.data();
+    int64_t* trained = buf.data() + count;
+    if (stream_) {
+      stream_->read(begin, count, spec_.vocab_size, ids);
+      std::fill(trained, trained + count, 1);
+    } else {
+      for (int64_t i = 0; i < count; ++i) {
+        ids[i] = prepared_ ? prepared_->token(begin + i) : docs_.tokens[begin + i];
+        trained[i] = prepared_ ? prepared_->trained(begin + i) : docs_.targets[begin + i];
+      }
+    }
+    digest.update(buf.data(), buf.size() * sizeof(int64_t));
+  };
+  if (n <= kAll) {
+    feed(0, n);
+  } else {
+    for (int64_t r = 0; r < kRuns; ++r) feed((n - kRun) * r / (kRuns - 1), kRun);
+  }
+  return digest.finish().xxh3;
+}
+
 nlohmann::json DataLoader::cursorJson() const {
   return nlohmann::json{{"step", lastStep_},
                         {"epoch", lastEpoch_},
@@ -309,10 +341,11 @@ nlohmann::json DataLoader::cursorJson() const {
                         {"num_tokens", numTokens()},
                         {"num_documents", numDocuments()},
                         {"num_pieces", stream_ ? windows_ : static_cast<int64_t>(pieceBegin_.size())},
-                        {"format", format_}};
+                        {"format", format_},
+                        {"content", content_}};
 }
 
-void DataLoader::restore(const nlohmann::json& c) {
+std::string DataLoader::restore(const nlohmann::json& c) {
   const char* kFields[] = {"step",    "epoch",      "epoch_first_row", "seed",
                            "batch_size", "seq_len", "shuffle",         "num_tokens",
                            "num_documents", "format"};
@@ -362,6 +395,14 @@ void DataLoader::restore(const nlohmann::json& c) {
   lastStep_ = step;
   lastEpoch_ = epoch;
   lastEpochBegin_ = first;
+  // The tokens themselves (since 2026-12-07): the counts can match on other data (an edited or
+  // another file); the rows at the cursor are then of this data, not the run's.
+  if (c.contains("content") && c.at("content").is_string() && c.at("content").get<std::string>() != content_)
+    return fmt::format("the data {} holds other tokens than the checkpoint's run trained on (the same counts: "
+                       "an edited or another file; content digest {} at the checkpoint, {} now): the run "
+                       "goes on at the cursor's rows of this data", spec_.path,
+                       c.at("content").get<std::string>(), content_);
+  return "";
 }
 
 int64_t DataLoader::numTokens() const {

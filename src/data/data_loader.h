@@ -103,13 +103,19 @@ class DataLoader : public slidedp::BatchSource {
 
   /// The cursor after the last batch() call: {"step", "epoch", "epoch_first_row", and the
   /// fingerprint "seed", "batch_size", "seq_len", "shuffle", "num_tokens", "num_documents",
-  /// "format"}. The next step to train is step + 1. Before any batch(): step 0.
+  /// "num_pieces", "format", "content"}. The next step to train is step + 1. Before any batch(): step 0.
   nlohmann::json cursorJson() const;
   /// Restores a cursor of cursorJson(); batch(step + 1), ... then continue exactly as an
   /// uninterrupted run. Throws UserError when a field is missing or the fingerprint differs
   /// (other data, seed, B, T, shuffle or pieces; a cursor saved before pieces without a trained
-  /// target were left out, on data that has such pieces).
-  void restore(const nlohmann::json& cursor);
+  /// target were left out, on data that has such pieces). Returns a warning (else "") when the
+  /// counts match but the tokens differ ("content": contentFingerprint()): an edited or
+  /// another file of the same counts, which the resume continues on.
+  [[nodiscard]] std::string restore(const nlohmann::json& cursor);
+  /// XXH3-64 (16 hex digits) of the token ids and their trained flags: all of them up to 2^22
+  /// tokens, else 64 evenly spaced runs of 2^16 (a sample: an edit between them goes unseen).
+  /// Computed once at open().
+  const std::string& content() const { return content_; }
 
   /// Tokens in the data (streams: the file's tokens; documents: the sum of their lengths).
   int64_t numTokens() const;
@@ -154,6 +160,8 @@ class DataLoader : public slidedp::BatchSource {
   std::map<int64_t, int64_t> epochBegin_;  // epoch -> its first global row (known so far)
   std::vector<EpochPlan> plans_;           // the last two epochs planned
   int64_t lastStep_ = 0, lastEpoch_ = 0, lastEpochBegin_ = 0;
+  std::string content_;  // contentFingerprint()
+  std::string contentFingerprint() const;
 };
 
 }  // namespace slidedp::data

@@ -459,9 +459,9 @@ TEST(Documents, PiecesWithoutATrainedTargetAreLeftOut) {
   nlohmann::json old = L->cursorJson();
   EXPECT_EQ(old.at("num_pieces"), 1);
   auto R = DataLoader::open(spec(dir.path("sft.jsonl"), 1, 8, 1000));
-  R->restore(old);
+  EXPECT_EQ(R->restore(old), "");
   old.erase("num_pieces");
-  expectUserError([&] { R->restore(old); }, {"data cursor of an older slidedp", "3 pieces", "HINT"});
+  expectUserError([&] { (void)R->restore(old); }, {"data cursor of an older slidedp", "3 pieces", "HINT"});
 }
 
 // ---------------------------------------------------------------- determinism and cursor
@@ -515,17 +515,37 @@ TEST(Cursor, RestoreContinuesExactlyAsAnUninterruptedRun) {
     EXPECT_EQ(saved.at("step"), 17);
     EXPECT_GT(run->cursorJson().at("epoch").get<int64_t>(), 0) << f << " spans epochs";
     auto resumed = DataLoader::open(s);
-    resumed->restore(saved);
+    EXPECT_EQ(resumed->restore(saved), "") << f;
     EXPECT_EQ(resumed->cursorJson(), saved);
     for (int64_t step = 18; step <= 40; ++step) {
       EXPECT_TRUE(sameBatch(resumed->batch(step), all[step - 1])) << f << " step " << step;
     }
     // Another seed (or B, T, data) refuses the cursor.
     auto other = DataLoader::open(spec(dir.path(f), 4, 12, 1000, true, 78));
-    expectUserError([&] { other->restore(saved); }, {"seed", "HINT"});
+    expectUserError([&] { (void)other->restore(saved); }, {"seed", "HINT"});
     nlohmann::json broken = saved;
     broken.erase("epoch");
-    expectUserError([&] { resumed->restore(broken); }, {"lacks \"epoch\""});
+    expectUserError([&] { (void)resumed->restore(broken); }, {"lacks \"epoch\""});
+  }
+  // Data of the same counts with other tokens (two documents' ids swapped; two ids of the
+  // stream swapped): the cursor is taken, with a warning that names the data.
+  std::string swapped = text;
+  const size_t first_end = swapped.find('\n'), second_end = swapped.find('\n', first_end + 1);
+  const std::string doc0 = swapped.substr(0, first_end + 1), doc1 = swapped.substr(first_end + 1, second_end - first_end);
+  ASSERT_NE(doc0, doc1);
+  swapped = doc1 + doc0 + swapped.substr(second_end + 1);
+  writeBytes(dir.path("d2.jsonl"), swapped);
+  std::vector<int64_t> ids = stream(501);
+  std::swap(ids[3], ids[400]);
+  ASSERT_NE(ids[3], ids[400]);
+  writeBytes(dir.path("s2.npy"), npy("<u2", "(501,)", rawBytes<uint16_t>(ids)));
+  for (const auto& [f, g] : {std::pair<std::string, std::string>{"d.jsonl", "d2.jsonl"}, {"s.npy", "s2.npy"}}) {
+    auto run = DataLoader::open(spec(dir.path(f), 4, 12, 1000, true, 77));
+    for (int64_t step = 1; step <= 5; ++step) run->batch(step);
+    auto other = DataLoader::open(spec(dir.path(g), 4, 12, 1000, true, 77));
+    const std::string w = other->restore(run->cursorJson());
+    EXPECT_NE(w.find("the data " + dir.path(g) + " holds other tokens than the checkpoint's run trained on"),
+              std::string::npos) << g << ": " << w;
   }
 }
 

@@ -53,12 +53,16 @@ case_ launcher-flag-after-dashdash 2 "--gpus is an option of launcher/slidedp-ru
   --cpu-workers 2 -- "${MODEL[@]}" --gpus 0 --steps 3
 # after MPI_Init: a check of the training job (AgreedError)
 case_ eval-every-without-eval-data 2 "--eval-every 2 without --eval-data" --cpu-workers 2 -- "${MODEL[@]}" --steps 3 --eval-every 2
-# not a configuration error: a worker killed in step 2 ends the job non-zero (mpirun's status)
-timeout 240 "$ROOT/launcher/slidedp-run" --cpu-workers 2 -- "${MODEL[@]}" --steps 5 --kill-at backward@2:1 \
-  > "$TMP/killed.log" 2>&1
+# not a configuration error: a worker killed in step 4 ends the job non-zero (mpirun's status),
+# and the launcher names the last checkpoint (step 2) and how to continue from it
+timeout 240 "$ROOT/launcher/slidedp-run" --cpu-workers 2 -- "${MODEL[@]}" --steps 5 --kill-at backward@4:1 \
+  --checkpoint-dir "$TMP/killed-ck" --checkpoint-every 2 --checkpoint-mode blocking > "$TMP/killed.log" 2>&1
 RC=$?
 echo "--- killed worker: exit $RC"
 [ "$RC" -ne 0 ] && ok || fail "a worker killed mid-step: the launcher exited 0: $(tail -5 "$TMP/killed.log")"
+grep -q "the job failed (exit $RC; the first error above says why); its last checkpoint is step 2 in $TMP/killed-ck/step-00000002" \
+  "$TMP/killed.log" && grep -q -- "-- --resume $TMP/killed-ck\$" "$TMP/killed.log" && ok \
+  || fail "a worker killed mid-step: no resume hint: $(tail -5 "$TMP/killed.log")"
 [ -e "/dev/shm/$NAME" ] && fail "killed worker: segment /dev/shm/$NAME left behind" || ok
 rm -f "/dev/shm/$NAME"
 # without the launcher (plain mpirun): a $SLIDEDP_STATUS_FILE inherited from elsewhere (not a
