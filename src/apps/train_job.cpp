@@ -367,7 +367,9 @@ int64_t runSteps(const RankContext& ctx, const TrainJobOptions& o, Trainer& trai
             "continue from the last checkpoint with the run's command and --resume (with the same "
             "--lr the same step diverges again)",
             step, std::isfinite(rec.loss) ? "gradient norm" : "loss",
-            std::isfinite(rec.loss) ? rec.grad_norm : rec.loss,
+            // NaN's sign bit is meaningless ("-nan" read as a value of its own)
+            [](double x) { return std::isnan(x) ? std::string("NaN") : fmt::format("{}", x); }(
+                std::isfinite(rec.loss) ? rec.grad_norm : rec.loss),
             o.checkpoint_dir.empty() ? "" : fmt::format(" ({} keeps its earlier ones; one still being "
                                                         "written is dropped)", o.checkpoint_dir)));
       if (!o.trace.empty() && step == traced_step) {

@@ -363,6 +363,7 @@ bad "gpus 1,1" "more than once" "$RUN" --dry-run --gpus 1,1
 bad "cpu-workers 0" "--cpu-workers takes a positive integer (got '0')" "$RUN" --dry-run --cpu-workers 0
 bad "gpus and cpu-workers" "not both" "$RUN" --dry-run --gpus 0 --cpu-workers 2
 bad "unknown option" "unknown option '--bogus'" "$RUN" --dry-run --bogus
+bad "repeated option" "--cpu-workers is given 2 times" "$RUN" --dry-run --cpu-workers 2 --cpu-workers=3
 bad "nodes 0" "--nodes takes a positive integer (got '0')" "$RUN" --dry-run --nodes 0
 bad "missing hostfile" "hostfile '$TMP/nohosts' not found" "$RUN" --dry-run --nodes 2 --hostfile "$TMP/nohosts"
 bad "srun and hostfile" "do not go together" "$RUN" --dry-run --nodes 2 --srun --hostfile "$TMP/hosts"
