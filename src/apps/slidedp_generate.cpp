@@ -15,6 +15,7 @@
 
 #include "apps/option_numbers.h"  // defines: seedCheck
 #include "common/errors.h"        // defines: UserError
+#include "common/utf8.h"          // defines: utf8Problem
 #include "formats/fs_util.h"      // defines: joinPath, isRegularFile (no std::filesystem)
 #include "model/decoder.h"        // defines: generate, unitTensors
 #include "model/hf_checkpoint.h"  // defines: loadHostModel
@@ -144,6 +145,11 @@ int run(int argc, char** argv) {
                        "[0, {}).\nHINT: the ids must come from this model's tokenizer",
                        ids[i], i, m.config.vocabSize);
   } else {
+    size_t at = 0;
+    if (const char* why = utf8Problem(prompt.data(), prompt.size(), &at))
+      throwUserError("--prompt is not UTF-8 text: {} at byte {} (the tokenizer would read it as U+FFFD)"
+                     "\nHINT: pass the prompt in UTF-8 (e.g. iconv -f latin1 -t utf-8), or its ids with --prompt-ids",
+                     why, at);
     if (!haveSp && !prompt.empty())
       throwUserError(
           "{}: no SentencePiece tokenizer.model, cannot encode --prompt\nHINT: {}",

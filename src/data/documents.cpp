@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/errors.h"
+#include "common/utf8.h"
 
 namespace slidedp::data {
 
@@ -48,27 +49,10 @@ void checkIsText(const std::string& path) {
   in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
   buf.resize(static_cast<size_t>(in.gcount()));
   const bool cut = buf.size() == (size_t{1} << 20);  // a sequence may continue past the window
-  for (size_t i = 0; i < buf.size();) {
-    const auto c = static_cast<unsigned char>(buf[i]);
-    const char* why = nullptr;
-    int n = 0;
-    if (c == 0) why = "a NUL byte";
-    else if (c < 0x80) n = 1;
-    else if ((c >> 5) == 6) n = 2;
-    else if ((c >> 4) == 14) n = 3;
-    else if ((c >> 3) == 30) n = 4;
-    else why = "a byte that starts no UTF-8 character";
-    if (!why && i + n > buf.size()) {
-      if (cut) break;
-      why = "a UTF-8 character cut off by the end of the file";
-    }
-    for (int k = 1; !why && k < n; ++k)
-      if ((static_cast<unsigned char>(buf[i + k]) >> 6) != 2) why = "an invalid UTF-8 sequence";
-    if (why)
-      throwUserError("{}: not text: {} at byte {} (binary data?)\nHINT: token files go to --data "
-                     "as .bin/.npy or a prepared file; text must be UTF-8.", path, why, i);
-    i += n;
-  }
+  size_t at = 0;
+  if (const char* why = utf8Problem(buf.data(), buf.size(), &at, cut))
+    throwUserError("{}: not text: {} at byte {} (binary data?)\nHINT: token files go to --data "
+                   "as .bin/.npy or a prepared file; text must be UTF-8.", path, why, at);
 }
 
 // Reads an integer array field of a JSONL object into `out`.

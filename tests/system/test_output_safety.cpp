@@ -781,10 +781,26 @@ TEST(Generate, BadPromptIdsAndEmptyPromptsAreClearErrors) {
   Result ok = wait(start({SLIDEDP_GENERATE_BIN, "--model", stories(), "--prompt-ids", "1,403",
                           "--max-new-tokens", "4"}));
   EXPECT_EQ(ok.exit_code, 0) << ok.output;
+  Result file = wait(start({SLIDEDP_GENERATE_BIN, "--model", stories() + "/config.json"}));
+  EXPECT_EQ(file.exit_code, 2) << file.output;
+  EXPECT_NE(file.output.find("is a file; it takes the model's directory (config.json, *.safetensors, "
+                             "tokenizer.model)\nHINT: --model " + stories()), std::string::npos) << file.output;
+  // blanks, or the list as --print-ids prints it, are the same prompt
+  for (const char* same : {"1 403", "[1, 403]"}) {
+    Result r = wait(start({SLIDEDP_GENERATE_BIN, "--model", stories(), "--prompt-ids", same, "--max-new-tokens", "4",
+                           "--print-ids"}));
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("prompt ids: [1, 403]"), std::string::npos) << same << "\n" << r.output;
+  }
   // Conflicting or malformed prompts: refused, not silently one of them or BOS alone.
   const std::vector<std::pair<std::vector<std::string>, std::string>> bad = {
       {{"--prompt", "hi", "--prompt-ids", "1"}, "--prompt excludes --prompt-ids"},
       {{"--prompt-ids", "1,,2"}, "an empty item"},
+      {{"--prompt-ids", "1,"}, "an empty item"},
+      // digits up to a bad character were taken as the id, the rest dropped ("1.5" -> 1)
+      {{"--prompt-ids", "1.5"}, "'1.5' is not a token id"},
+      {{"--prompt-ids", "1;2"}, "'1;2' is not a token id"},
+      {{"--prompt", "caf\xe9"}, "--prompt is not UTF-8 text: a UTF-8 character cut off by the end at byte 3"},
       {{"--prompt-ids", ""}, "--prompt-ids is empty"}};
   for (const auto& [args, want] : bad) {
     std::vector<std::string> a = {SLIDEDP_GENERATE_BIN, "--model", stories()};
