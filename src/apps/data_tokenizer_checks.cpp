@@ -12,10 +12,14 @@ std::string unverifiedTokenizerWarning(const std::string& option, const std::str
                                        const data::PreparedFile& file, const model::ModelConfig& cfg,
                                        const std::string& model_dir) {
   if (file.tokenizerVerified() || model_dir.empty()) return "";
-  const std::string tfile = file.tokenizerFile().empty() ? "tokenizer file" : file.tokenizerFile();
-  std::string s = fmt::format("{} {} was prepared with a {} (sha256 {}) that cannot be checked against the "
-                              "model: {} has no {}", option, path, tfile, file.tokenizerSha256().substr(0, 12),
-                              model_dir, tfile);
+  std::string s;
+  if (file.tokenizerFile().empty() || file.tokenizerSha256().empty())
+    s = fmt::format("{} {} records no tokenizer (file name and SHA-256) in its header, so it cannot be checked "
+                    "against the model's", option, path);
+  else
+    s = fmt::format("{} {} was prepared with a {} (sha256 {}) that cannot be checked against the model: {} has "
+                    "no readable {}", option, path, file.tokenizerFile(), file.tokenizerSha256().substr(0, 12),
+                    model_dir, file.tokenizerFile());
   const int64_t eos = file.tokenizerEosId();
   const auto& model_eos = cfg.eosTokenIds;
   if (eos >= 0 && !model_eos.empty() && std::find(model_eos.begin(), model_eos.end(), eos) == model_eos.end()) {

@@ -36,6 +36,17 @@ ModelChange compareResumedModel(const model::ModelConfig& was, const model::Mode
   add(numerics, "rope_type", model::ropeTypeName(was.rope.type), model::ropeTypeName(now.rope.type));
   add(numerics, "rope_theta", g(was.rope.theta), g(now.rope.theta));
   add(numerics, "rope factor", g(was.rope.factor), g(now.rope.factor));
+  add(numerics, "rope low_freq_factor", g(was.rope.lowFreqFactor), g(now.rope.lowFreqFactor));
+  add(numerics, "rope high_freq_factor", g(was.rope.highFreqFactor), g(now.rope.highFreqFactor));
+  add(numerics, "original_max_position_embeddings", n(was.rope.originalMaxPositionEmbeddings),
+      n(now.rope.originalMaxPositionEmbeddings));
+  add(numerics, "rope beta_fast", g(was.rope.betaFast), g(now.rope.betaFast));
+  add(numerics, "rope beta_slow", g(was.rope.betaSlow), g(now.rope.betaSlow));
+  add(numerics, "rope attention_factor", was.rope.attentionFactor ? g(*was.rope.attentionFactor) : "default",
+      now.rope.attentionFactor ? g(*now.rope.attentionFactor) : "default");
+  add(numerics, "max_position_embeddings", n(was.maxPositionEmbeddings), n(now.maxPositionEmbeddings));
+  add(numerics, "sliding_window", was.slidingWindow ? n(*was.slidingWindow) : "none",
+      now.slidingWindow ? n(*now.slidingWindow) : "none");
   ModelChange c;
   if (!shape.empty()) c.refusal = joined(shape);
   if (!numerics.empty()) c.warning = joined(numerics);

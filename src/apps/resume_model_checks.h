@@ -18,7 +18,8 @@ struct ModelChange {
   /// each field with both values; the caller refuses the resume.
   std::string refusal;
   /// Non-empty when the weights keep their meaning but the function changes: rms_norm_eps, the
-  /// rotary embedding (type, theta, scaling factor), model_type. Names each; the caller warns
+  /// rotary embedding (type, theta and every scaling parameter), max_position_embeddings (the
+  /// dynamic rope's base), sliding_window, model_type. Names each; the caller warns
   /// (a deliberate change, e.g. a longer context by rope scaling, stays possible).
   std::string warning;
 };

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
 #include <sstream>
 #include <utility>
 
@@ -126,7 +127,9 @@ std::vector<RunVariant> parseVariants(const TrainJobOptions& o) {
 }
 
 int64_t lastStep(const TrainJobOptions& o) {
-  return o.steps * static_cast<int64_t>(parseVariants(o).size());
+  // (saturated: a --steps past 10^12, refused by checkSettings, must not overflow here first)
+  const int64_t n = static_cast<int64_t>(parseVariants(o).size());
+  return o.steps > INT64_MAX / std::max<int64_t>(n, 1) ? INT64_MAX : o.steps * n;
 }
 
 }  // namespace slidedp

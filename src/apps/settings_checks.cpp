@@ -100,7 +100,9 @@ void checkSettings(const TrainJobOptions& o, int num_workers) {
   if (t.warmup_steps < 0) throwUserError("--warmup must be >= 0, got {}", t.warmup_steps);
   // (the lr of step s is --lr x (s - 1) / warmup during the warm-up, as transformers' schedules:
   // it reaches --lr at step warmup + 1)
-  if (t.warmup_steps >= t.total_steps && t.warmup_steps > 0)
+  // (equal on a resume: a checkpoint of an older slidedp, which took it, continues its run)
+  if ((t.warmup_steps > t.total_steps || (t.warmup_steps == t.total_steps && o.resume.empty())) &&
+      t.warmup_steps > 0)
     throwUserError("--warmup {} is {} the run ({}): the learning rate would never reach "
                    "--lr (it does at step warmup + 1).\nHINT: --warmup {} or fewer (a few percent of the steps is usual)",
                    t.warmup_steps, t.warmup_steps == t.total_steps ? "as long as" : "longer than",

@@ -8,6 +8,7 @@
 #include <torch/cuda.h>               // defines: torch::cuda::is_available
 
 #include <CLI/CLI.hpp>  // defines: the command line
+#include <algorithm>
 #include <cstdio>
 #include <sstream>
 #include <string>
@@ -29,13 +30,15 @@ namespace {
 /// the item for anything else (a sign, a fraction, hex, a letter, an empty item between commas).
 std::vector<int64_t> parseIds(const std::string& s) {
   auto trim = [](std::string t) {
-    const size_t a = t.find_first_not_of(" \t\n"), b = t.find_last_not_of(" \t\n");
+    const char* blanks = " \t\n\r\v\f";  // as >> splits words
+    const size_t a = t.find_first_not_of(blanks), b = t.find_last_not_of(blanks);
     return a == std::string::npos ? std::string() : t.substr(a, b - a + 1);
   };
   std::string t = trim(s);
   if (t.size() >= 2 && t.front() == '[' && t.back() == ']') t = t.substr(1, t.size() - 2);
   std::vector<int64_t> ids;
-  if (t.empty()) return ids;
+  if (trim(t).empty())
+    throwUserError("--prompt-ids '{}' holds no id\nHINT: pass ids such as 1,450,37, or --prompt TEXT", s);
   std::vector<std::string> items;
   for (size_t start = 0;;) {
     const size_t comma = t.find(',', start);
@@ -49,12 +52,13 @@ std::vector<int64_t> parseIds(const std::string& s) {
                      "1,450,37 or \"1 450 37\"", s);
     std::stringstream words(item);
     for (std::string w; words >> w;) {
-      if (w.find_first_not_of("0123456789") == std::string::npos && w.size() > 18)
+      const size_t digits = w.size() - std::min(w.find_first_not_of('0'), w.size() - 1);  // leading zeros aside
+      if (w.find_first_not_of("0123456789") == std::string::npos && digits > 18)
         throwUserError("--prompt-ids: {} is beyond any vocabulary", w);
       if (w.find_first_not_of("0123456789") != std::string::npos)
         throwUserError("--prompt-ids: '{}' is not a token id (digits only; expected e.g. 1,450,37 or "
                        "\"1 450 37\")", w);
-      ids.push_back(std::stoll(w));
+      ids.push_back(std::stoll(w.substr(w.size() - digits)));
     }
   }
   return ids;
@@ -121,8 +125,7 @@ int run(int argc, char** argv) {
                    modelDir, modelDir);
   if (formats::isRegularFile(modelDir))
     throwUserError("--model {} is a file; it takes the model's directory (config.json, *.safetensors, "
-                   "tokenizer.model)\nHINT: --model {}", modelDir,
-                   formats::parentPath(modelDir).empty() ? "." : formats::parentPath(modelDir));
+                   "tokenizer.model)\nHINT: --model {}", modelDir, formats::parentPath(modelDir));
   auto m = model::loadHostModel(modelDir, /*checkDType=*/false);
   std::fprintf(stderr,
                "slidedp_generate: model %s (%s, L=%ld, C=%ld, V=%ld), device %s, dtype %s, "

@@ -395,7 +395,7 @@ std::string DataLoader::restore(const nlohmann::json& c) {
   lastStep_ = step;
   lastEpoch_ = epoch;
   lastEpochBegin_ = first;
-  // The tokens themselves (since 2026-12-07): the counts can match on other data (an edited or
+  // The tokens themselves (cursors written since the twenty-second session): the counts can match on other data (an edited or
   // another file); the rows at the cursor are then of this data, not the run's.
   if (c.contains("content") && c.at("content").is_string() && c.at("content").get<std::string>() != content_)
     return fmt::format("the data {} holds other tokens than the checkpoint's run trained on (the same counts: "

@@ -335,12 +335,16 @@ std::vector<std::string> writeCheckpoint(const std::string& dir,
     written.push_back(p);
     keep.insert(kIndexName);
   }
-  for (const auto& name : listDirectory(dir)) {
-    bool ours = name == kIndexName || (name.rfind("model", 0) == 0 && name.size() > 12 &&
-                                       name.compare(name.size() - 12, 12, ".safetensors") == 0);
-    if (ours && !keep.count(name)) removeFile(joinPath(dir, name));
-  }
+  for (const auto& name : listDirectory(dir))
+    if (isCheckpointWeightFile(name) && !keep.count(name)) removeFile(joinPath(dir, name));
   return written;
 }
+
+bool isCheckpointWeightFile(const std::string& name) {
+  return name == kIndexName || (name.rfind("model", 0) == 0 && name.size() > 12 &&
+                                name.compare(name.size() - 12, 12, ".safetensors") == 0);
+}
+
+const char* checkpointIndexName() { return kIndexName; }
 
 }  // namespace slidedp::formats

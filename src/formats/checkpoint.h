@@ -100,6 +100,13 @@ std::vector<std::string> writeCheckpoint(const std::string& dir,
                                          uint64_t maxShardBytes,
                                          const std::map<std::string, std::string>& metadata = {});
 
+/// Whether `name` (in a checkpoint directory) is a weight file writeCheckpoint writes:
+/// model.safetensors.index.json or model*.safetensors (the single file, or a shard).
+bool isCheckpointWeightFile(const std::string& name);
+
+/// The shard index's name, "model.safetensors.index.json".
+const char* checkpointIndexName();
+
 /// Writes `text` to `path` atomically (temp file, fsync, rename). Throws UserError.
 void writeFileAtomic(const std::string& path, const std::string& text);
 

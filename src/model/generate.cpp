@@ -16,6 +16,7 @@ std::vector<int64_t> generate(const ModelConfig& c, const ParamLayout& layout,
                               const std::vector<int64_t>& prompt, const GenerateOptions& o) {
   if (prompt.empty()) throwUserError("generate: the prompt needs at least one token (e.g. BOS)");
   KvCache cache;
+  cache.max_positions = std::min<int64_t>(static_cast<int64_t>(prompt.size()) + o.maxNewTokens, c.maxPositionEmbeddings);
   std::vector<int64_t> pending = prompt, out;  // tokens not yet run through the layers
   auto gen = at::make_generator<at::CPUGeneratorImpl>(o.seed);
   for (int64_t i = 0; i < o.maxNewTokens; ++i) {

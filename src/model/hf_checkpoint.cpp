@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "common/errors.h"
+#include "formats/checkpoint.h"
 #include "formats/fs_util.h"
 #include "formats/staged_dir.h"
 
@@ -102,8 +103,9 @@ void exportHfModel(const std::string& outDir, const ModelConfig& config, const P
     for (const auto& p : u.params)
       tensors.push_back(
           {p.name, dtype, p.shape, unitBuffers[u.index] + p.offset, formats::DType::F32});
-  // Written beside outDir first, then put in place by renames: a failed write (a full disk, a
-  // kill) leaves outDir as it was, not weights of this run beside an earlier export's config.
+  // Written in a staging directory first (inside outDir when it exists, else beside it), then
+  // put in place by renames, the config last: a failed write (a full disk, a kill) leaves
+  // outDir as it was, not weights of this run beside an earlier export's config.
   const std::string staging = formats::stagingDirFor(outDir, "export");
   try {
     formats::makeDirectories(staging);
@@ -129,7 +131,22 @@ void exportHfModel(const std::string& outDir, const ModelConfig& config, const P
       if (!src.empty() && formats::isRegularFile(src))
         formats::writeFileAtomic(formats::joinPath(staging, name), formats::readFileBytes(src));
     }
-    formats::publishStagedDirectory(staging, outDir, isHfModelFile);
+    // What an export owns (writeCheckpoint's weight files, config.json, the tokenizer files):
+    // an earlier export's are replaced or removed; other files (a LoRA adapter's
+    // adapter_model.safetensors, the user's notes) stay.
+    const auto& tok = tokenizerFileNames();
+    formats::PublishRules rules;
+    rules.owned = [&](const std::string& name) {
+      return name == "config.json" || formats::isCheckpointWeightFile(name) ||
+             std::find(tok.begin(), tok.end(), name) != tok.end();
+    };
+    rules.order = [](const std::string& name) {  // shards, their index, tokenizer, config
+      return name == formats::checkpointIndexName() ? 1 : formats::isCheckpointWeightFile(name) ? 0
+                                                        : name == "config.json"                ? 3
+                                                                                               : 2;
+    };
+    rules.remove_first = [](const std::string& name) { return name == formats::checkpointIndexName(); };
+    formats::publishStagedDirectory(staging, outDir, rules);
   } catch (...) {
     formats::removeTree(staging);
     throw;

@@ -61,12 +61,14 @@ bool isHfModelFile(const std::string& name);
 /// safetensors in `dtype` (F32, BF16 or F16; converted on the fly from the fp32 unit
 /// buffers, round to nearest even), sharded with model.safetensors.index.json when the
 /// weights exceed `maxShardBytes`, and tokenizerFileNames() copied from `tokenizerSrcDir`
-/// (none when empty); a model file already in `outDir` that this export does not write (a
-/// tokenizer file the source lacks, the shards of an earlier larger export) is removed, the
-/// user's other files stay. Tied embeddings write only model.embed_tokens.weight, as
-/// transformers does. Written in a staging directory beside `outDir` and put in place by
-/// renames (formats/staged_dir.h): on failure `outDir` is as it was and the staging directory
-/// is removed. Throws UserError on I/O failure.
+/// (none when empty); a file of an earlier export in `outDir` that this export does not write
+/// (a tokenizer file the source lacks; model*.safetensors or their index, e.g. the shards of a
+/// larger export) is removed, other files (the user's, adapter_model.safetensors) stay. Tied
+/// embeddings write only model.embed_tokens.weight, as transformers does. Written in a staging
+/// directory (formats/staged_dir.h: inside `outDir` when it exists, else beside it) and put in
+/// place by renames, weights first and config.json last: a failure while writing leaves
+/// `outDir` as it was and the staging directory removed; a crash during the renames leaves
+/// some files new. Throws UserError on I/O failure.
 void exportHfModel(const std::string& outDir, const ModelConfig& config, const ParamLayout& layout,
                    const std::vector<const float*>& unitBuffers, formats::DType dtype,
                    uint64_t maxShardBytes = 5ull << 30, const std::string& tokenizerSrcDir = "");

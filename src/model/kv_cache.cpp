@@ -18,7 +18,9 @@ at::Tensor cachedAttention(const at::Tensor& q, const at::Tensor& k, const at::T
   at::Tensor& kb = cache.k[unit];
   at::Tensor& vb = cache.v[unit];
   if (!kb.defined() || kb.size(2) < S) {  // grow: at least double, keep what is cached
-    const int64_t cap = std::max<int64_t>({S, kb.defined() ? 2 * kb.size(2) : 0, 16});
+    int64_t cap = std::max<int64_t>(kb.defined() ? 2 * kb.size(2) : 0, 16);
+    if (cache.max_positions > 0) cap = std::min(cap, cache.max_positions);
+    cap = std::max(cap, S);
     at::Tensor k2 = at::empty({B, KV, cap, D}, k_new.options()), v2 = at::empty({B, KV, cap, D}, v_new.options());
     if (past > 0) {
       k2.narrow(2, 0, past).copy_(kb.narrow(2, 0, past));

@@ -21,6 +21,9 @@ namespace slidedp::model {
 struct KvCache {
   std::map<int, at::Tensor> k, v;
   int64_t past = 0;  // tokens cached (the next token's position)
+  /// The most positions the sequence will hold (0: unknown): the capacity grows to at most
+  /// this (generate: the prompt and --max-new-tokens, within the context), not to twice it.
+  int64_t max_positions = 0;
 };
 
 /// Attention of the new tokens over the cache and themselves, appending them to it.

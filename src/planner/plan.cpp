@@ -1,5 +1,6 @@
 #include "planner/plan.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "common/errors.h"
@@ -62,7 +63,7 @@ Plan makePlan(const PlanRequest& r, const std::function<MachineDescription(const
     throwUserError("--gpu-memory-budget {} GiB exceeds the GPU's {:.1f} GiB ({}, {})\nHINT: --gpu-memory-budget "
                    "{:.0f} or less, or leave it out (the GPU's memory less 3 GiB)", r.gpu_budget_gib,
                    p.machine.gpu.memory_gib, p.machine.gpu.model.empty() ? "the machine's" : p.machine.gpu.model,
-                   p.machine_from, std::floor(p.machine.gpu.memory_gib));
+                   p.machine_from, std::max(1.0, std::floor(p.machine.gpu.memory_gib)));
   p.gpu_budget_bytes = r.gpu_budget_gib > 0 ? r.gpu_budget_gib * double(1ull << 30) : p.machine.usableGpuBytes();
   if (!search) return p;
   SearchOptions so;

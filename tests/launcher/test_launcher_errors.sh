@@ -61,8 +61,8 @@ RC=$?
 echo "--- killed worker: exit $RC"
 [ "$RC" -ne 0 ] && ok || fail "a worker killed mid-step: the launcher exited 0: $(tail -5 "$TMP/killed.log")"
 grep -q "the job failed (exit $RC; the first error above says why); its last checkpoint is step 2 in $TMP/killed-ck/step-00000002" \
-  "$TMP/killed.log" && grep -q -- "-- --resume $TMP/killed-ck\$" "$TMP/killed.log" && ok \
-  || fail "a worker killed mid-step: no resume hint: $(tail -5 "$TMP/killed.log")"
+  "$TMP/killed.log" && grep -q -- "^  $ROOT/launcher/slidedp-run --cpu-workers 2 -- .* --steps 5 --kill-at backward@4:1 --checkpoint-dir $TMP/killed-ck --checkpoint-every 2 --checkpoint-mode blocking --resume $TMP/killed-ck\$" \
+  "$TMP/killed.log" && ok || fail "a worker killed mid-step: no resume hint: $(tail -5 "$TMP/killed.log")"
 [ -e "/dev/shm/$NAME" ] && fail "killed worker: segment /dev/shm/$NAME left behind" || ok
 rm -f "/dev/shm/$NAME"
 # without the launcher (plain mpirun): a $SLIDEDP_STATUS_FILE inherited from elsewhere (not a

@@ -385,6 +385,7 @@ TEST(HfCheckpoint, LoadUnitsAndExportRoundTrip) {
     return names;
   };
   { std::ofstream(dir + "/f32/notes.txt") << "the user's own file"; }
+  { std::ofstream(dir + "/f32/adapter_model.safetensors") << "a LoRA adapter's weights, not the export's"; }
   const auto before = listing(dir + "/f32");
   const std::string index_before = slidedp::formats::readFileBytes(dir + "/f32/model.safetensors.index.json");
   ParamLayout bad = m.layout;
@@ -400,10 +401,14 @@ TEST(HfCheckpoint, LoadUnitsAndExportRoundTrip) {
   EXPECT_FALSE(fs::exists(dir + "/new")) << "a failed export left a directory";
   EXPECT_EQ(listing(dir), (std::vector<std::string>{"f32"}));
   // One file over the shards of the earlier export: the shards and their index go, the user's
-  // file stays.
+  // files stay; so does nothing of a staging directory a killed export left (pid 999999999: no
+  // such process).
+  fs::create_directories(dir + "/f32/.tmp-export-999999999");
+  { std::ofstream(dir + "/f32/.tmp-export-999999999/model.safetensors") << "a killed export's"; }
   exportHfModel(dir + "/f32", m.config, m.layout, ptrs, slidedp::formats::DType::F32, 1ull << 40, kStories);
-  EXPECT_EQ(listing(dir + "/f32"), (std::vector<std::string>{"config.json", "generation_config.json",
-                                                             "model.safetensors", "notes.txt", "tokenizer.model"}));
+  EXPECT_EQ(listing(dir + "/f32"), (std::vector<std::string>{"adapter_model.safetensors", "config.json",
+                                                             "generation_config.json", "model.safetensors",
+                                                             "notes.txt", "tokenizer.model"}));
   EXPECT_EQ(loadHostModel(dir + "/f32").units, m.units);
   // bf16: the config's dtype follows, and values are the rounded fp32 values.
   exportHfModel(dir + "/bf16", m.config, m.layout, ptrs, slidedp::formats::DType::BF16);

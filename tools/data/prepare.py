@@ -32,7 +32,12 @@ import signal
 import sys
 import tempfile
 
-import numpy as np
+# A tokeniser process (spawned: it imports this module first) ignores SIGINT from its start: a
+# Ctrl-C to the process group is the parent's alone (it stops the pool), with no tracebacks.
+if mp.parent_process() is not None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+import numpy as np  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import token_format  # noqa: E402
@@ -187,8 +192,6 @@ _OPT = None
 
 def _init(tok_path, opt):
     global _TOK, _OPT
-    if mp.current_process().name != "MainProcess":  # a pool worker: Ctrl-C is the parent's to
-        signal.signal(signal.SIGINT, signal.SIG_IGN)  # handle (it stops the pool), no tracebacks
     _TOK = load_tokenizer(tok_path)
     _OPT = opt
 
@@ -401,13 +404,14 @@ def prepare(args):
     from tqdm import tqdm
     bar = tqdm(total=len(items), unit="doc", desc="tokenising", disable=args.quiet, file=sys.stderr)
     results = []
-    if workers == 1:
-        _init(args.tokenizer, opt)
-        it = map(_work, chunks)
-    else:
-        pool = mp.get_context("spawn").Pool(workers, _init, (args.tokenizer, opt))
-        it = pool.imap(_work, chunks)
+    pool = None
     try:
+        if workers == 1:
+            _init(args.tokenizer, opt)
+            it = map(_work, chunks)
+        else:
+            pool = mp.get_context("spawn").Pool(workers, _init, (args.tokenizer, opt))
+            it = pool.imap(_work, chunks)
         for c, r in zip(chunks, it):
             if isinstance(r, str):
                 raise DataError(r)
@@ -415,7 +419,7 @@ def prepare(args):
             bar.update(len(c))
     finally:
         bar.close()
-        if workers > 1:
+        if pool is not None:
             pool.terminate()
     left_out = [x for r in results for x in r[3]]
     if len(left_out) == len(items):
@@ -438,6 +442,7 @@ def prepare(args):
         os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
         header = token_format.write(tmp, tokens, mask, offsets, vocab, info, source)
         os.replace(tmp, args.out)
+        args.written = True
     except BaseException as e:
         if os.path.isfile(tmp):
             os.remove(tmp)
@@ -549,7 +554,9 @@ def main(argv=None):
         print(f"prepare: error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:  # the output is written whole or not at all (a temporary renamed)
-        print(f"\nprepare: interrupted; {args.out} was not written", file=sys.stderr)
+        print(f"\nprepare: interrupted; {args.out} " +
+              ("was written (the summary was cut short)" if getattr(args, "written", False) else "was not written"),
+              file=sys.stderr)
         return 130
     return 0
 
